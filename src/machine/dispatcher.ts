@@ -1,0 +1,317 @@
+import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
+import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
+import { Deque } from './deque.js';
+import type { ResolvedOptions } from './options.js';
+import type { QueuedMessage } from './queued-message.js';
+
+/** Why a message left the queue without being delivered. */
+export type DropReason = 'drop-oldest' | 'drop-newest' | 'cancelled' | 'cost-exceeds-limit';
+
+/** The counts a snapshot shows. */
+export interface ThrottlerCounts {
+  /** Waiting now. */
+  queued: number;
+  /** Sent to a target, ever. */
+  delivered: number;
+  /** Taken out of the queue undelivered (overflow, cancel, a cost that no longer fits), ever. */
+  dropped: number;
+  /** Refused on arrival (full queue with overflow 'reject', invalid cost or channel), ever. */
+  rejected: number;
+}
+
+const NO_CHANNEL = undefined;
+
+/**
+ * The queue side of the machine: where messages wait, which one goes next and
+ * when. It asks the policies (overall and per channel) for the earliest time
+ * and never computes a limit itself. Mutable on purpose, and only ever touched
+ * from the machine's own actions: copying a queue per event is O(n^2).
+ */
+export class Dispatcher<TMessage> {
+  readonly counts: ThrottlerCounts = { queued: 0, delivered: 0, dropped: 0, rejected: 0 };
+  /** Messages that left the queue undelivered since the machine last took them, to be emitted. */
+  readonly discarded: Array<{ entry: QueuedMessage<TMessage>; reason: DropReason }> = [];
+
+  private readonly options: ResolvedOptions;
+  private readonly overall: ThrottlePolicy;
+  private readonly channelPolicies = new Map<string, ThrottlePolicy>();
+  /** One queue in FIFO mode; one per channel (undefined: no channel) in per-channel mode. */
+  private readonly queues = new Map<string | undefined, Deque<QueuedMessage<TMessage>>>();
+  private readonly byId = new Map<unknown, QueuedMessage<TMessage>>();
+  private nextSeq = 0;
+  private pausedUntil = Number.NEGATIVE_INFINITY;
+  /** What the last `nextDeliveryTime` found: the message that goes next and its queue. */
+  private candidate: QueuedMessage<TMessage> | undefined;
+  private candidateQueue: Deque<QueuedMessage<TMessage>> | undefined;
+
+  constructor(options: ResolvedOptions, now: number) {
+    this.options = options;
+    this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
+    for (const [name, rates] of options.channels) {
+      this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
+    }
+    if (options.ordering === 'fifo') this.queues.set(NO_CHANNEL, new Deque());
+  }
+
+  get isEmpty(): boolean {
+    return this.counts.queued === 0;
+  }
+
+  /** Checks a message's channel and cost before it is queued; throws a ThrottlerOptionError. */
+  checkMessage(channel: unknown, cost: unknown): number {
+    let smallestLimit = this.overall.smallestLimit;
+    if (channel !== undefined) {
+      const policy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
+      if (policy === undefined) {
+        const known = [...this.channelPolicies.keys()].map((name) => `"${name}"`).join(', ');
+        throw new ThrottlerOptionError('channel', known ? `one of ${known}` : 'undefined (no channels are configured)', channel);
+      }
+      smallestLimit = Math.min(smallestLimit, policy.smallestLimit);
+    }
+    return validateCost(cost ?? 1, smallestLimit);
+  }
+
+  /**
+   * Queues a checked message. With a full queue, returns 'rejected' (the message
+   * is not queued) or queues it and records the displaced one in `discarded`.
+   */
+  enqueue(message: TMessage, channel: string | undefined, cost: number, id: unknown, now: number): 'queued' | 'rejected' {
+    if (this.counts.queued >= this.options.capacity) {
+      if (this.options.overflow === 'reject') {
+        this.counts.rejected += 1;
+        return 'rejected';
+      }
+      const displaced = this.options.overflow === 'drop-oldest' ? this.removeOldest() : this.removeNewest();
+      if (displaced) this.discard(displaced, this.options.overflow);
+    }
+    const entry: QueuedMessage<TMessage> = { seq: this.nextSeq++, message, channel, cost, queuedAt: now, id, cancelled: false };
+    this.queueFor(channel).push(entry);
+    if (id !== undefined) this.byId.set(id, entry);
+    this.counts.queued += 1;
+    return 'queued';
+  }
+
+  /** Takes a waiting message out by the id it was queued with; false when none waits under that id. */
+  cancel(id: unknown): boolean {
+    const entry = this.byId.get(id);
+    if (entry === undefined) return false;
+    entry.cancelled = true;
+    this.byId.delete(id);
+    this.counts.queued -= 1;
+    this.counts.dropped += 1;
+    this.discarded.push({ entry, reason: 'cancelled' });
+    return true;
+  }
+
+  /**
+   * When the next message may go (>= now), remembering which one it is;
+   * Infinity when nothing waits or nothing can go until an event arrives.
+   */
+  nextDeliveryTime(now: number): number {
+    scan: for (;;) {
+      this.candidate = undefined;
+      this.candidateQueue = undefined;
+      let best = Number.POSITIVE_INFINITY;
+      for (const queue of this.queues.values()) {
+        const head = this.liveHead(queue);
+        if (head === undefined) continue;
+        if (head.cost > this.smallestLimitFor(head.channel)) {
+          // SET_RATE lowered a limit below this message's cost: it could never go.
+          queue.shift();
+          this.discard(head, 'cost-exceeds-limit');
+          continue scan;
+        }
+        const at = this.earliestFor(head, now);
+        if (this.candidate === undefined || at < best || (at === best && head.seq < this.candidate.seq)) {
+          best = at;
+          this.candidate = head;
+          this.candidateQueue = queue;
+        }
+      }
+      return best;
+    }
+  }
+
+  /** The message `nextDeliveryTime` found, still in its queue. */
+  peekCandidate(): QueuedMessage<TMessage> | undefined {
+    return this.candidate;
+  }
+
+  /** Delivers the message `nextDeliveryTime` found: out of the queue, into every policy's history. */
+  takeCandidate(now: number): QueuedMessage<TMessage> {
+    const entry = this.candidate as QueuedMessage<TMessage>;
+    (this.candidateQueue as Deque<QueuedMessage<TMessage>>).shift();
+    this.candidate = undefined;
+    this.candidateQueue = undefined;
+    this.overall.recordDelivery(now, entry.cost);
+    if (entry.channel !== undefined) this.channelPolicies.get(entry.channel)?.recordDelivery(now, entry.cost);
+    if (entry.id !== undefined) this.byId.delete(entry.id);
+    this.counts.queued -= 1;
+    this.counts.delivered += 1;
+    return entry;
+  }
+
+  /** The throttler became active: voucher periods start now. */
+  activate(now: number): void {
+    this.overall.activate(now);
+    for (const policy of this.channelPolicies.values()) policy.activate(now);
+  }
+
+  /** Until when the policies keep the throttler active with nothing queued. */
+  holdsActiveUntil(): number {
+    let until = this.overall.holdsActiveUntil();
+    for (const policy of this.channelPolicies.values()) until = Math.max(until, policy.holdsActiveUntil());
+    return until;
+  }
+
+  /** Replaces the overall rates, or one channel's; an unknown channel is an error. */
+  setRates(rates: Rate[], channel: string | undefined, now: number): void {
+    if (channel === undefined) {
+      this.overall.setRates(rates, now);
+      return;
+    }
+    const policy = this.channelPolicies.get(channel);
+    if (policy === undefined) this.checkMessage(channel, 1);
+    policy?.setRates(rates, now);
+  }
+
+  /** Nothing is delivered before `until` (Infinity: until resumed). */
+  pause(until: number): void {
+    this.pausedUntil = until;
+  }
+
+  resume(): void {
+    this.pausedUntil = Number.NEGATIVE_INFINITY;
+  }
+
+  get pausedUntilTime(): number {
+    return this.pausedUntil;
+  }
+
+  /** The waiting messages in arrival order (for inspection and persistence; O(n), never on a hot path). */
+  waiting(): QueuedMessage<TMessage>[] {
+    const all: QueuedMessage<TMessage>[] = [];
+    for (const queue of this.queues.values()) for (const entry of queue) if (!entry.cancelled) all.push(entry);
+    return this.options.ordering === 'fifo' ? all : all.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Everything needed to continue elsewhere, with times shifted by `shift` ms. Messages must be serialisable. */
+  save(shift: number): DispatcherState<TMessage> {
+    const channels: Record<string, PolicyState> = {};
+    for (const [name, policy] of this.channelPolicies) channels[name] = policy.save(shift);
+    return {
+      queue: this.waiting().map((entry) => ({
+        message: entry.message,
+        channel: entry.channel,
+        cost: entry.cost,
+        queuedAt: entry.queuedAt + shift,
+        id: entry.id,
+      })),
+      overall: this.overall.save(shift),
+      channels,
+      pausedUntil: Number.isFinite(this.pausedUntil) ? this.pausedUntil + shift : this.pausedUntil > 0 ? 'forever' : null,
+      counts: { ...this.counts },
+    };
+  }
+
+  /** Restores what `save` produced into this (freshly built) dispatcher. */
+  load(state: DispatcherState<TMessage>, shift: number): void {
+    this.overall.load(state.overall, shift);
+    for (const [name, policyState] of Object.entries(state.channels)) this.channelPolicies.get(name)?.load(policyState, shift);
+    for (const saved of state.queue) this.enqueue(saved.message, saved.channel, saved.cost, saved.id, saved.queuedAt + shift);
+    this.pausedUntil =
+      state.pausedUntil === 'forever'
+        ? Number.POSITIVE_INFINITY
+        : state.pausedUntil === null
+          ? Number.NEGATIVE_INFINITY
+          : state.pausedUntil + shift;
+    Object.assign(this.counts, state.counts, { queued: this.counts.queued });
+  }
+
+  private earliestFor(entry: QueuedMessage<TMessage>, now: number): number {
+    let at = Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, entry.cost));
+    if (entry.channel !== undefined) {
+      const channelPolicy = this.channelPolicies.get(entry.channel) as ThrottlePolicy;
+      at = Math.max(at, channelPolicy.earliestDelivery(now, entry.cost));
+    }
+    return at;
+  }
+
+  private smallestLimitFor(channel: string | undefined): number {
+    const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
+    return Math.min(this.overall.smallestLimit, channelPolicy?.smallestLimit ?? Number.POSITIVE_INFINITY);
+  }
+
+  private queueFor(channel: string | undefined): Deque<QueuedMessage<TMessage>> {
+    if (this.options.ordering === 'fifo') return this.queues.get(NO_CHANNEL) as Deque<QueuedMessage<TMessage>>;
+    let queue = this.queues.get(channel);
+    if (queue === undefined) {
+      queue = new Deque();
+      this.queues.set(channel, queue);
+    }
+    return queue;
+  }
+
+  /** The first message in the queue that was not cancelled; tombstones in front are dropped on the way. */
+  private liveHead(queue: Deque<QueuedMessage<TMessage>>): QueuedMessage<TMessage> | undefined {
+    let head = queue.peekFirst();
+    while (head?.cancelled) {
+      queue.shift();
+      head = queue.peekFirst();
+    }
+    return head;
+  }
+
+  private liveTail(queue: Deque<QueuedMessage<TMessage>>): QueuedMessage<TMessage> | undefined {
+    let tail = queue.peekLast();
+    while (tail?.cancelled) {
+      queue.pop();
+      tail = queue.peekLast();
+    }
+    return tail;
+  }
+
+  private removeOldest(): QueuedMessage<TMessage> | undefined {
+    let oldestQueue: Deque<QueuedMessage<TMessage>> | undefined;
+    let oldest: QueuedMessage<TMessage> | undefined;
+    for (const queue of this.queues.values()) {
+      const head = this.liveHead(queue);
+      if (head !== undefined && (oldest === undefined || head.seq < oldest.seq)) {
+        oldest = head;
+        oldestQueue = queue;
+      }
+    }
+    oldestQueue?.shift();
+    return oldest;
+  }
+
+  private removeNewest(): QueuedMessage<TMessage> | undefined {
+    let newestQueue: Deque<QueuedMessage<TMessage>> | undefined;
+    let newest: QueuedMessage<TMessage> | undefined;
+    for (const queue of this.queues.values()) {
+      const tail = this.liveTail(queue);
+      if (tail !== undefined && (newest === undefined || tail.seq > newest.seq)) {
+        newest = tail;
+        newestQueue = queue;
+      }
+    }
+    newestQueue?.pop();
+    return newest;
+  }
+
+  private discard(entry: QueuedMessage<TMessage>, reason: DropReason): void {
+    if (entry.id !== undefined) this.byId.delete(entry.id);
+    this.counts.queued -= 1;
+    this.counts.dropped += 1;
+    this.discarded.push({ entry, reason });
+  }
+}
+
+/** A dispatcher's saved state: plain JSON when the messages are. */
+export interface DispatcherState<TMessage> {
+  queue: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number; id: unknown }>;
+  overall: PolicyState;
+  channels: Record<string, PolicyState>;
+  pausedUntil: number | 'forever' | null;
+  counts: ThrottlerCounts;
+}

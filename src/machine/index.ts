@@ -1,0 +1,4 @@
+export type { DropReason, ThrottlerCounts } from './dispatcher.js';
+export type { Ordering, Overflow, ThrottleOptions } from './options.js';
+export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
+export type { QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';

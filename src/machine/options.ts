@@ -1,0 +1,124 @@
+import { type StrategyName, STRATEGIES, type StrategyOptions } from '../policies/index.js';
+import {
+  type DurationInput,
+  parseDuration,
+  parseRates,
+  type Rate,
+  type RatesInput,
+  ThrottlerOptionError,
+} from '../rate/index.js';
+
+/** In what order queued messages leave. */
+export type Ordering = 'fifo' | 'per-channel';
+
+/** What happens when a message arrives and the queue already holds `capacity` messages. */
+export type Overflow = 'reject' | 'drop-oldest' | 'drop-newest';
+
+/** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
+export interface ThrottleOptions {
+  /** `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. */
+  rate: RatesInput;
+  /** Default `'timer'` (Akka's voucher timer). `'sliding-window'` is the strict one. */
+  strategy?: StrategyName;
+  /** Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`. */
+  channels?: Record<string, RatesInput>;
+  /** `'fifo'` (default): arrival order across channels. `'per-channel'`: order within each channel only. */
+  ordering?: Ordering;
+  /** token-bucket: permits stored while idle, at most. Default: one interval's worth (the limit). */
+  maxBurst?: number;
+  /** warming-up: how long the climb from cold to the full rate takes (`'3s'` or ms). Required for warming-up. */
+  warmup?: DurationInput;
+  /** warming-up: how many times slower than the full rate a cold throttler starts. Default 3. */
+  coldFactor?: number;
+  /** Most messages waiting at once. Default: unbounded. */
+  capacity?: number;
+  /** What a full queue does with the next message. Default `'reject'`. */
+  overflow?: Overflow;
+  /** The time source, in milliseconds. Default `performance.now()` (monotonic, never the wall clock). */
+  now?: () => number;
+}
+
+/** The options after validation: every rate parsed, every default applied. */
+export interface ResolvedOptions {
+  readonly rates: Rate[];
+  readonly strategy: StrategyName;
+  readonly channels: ReadonlyMap<string, Rate[]>;
+  readonly ordering: Ordering;
+  readonly strategyOptions: StrategyOptions;
+  readonly capacity: number;
+  readonly overflow: Overflow;
+  readonly now: () => number;
+}
+
+const ORDERINGS: readonly Ordering[] = ['fifo', 'per-channel'];
+const OVERFLOWS: readonly Overflow[] = ['reject', 'drop-oldest', 'drop-newest'];
+
+export const monotonicNow = (): number => performance.now();
+
+/** Validates options up front; every error names the option and the value. */
+export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new ThrottlerOptionError('options', 'an object with at least a rate, e.g. { rate: "10/1s" }', options);
+  }
+  const strategy = options.strategy ?? 'timer';
+  if (!STRATEGIES.includes(strategy)) {
+    throw new ThrottlerOptionError('strategy', `one of ${STRATEGIES.map((s) => `"${s}"`).join(', ')}`, strategy);
+  }
+  const rates = parseRates(options.rate, 'rate');
+  const channels = new Map<string, Rate[]>();
+  if (options.channels !== undefined) {
+    if (typeof options.channels !== 'object' || options.channels === null || Array.isArray(options.channels)) {
+      throw new ThrottlerOptionError('channels', 'an object of channel name to rate', options.channels);
+    }
+    for (const [name, channelRate] of Object.entries(options.channels)) {
+      channels.set(name, parseRates(channelRate, `channels.${name}`));
+    }
+  }
+  const ordering = options.ordering ?? 'fifo';
+  if (!ORDERINGS.includes(ordering)) {
+    throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', ordering);
+  }
+  const overflow = options.overflow ?? 'reject';
+  if (!OVERFLOWS.includes(overflow)) {
+    throw new ThrottlerOptionError('overflow', '"reject", "drop-oldest" or "drop-newest"', overflow);
+  }
+  const capacity = options.capacity ?? Number.POSITIVE_INFINITY;
+  if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
+    throw new ThrottlerOptionError('capacity', 'a positive integer', capacity);
+  }
+  const now = options.now ?? monotonicNow;
+  if (typeof now !== 'function') {
+    throw new ThrottlerOptionError('now', 'a function returning the time in milliseconds', now);
+  }
+  return {
+    rates,
+    strategy,
+    channels,
+    ordering,
+    strategyOptions: resolveStrategyOptions(strategy, options),
+    capacity,
+    overflow,
+    now,
+  };
+}
+
+function resolveStrategyOptions(strategy: StrategyName, options: ThrottleOptions): StrategyOptions {
+  const { maxBurst, warmup, coldFactor } = options;
+  if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
+    throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
+  }
+  if (coldFactor !== undefined && (typeof coldFactor !== 'number' || !Number.isFinite(coldFactor) || coldFactor < 1)) {
+    throw new ThrottlerOptionError('coldFactor', 'a finite number >= 1', coldFactor);
+  }
+  if (strategy === 'warming-up') {
+    if (warmup === undefined) {
+      throw new ThrottlerOptionError('warmup', 'a positive duration for the warming-up strategy, e.g. "3s"', warmup);
+    }
+    return { warmup: parseDuration(warmup, 'warmup'), coldFactor: coldFactor ?? 3, maxBurst };
+  }
+  return {
+    maxBurst,
+    coldFactor,
+    warmup: warmup === undefined ? undefined : parseDuration(warmup, 'warmup'),
+  };
+}

@@ -1,0 +1,255 @@
+import { type AnyActorRef, type EventObject, enqueueActions, setup } from 'xstate';
+import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { Dispatcher, type DropReason } from './dispatcher.js';
+import { resolveOptions } from './options.js';
+import type { QueuedMessage } from './queued-message.js';
+import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+
+/** The id of the single wake-up timer, so it can be cancelled before it is armed again. */
+const WAKE_UP_ID = 'throttler.wakeUp';
+
+/**
+ * setTimeout fires at once for delays of 2^31 ms or more (XState passes delays
+ * through unchecked), so longer waits are armed in chunks; every wake re-checks.
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+type Message = EventObject;
+
+const DROP_EXPLANATIONS: Record<DropReason, string> = {
+  'drop-oldest': 'the queue was full (overflow: "drop-oldest") and a newer message took its place',
+  'drop-newest': 'the queue was full (overflow: "drop-newest") and a newer message took its place',
+  cancelled: 'it was cancelled before it was delivered',
+  'cost-exceeds-limit': 'its cost is larger than the limit now in force, so it could never be delivered',
+};
+
+function isActorRef(value: unknown): value is AnyActorRef {
+  return typeof value === 'object' && value !== null && typeof (value as AnyActorRef).send === 'function';
+}
+
+function hasWork(context: ThrottlerContext, now: number): boolean {
+  return !context.dispatcher.isEmpty || context.dispatcher.holdsActiveUntil() > now;
+}
+
+/** The `dropped` events for what left the queue undelivered since the last look. */
+function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
+  const { discarded } = context.dispatcher;
+  if (discarded.length === 0) return [];
+  const events: ThrottlerEmitted[] = discarded.map(({ entry, reason }) => ({
+    type: 'dropped',
+    message: entry.message,
+    reason,
+    error: new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`),
+  }));
+  discarded.length = 0;
+  return events;
+}
+
+/** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */
+function published(context: ThrottlerContext, changes: Partial<ThrottlerContext> = {}): Partial<ThrottlerContext> {
+  return { ...changes, counts: { ...context.dispatcher.counts }, version: context.version + 1 };
+}
+
+/**
+ * The throttler: an XState v5 machine, `idle` or `active`, that queues
+ * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
+ * than its rate allows. Active if and only if a target is set and a message
+ * waits or the strategy's voucher period is still running; in `idle` no timer
+ * is pending. One wake-up timer at most, re-armed only when its time changes.
+ */
+export const throttlerMachine = setup({
+  types: {
+    context: {} as ThrottlerContext,
+    input: {} as ThrottlerInput,
+    events: {} as ThrottlerEvent,
+    emitted: {} as ThrottlerEmitted,
+  },
+  guards: {
+    shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context, context.now()),
+    shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context, context.now()),
+  },
+  actions: {
+    queueMessage: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'QUEUE') return;
+      const { dispatcher } = context;
+      let cost: number;
+      try {
+        cost = dispatcher.checkMessage(event.channel, event.cost);
+      } catch (error) {
+        dispatcher.counts.rejected += 1;
+        enqueue.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+        enqueue.assign(published(context));
+        return;
+      }
+      const outcome = dispatcher.enqueue(event.message, event.channel, cost, event.id, context.now());
+      if (outcome === 'rejected') {
+        enqueue.emit({
+          type: 'rejected',
+          message: event.message,
+          reason: 'overflow',
+          error: new Error('Message rejected: the queue is full (overflow: "reject")'),
+        });
+      }
+      for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
+      enqueue.assign(published(context));
+    }),
+    setTarget: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'SET_TARGET') return;
+      if (event.target !== undefined && !isActorRef(event.target)) {
+        enqueue.emit({
+          type: 'invalidEvent',
+          event,
+          error: new ThrottlerOptionError('target', 'an actor ref or undefined', event.target),
+        });
+        return;
+      }
+      enqueue.assign(published(context, { target: event.target }));
+    }),
+    setRate: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'SET_RATE') return;
+      try {
+        const option = event.channel === undefined ? 'rate' : `channels.${event.channel}`;
+        context.dispatcher.setRates(parseRates(event.rate, option), event.channel, context.now());
+      } catch (error) {
+        // The running actor stays as it was: a bad rate is reported, never half-applied.
+        enqueue.emit({ type: 'invalidEvent', event, error: error as Error });
+        return;
+      }
+      enqueue.assign(published(context));
+    }),
+    cancelMessage: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'CANCEL') return;
+      if (context.dispatcher.cancel(event.id)) {
+        for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
+        enqueue.assign(published(context));
+      }
+    }),
+    pause: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'PAUSE') return;
+      const now = context.now();
+      const { until, duration } = event;
+      if (until !== undefined && (typeof until !== 'number' || Number.isNaN(until))) {
+        enqueue.emit({ type: 'invalidEvent', event, error: new ThrottlerOptionError('until', 'a time in ms on the throttler clock', until) });
+        return;
+      }
+      if (duration !== undefined && (typeof duration !== 'number' || !(duration >= 0))) {
+        enqueue.emit({ type: 'invalidEvent', event, error: new ThrottlerOptionError('duration', 'a duration >= 0 in ms', duration) });
+        return;
+      }
+      context.dispatcher.pause(until ?? (duration === undefined ? Number.POSITIVE_INFINITY : now + duration));
+      enqueue.assign(published(context));
+    }),
+    resume: enqueueActions(({ context, enqueue }) => {
+      context.dispatcher.resume();
+      enqueue.assign(published(context));
+    }),
+    activatePolicies: enqueueActions(({ context, enqueue }) => {
+      const now = context.now();
+      context.dispatcher.activate(now);
+      enqueue.emit({ type: 'activated', at: now });
+    }),
+    /** The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. */
+    forgetSpentWakeUp: enqueueActions(({ enqueue }) => {
+      enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
+    }),
+    /**
+     * Delivers every message whose time has come, then arms the one wake-up timer
+     * for the next time anything can change. Timers may fire early, so this runs
+     * on every wake and never trusts the timer: it asks the policies again.
+     */
+    deliverDue: enqueueActions(({ context, enqueue }) => {
+      const { dispatcher } = context;
+      const now = context.now();
+      let target = context.target;
+      let nextAt = Number.POSITIVE_INFINITY;
+      while (target !== undefined) {
+        nextAt = dispatcher.nextDeliveryTime(now);
+        if (nextAt > now) break;
+        if (target.getSnapshot().status !== 'active') {
+          // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
+          const waiting = dispatcher.peekCandidate() as QueuedMessage<Message>;
+          enqueue.emit({ type: 'targetLost', target, message: waiting.message, at: now });
+          target = undefined;
+          break;
+        }
+        const entry = dispatcher.takeCandidate(now);
+        enqueue.sendTo(target, entry.message);
+        enqueue.emit({
+          type: 'delivered',
+          message: entry.message,
+          channel: entry.channel,
+          cost: entry.cost,
+          at: now,
+          queuedAt: entry.queuedAt,
+        });
+      }
+      for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
+      let wakeAt = Number.POSITIVE_INFINITY;
+      if (target !== undefined) wakeAt = dispatcher.isEmpty ? dispatcher.holdsActiveUntil() : nextAt;
+      if (!(wakeAt > now) || wakeAt === Number.POSITIVE_INFINITY) wakeAt = Number.POSITIVE_INFINITY;
+      if (wakeAt !== context.wakeAt) {
+        if (context.wakeAt !== Number.POSITIVE_INFINITY) enqueue.cancel(WAKE_UP_ID);
+        if (wakeAt !== Number.POSITIVE_INFINITY) {
+          // Rounded up: a timer for a fraction of a millisecond early would only wake us to wait again.
+          const delay = Math.min(MAX_TIMER_DELAY, Math.ceil(wakeAt - now));
+          enqueue.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
+        }
+      }
+      enqueue.assign(published(context, { target, wakeAt }));
+    }),
+    disarmWakeUp: enqueueActions(({ context, enqueue }) => {
+      if (context.wakeAt !== Number.POSITIVE_INFINITY) {
+        enqueue.cancel(WAKE_UP_ID);
+        enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
+      }
+      enqueue.emit({ type: 'idled', at: context.now() });
+    }),
+  },
+}).createMachine({
+  id: 'throttler',
+  description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
+  context: ({ input }) => {
+    const options = resolveOptions(input);
+    if (input.target !== undefined && !isActorRef(input.target)) {
+      throw new ThrottlerOptionError('target', 'an actor ref or undefined', input.target);
+    }
+    return {
+      dispatcher: new Dispatcher<Message>(options, options.now()),
+      now: options.now,
+      target: input.target,
+      wakeAt: Number.POSITIVE_INFINITY,
+      counts: { queued: 0, delivered: 0, dropped: 0, rejected: 0 },
+      version: 0,
+    };
+  },
+  initial: 'idle',
+  states: {
+    idle: {
+      description: 'No target, or nothing waiting and no voucher period running. No timer is pending.',
+      always: { guard: 'shouldBeActive', target: 'active' },
+      on: {
+        QUEUE: { actions: 'queueMessage', description: 'Queue a message; it waits here until a target is set.' },
+        SET_TARGET: { actions: 'setTarget', description: 'Set (or unset) the actor that receives the messages.' },
+        SET_RATE: { actions: 'setRate', description: 'Replace the overall rate, or one channel\'s.' },
+        CANCEL: { actions: 'cancelMessage', description: 'Take a waiting message out of the queue by its id.' },
+        PAUSE: { actions: 'pause', description: 'Deliver nothing until the given time (or until RESUME).' },
+        RESUME: { actions: 'resume', description: 'End a pause.' },
+      },
+    },
+    active: {
+      description: 'Delivering: a target is set and messages wait, or the voucher period is running. One wake-up timer.',
+      entry: ['activatePolicies', 'deliverDue'],
+      exit: 'disarmWakeUp',
+      always: { guard: 'shouldBeIdle', target: 'idle' },
+      on: {
+        QUEUE: { actions: ['queueMessage', 'deliverDue'], description: 'Queue a message and deliver it if the rate allows.' },
+        WAKE: { actions: ['forgetSpentWakeUp', 'deliverDue'], description: 'The wake-up timer fired: deliver what is due.' },
+        SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
+        SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
+        CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
+        PAUSE: { actions: ['pause', 'deliverDue'], description: 'Deliver nothing until the given time (or RESUME).' },
+        RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
+      },
+    },
+  },
+});

@@ -1,0 +1,62 @@
+import type { AnyActorRef, EventObject } from 'xstate';
+import type { RatesInput } from '../rate/index.js';
+import type { DropReason, Dispatcher, ThrottlerCounts } from './dispatcher.js';
+import type { ThrottleOptions } from './options.js';
+
+/** The machine's input: the throttle options, and optionally the first target. */
+export interface ThrottlerInput extends ThrottleOptions {
+  /** Where messages go. Can be set (and changed, or unset) later with SET_TARGET. */
+  target?: AnyActorRef | undefined;
+}
+
+/** Queue a message. With `id` it can later be taken back out with CANCEL. */
+export interface QueueEvent<TMessage extends EventObject = EventObject> {
+  type: 'QUEUE';
+  message: TMessage;
+  /** A channel named in `channels`; without it only the overall rate applies. */
+  channel?: string | undefined;
+  /** How much of the limit this message spends (a positive integer, default 1). */
+  cost?: number | undefined;
+  /** Any key for CANCEL. */
+  id?: unknown;
+}
+
+export type ThrottlerEvent<TMessage extends EventObject = EventObject> =
+  | QueueEvent<TMessage>
+  | { type: 'SET_TARGET'; target: AnyActorRef | undefined }
+  | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined }
+  | { type: 'CANCEL'; id: unknown }
+  | { type: 'PAUSE'; until?: number | undefined; duration?: number | undefined }
+  | { type: 'RESUME' }
+  | { type: 'WAKE' };
+
+/** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */
+export type ThrottlerEmitted<TMessage extends EventObject = EventObject> =
+  | {
+      type: 'delivered';
+      message: TMessage;
+      channel: string | undefined;
+      cost: number;
+      /** Delivery time on the throttler's time source. */
+      at: number;
+      queuedAt: number;
+    }
+  | { type: 'activated'; at: number }
+  | { type: 'idled'; at: number }
+  | { type: 'rejected'; message: TMessage; reason: 'overflow' | 'invalid'; error: Error }
+  | { type: 'dropped'; message: TMessage; reason: DropReason; error: Error }
+  | { type: 'targetLost'; target: AnyActorRef; message: TMessage; at: number }
+  | { type: 'invalidEvent'; event: EventObject; error: Error };
+
+export interface ThrottlerContext<TMessage extends EventObject = EventObject> {
+  /** The queue and the policies; mutated only by the machine's own actions. */
+  readonly dispatcher: Dispatcher<TMessage>;
+  readonly now: () => number;
+  target: AnyActorRef | undefined;
+  /** When the pending wake-up timer fires; Infinity when none is pending. */
+  wakeAt: number;
+  /** A copy of the counts as of this snapshot. */
+  counts: ThrottlerCounts;
+  /** Changes with every event that changed the queue, so that snapshots compare unequal. */
+  version: number;
+}

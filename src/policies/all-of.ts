@@ -1,0 +1,62 @@
+import type { Rate } from '../rate/index.js';
+import { type PolicyState, smallestLimitOf, type ThrottlePolicy } from './policy.js';
+
+/**
+ * Several policies that must all allow a delivery (several rates at once, or a
+ * channel's rate beside the overall one). Because every policy's permission is
+ * monotone in time, the earliest time all allow is the latest of their answers.
+ */
+export class AllOfPolicies implements ThrottlePolicy {
+  private parts: ThrottlePolicy[];
+  private readonly createPart: (rate: Rate, now: number) => ThrottlePolicy;
+  smallestLimit: number;
+
+  constructor(rates: readonly Rate[], createPart: (rate: Rate, now: number) => ThrottlePolicy, now: number) {
+    this.createPart = createPart;
+    this.parts = rates.map((rate) => createPart(rate, now));
+    this.smallestLimit = smallestLimitOf(rates);
+  }
+
+  earliestDelivery(now: number, cost: number): number {
+    let earliest = now;
+    for (const part of this.parts) earliest = Math.max(earliest, part.earliestDelivery(now, cost));
+    return earliest;
+  }
+
+  recordDelivery(at: number, cost: number): void {
+    for (const part of this.parts) part.recordDelivery(at, cost);
+  }
+
+  activate(now: number): void {
+    for (const part of this.parts) part.activate(now);
+  }
+
+  holdsActiveUntil(): number {
+    let until = Number.NEGATIVE_INFINITY;
+    for (const part of this.parts) until = Math.max(until, part.holdsActiveUntil());
+    return until;
+  }
+
+  /** Same number of rates: each part keeps its state under its new rate. Otherwise the parts start afresh. */
+  setRates(rates: readonly Rate[], now: number): void {
+    if (rates.length === this.parts.length) {
+      rates.forEach((rate, index) => this.parts[index]?.setRates([rate], now));
+    } else {
+      this.parts = rates.map((rate) => {
+        const part = this.createPart(rate, now);
+        part.activate(now);
+        return part;
+      });
+    }
+    this.smallestLimit = smallestLimitOf(rates);
+  }
+
+  save(shift: number): PolicyState {
+    return { kind: 'all-of', parts: this.parts.map((part) => part.save(shift)) };
+  }
+
+  load(state: PolicyState, shift: number): void {
+    const saved = state.parts as PolicyState[];
+    saved.forEach((partState, index) => this.parts[index]?.load(partState, shift));
+  }
+}

@@ -1,0 +1,61 @@
+import type { Rate } from '../rate/index.js';
+
+/**
+ * What the machine asks a strategy. A policy is a pure, clock-free object: it is
+ * told the time on every call and never reads a clock or starts a timer, so the
+ * same object answers in virtual time, on real timers, or (later) in front of a
+ * shared store.
+ *
+ * The contract every policy keeps: once `earliestDelivery(now, cost)` returns
+ * `t`, a delivery of that cost is allowed at every time >= t until another
+ * delivery is recorded (permission is monotone in time). That is what lets the
+ * machine combine several constraints by taking the latest of their answers and
+ * lets it wake once, at that time.
+ *
+ * A distributed store would implement the same two questions as one atomic
+ * reservation (`reserve(now, cost) -> Promise<time>`); keeping "earliest" and
+ * "record" apart here is what makes that reservation a drop-in later.
+ */
+export interface ThrottlePolicy {
+  /** The earliest time >= now at which a delivery of `cost` may happen. */
+  earliestDelivery(now: number, cost: number): number;
+  /** Records a delivery of `cost` at time `at`; the caller has checked it was allowed. */
+  recordDelivery(at: number, cost: number): void;
+  /** The throttler went from idle to active at `now` (a voucher timer starts its period here). */
+  activate(now: number): void;
+  /**
+   * Until when this policy keeps the throttler active although nothing is queued
+   * (the voucher period of the latest delivery); `-Infinity` when it never does.
+   */
+  holdsActiveUntil(): number;
+  /** Replaces the rates at `now`, keeping as much history as the algorithm allows. */
+  setRates(rates: readonly Rate[], now: number): void;
+  /** The smallest limit among the rates: no single delivery may cost more. */
+  readonly smallestLimit: number;
+  /** The state with every time shifted by `shift` ms, as plain JSON (for persistence). */
+  save(shift: number): PolicyState;
+  /** Restores what `save` produced, shifting every time by `shift` ms. */
+  load(state: PolicyState, shift: number): void;
+}
+
+/** A policy's saved state: plain JSON, times already shifted to the saver's reference. */
+export type PolicyState = { readonly kind: string } & Record<string, unknown>;
+
+/** Strategies available by name. */
+export type StrategyName = 'timer' | 'sliding-window' | 'token-bucket' | 'warming-up';
+
+/** Options that only some strategies read. */
+export interface StrategyOptions {
+  /** token-bucket: permits stored while idle, at most (default: one interval's worth, the limit). */
+  readonly maxBurst?: number | undefined;
+  /** warming-up: how long, in ms, the rate takes to climb from cold to full. */
+  readonly warmup?: number | undefined;
+  /** warming-up: how many times slower than the full rate a cold throttler starts (default 3). */
+  readonly coldFactor?: number | undefined;
+}
+
+export function smallestLimitOf(rates: readonly Rate[]): number {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const rate of rates) smallest = Math.min(smallest, rate.limit);
+  return smallest;
+}

@@ -1,0 +1,82 @@
+import type { Rate } from '../rate/index.js';
+import type { PolicyState, ThrottlePolicy } from './policy.js';
+
+/**
+ * Voucher timer (Akka's TimerBasedThrottler): `limit` vouchers per interval,
+ * refilled by a periodic tick that starts when the throttler becomes active.
+ * Guarantee (weak): at most `limit` per tick period, so up to 2 x limit can land
+ * in an arbitrary window of one interval straddling a tick.
+ *
+ * The tick is computed lazily from the period start instead of being a timer of
+ * its own: the machine's single wake-up timer is armed for the next tick only
+ * when something waits for it.
+ */
+export class VoucherTimerPolicy implements ThrottlePolicy {
+  private rate: Rate;
+  private periodStart = Number.NEGATIVE_INFINITY;
+  private vouchers = 0;
+  private latestDeliveryPeriodEnd = Number.NEGATIVE_INFINITY;
+
+  constructor(rate: Rate) {
+    this.rate = rate;
+  }
+
+  get smallestLimit(): number {
+    return this.rate.limit;
+  }
+
+  activate(now: number): void {
+    this.periodStart = now;
+    this.vouchers = this.rate.limit;
+  }
+
+  earliestDelivery(now: number, cost: number): number {
+    if (this.periodStart === Number.NEGATIVE_INFINITY) return now;
+    this.rollPeriod(now);
+    return this.vouchers >= cost ? now : this.periodStart + this.rate.interval;
+  }
+
+  recordDelivery(at: number, cost: number): void {
+    if (this.periodStart === Number.NEGATIVE_INFINITY) this.activate(at);
+    this.rollPeriod(at);
+    this.vouchers -= cost;
+    this.latestDeliveryPeriodEnd = this.periodStart + this.rate.interval;
+  }
+
+  holdsActiveUntil(): number {
+    return this.latestDeliveryPeriodEnd;
+  }
+
+  /** Like Akka's SetRate: a full set of vouchers of the new rate, and the tick restarts now. */
+  setRates(rates: readonly Rate[], now: number): void {
+    this.rate = rates[0] as Rate;
+    if (this.periodStart !== Number.NEGATIVE_INFINITY) this.activate(now);
+    if (this.latestDeliveryPeriodEnd > now) this.latestDeliveryPeriodEnd = now + this.rate.interval;
+  }
+
+  save(shift: number): PolicyState {
+    return {
+      kind: 'timer',
+      periodStart: this.periodStart === Number.NEGATIVE_INFINITY ? null : this.periodStart + shift,
+      vouchers: this.vouchers,
+      latestDeliveryPeriodEnd:
+        this.latestDeliveryPeriodEnd === Number.NEGATIVE_INFINITY ? null : this.latestDeliveryPeriodEnd + shift,
+    };
+  }
+
+  load(state: PolicyState, shift: number): void {
+    const periodStart = state.periodStart as number | null;
+    const periodEnd = state.latestDeliveryPeriodEnd as number | null;
+    this.periodStart = periodStart === null ? Number.NEGATIVE_INFINITY : periodStart + shift;
+    this.vouchers = state.vouchers as number;
+    this.latestDeliveryPeriodEnd = periodEnd === null ? Number.NEGATIVE_INFINITY : periodEnd + shift;
+  }
+
+  /** Ticks that passed since the period start each restored the full set of vouchers. */
+  private rollPeriod(now: number): void {
+    const elapsed = now - this.periodStart;
+    if (elapsed < this.rate.interval) return;
+    this.periodStart += Math.floor(elapsed / this.rate.interval) * this.rate.interval;
+    this.vouchers = this.rate.limit;
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * The error every validation in this library throws: a TypeError (like
+ * p-throttle's) whose message names the option and the offending value, so a
+ * misconfiguration reads as `rate.limit must be a positive integer, got 0`.
+ */
+export class ThrottlerOptionError extends TypeError {
+  override name = 'ThrottlerOptionError';
+  /** The option path that was wrong, e.g. `rate.limit` or `channels.search`. */
+  readonly option: string;
+  /** The value that was given. */
+  readonly value: unknown;
+
+  constructor(option: string, requirement: string, value: unknown) {
+    super(`${option} must be ${requirement}, got ${describeValue(value)}`);
+    this.option = option;
+    this.value = value;
+  }
+}
+
+/** Renders a bad value so that `0`, `'0'`, `NaN` and `undefined` are told apart in messages. */
+export function describeValue(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  if (value === undefined || value === null) return String(value);
+  if (typeof value === 'function') return 'a function';
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  try {
+    const json = JSON.stringify(value);
+    return json.length > 80 ? `${json.slice(0, 77)}...` : json;
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
