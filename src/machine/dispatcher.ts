@@ -40,6 +40,9 @@ export class Dispatcher<TMessage> {
   private readonly byId = new Map<unknown, QueuedMessage<TMessage>>();
   private nextSeq = 0;
   private pausedUntil = Number.NEGATIVE_INFINITY;
+  /** Deliveries sent and not yet settled (tracked only with maxConcurrent or countUntil 'done'). */
+  private inFlight = 0;
+  private readonly tracksInFlight: boolean;
   /** What the last `nextDeliveryTime` found: the message that goes next and its queue. */
   private candidate: QueuedMessage<TMessage> | undefined;
   private candidateQueue: Deque<QueuedMessage<TMessage>> | undefined;
@@ -51,6 +54,12 @@ export class Dispatcher<TMessage> {
       this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
     }
     if (options.ordering === 'fifo') this.queues.set(NO_CHANNEL, new Deque());
+    this.tracksInFlight = options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
+  }
+
+  /** Deliveries not yet settled. */
+  get inFlightCount(): number {
+    return this.inFlight;
   }
 
   get isEmpty(): boolean {
@@ -64,7 +73,11 @@ export class Dispatcher<TMessage> {
       const policy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
       if (policy === undefined) {
         const known = [...this.channelPolicies.keys()].map((name) => `"${name}"`).join(', ');
-        throw new ThrottlerOptionError('channel', known ? `one of ${known}` : 'undefined (no channels are configured)', channel);
+        throw new ThrottlerOptionError(
+          'channel',
+          known ? `one of ${known}` : 'undefined (no channels are configured)',
+          channel,
+        );
       }
       smallestLimit = Math.min(smallestLimit, policy.smallestLimit);
     }
@@ -75,7 +88,13 @@ export class Dispatcher<TMessage> {
    * Queues a checked message. With a full queue, returns 'rejected' (the message
    * is not queued) or queues it and records the displaced one in `discarded`.
    */
-  enqueue(message: TMessage, channel: string | undefined, cost: number, id: unknown, now: number): 'queued' | 'rejected' {
+  enqueue(
+    message: TMessage,
+    channel: string | undefined,
+    cost: number,
+    id: unknown,
+    now: number,
+  ): 'queued' | 'rejected' {
     if (this.counts.queued >= this.options.capacity) {
       if (this.options.overflow === 'reject') {
         this.counts.rejected += 1;
@@ -84,7 +103,15 @@ export class Dispatcher<TMessage> {
       const displaced = this.options.overflow === 'drop-oldest' ? this.removeOldest() : this.removeNewest();
       if (displaced) this.discard(displaced, this.options.overflow);
     }
-    const entry: QueuedMessage<TMessage> = { seq: this.nextSeq++, message, channel, cost, queuedAt: now, id, cancelled: false };
+    const entry: QueuedMessage<TMessage> = {
+      seq: this.nextSeq++,
+      message,
+      channel,
+      cost,
+      queuedAt: now,
+      id,
+      cancelled: false,
+    };
     this.queueFor(channel).push(entry);
     if (id !== undefined) this.byId.set(id, entry);
     this.counts.queued += 1;
@@ -143,12 +170,40 @@ export class Dispatcher<TMessage> {
     (this.candidateQueue as Deque<QueuedMessage<TMessage>>).shift();
     this.candidate = undefined;
     this.candidateQueue = undefined;
-    this.overall.recordDelivery(now, entry.cost);
-    if (entry.channel !== undefined) this.channelPolicies.get(entry.channel)?.recordDelivery(now, entry.cost);
+    this.recordStart(entry.channel, entry.cost, now);
     if (entry.id !== undefined) this.byId.delete(entry.id);
     this.counts.queued -= 1;
     this.counts.delivered += 1;
     return entry;
+  }
+
+  /**
+   * Takes a permit now if one is free and nothing waits ahead of it: 0. Otherwise
+   * takes nothing and returns how many ms until one may be free (at least).
+   */
+  tryAcquire(channel: string | undefined, cost: number, now: number): number {
+    this.activate(now);
+    if (!this.isEmpty) {
+      // Queued messages go first; the permit can be free no sooner than the next of them has gone.
+      return Math.max(this.nextDeliveryTime(now) - now, 1);
+    }
+    const at = this.earliestFor(
+      { seq: -1, message: undefined as TMessage, channel, cost, queuedAt: now, id: undefined, cancelled: false },
+      now,
+    );
+    if (at > now) return at - now;
+    this.recordStart(channel, cost, now);
+    return 0;
+  }
+
+  /** A delivery sent earlier has settled (SETTLED event): it leaves the in-flight count and, with countUntil 'done', enters the window now. */
+  settle(channel: string | undefined, cost: number, now: number): void {
+    if (!this.tracksInFlight || this.inFlight === 0) return;
+    this.inFlight -= 1;
+    if (this.options.countUntil === 'done') {
+      this.overall.releaseInFlight?.(now, cost);
+      if (channel !== undefined) this.channelPolicies.get(channel)?.releaseInFlight?.(now, cost);
+    }
   }
 
   /** The throttler became active: voucher periods start now. */
@@ -209,7 +264,11 @@ export class Dispatcher<TMessage> {
       })),
       overall: this.overall.save(shift),
       channels,
-      pausedUntil: Number.isFinite(this.pausedUntil) ? this.pausedUntil + shift : this.pausedUntil > 0 ? 'forever' : null,
+      pausedUntil: Number.isFinite(this.pausedUntil)
+        ? this.pausedUntil + shift
+        : this.pausedUntil > 0
+          ? 'forever'
+          : null,
       counts: { ...this.counts },
     };
   }
@@ -217,8 +276,10 @@ export class Dispatcher<TMessage> {
   /** Restores what `save` produced into this (freshly built) dispatcher. */
   load(state: DispatcherState<TMessage>, shift: number): void {
     this.overall.load(state.overall, shift);
-    for (const [name, policyState] of Object.entries(state.channels)) this.channelPolicies.get(name)?.load(policyState, shift);
-    for (const saved of state.queue) this.enqueue(saved.message, saved.channel, saved.cost, saved.id, saved.queuedAt + shift);
+    for (const [name, policyState] of Object.entries(state.channels))
+      this.channelPolicies.get(name)?.load(policyState, shift);
+    for (const saved of state.queue)
+      this.enqueue(saved.message, saved.channel, saved.cost, saved.id, saved.queuedAt + shift);
     this.pausedUntil =
       state.pausedUntil === 'forever'
         ? Number.POSITIVE_INFINITY
@@ -228,7 +289,20 @@ export class Dispatcher<TMessage> {
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 
+  private recordStart(channel: string | undefined, cost: number, now: number): void {
+    const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
+    if (this.options.countUntil === 'done') {
+      this.overall.holdInFlight?.(cost);
+      channelPolicy?.holdInFlight?.(cost);
+    } else {
+      this.overall.recordDelivery(now, cost);
+      channelPolicy?.recordDelivery(now, cost);
+    }
+    if (this.tracksInFlight) this.inFlight += 1;
+  }
+
   private earliestFor(entry: QueuedMessage<TMessage>, now: number): number {
+    if (this.inFlight >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     let at = Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, entry.cost));
     if (entry.channel !== undefined) {
       const channelPolicy = this.channelPolicies.get(entry.channel) as ThrottlePolicy;

@@ -1,4 +1,4 @@
-import { type StrategyName, STRATEGIES, type StrategyOptions } from '../policies/index.js';
+import { STRATEGIES, type StrategyName, type StrategyOptions } from '../policies/index.js';
 import {
   type DurationInput,
   parseDuration,
@@ -13,6 +13,9 @@ export type Ordering = 'fifo' | 'per-channel';
 
 /** What happens when a message arrives and the queue already holds `capacity` messages. */
 export type Overflow = 'reject' | 'drop-oldest' | 'drop-newest';
+
+/** When a delivery stops counting: at its start, or once it has settled. */
+export type CountUntil = 'start' | 'done';
 
 /** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
 export interface ThrottleOptions {
@@ -34,6 +37,17 @@ export interface ThrottleOptions {
   capacity?: number;
   /** What a full queue does with the next message. Default `'reject'`. */
   overflow?: Overflow;
+  /**
+   * When a delivery stops counting against the window. `'start'` (default): it
+   * counts from the moment it is sent. `'done'` (sliding-window only): a task
+   * occupies its slot from its start until it settles and counts as delivered
+   * at that time, so the remote side never sees more than the limit in flight
+   * within one interval. Settling is reported with a SETTLED event (the promise
+   * API does it for you).
+   */
+  countUntil?: CountUntil;
+  /** Most deliveries in flight at once (each until its SETTLED event). Default: unlimited. */
+  maxConcurrent?: number;
   /** The time source, in milliseconds. Default `performance.now()` (monotonic, never the wall clock). */
   now?: () => number;
 }
@@ -47,6 +61,8 @@ export interface ResolvedOptions {
   readonly strategyOptions: StrategyOptions;
   readonly capacity: number;
   readonly overflow: Overflow;
+  readonly countUntil: CountUntil;
+  readonly maxConcurrent: number;
   readonly now: () => number;
 }
 
@@ -86,6 +102,17 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
     throw new ThrottlerOptionError('capacity', 'a positive integer', capacity);
   }
+  const countUntil = options.countUntil ?? 'start';
+  if (countUntil !== 'start' && countUntil !== 'done') {
+    throw new ThrottlerOptionError('countUntil', '"start" or "done"', countUntil);
+  }
+  if (countUntil === 'done' && strategy !== 'sliding-window') {
+    throw new ThrottlerOptionError('countUntil', '"start" unless strategy is "sliding-window"', countUntil);
+  }
+  const maxConcurrent = options.maxConcurrent ?? Number.POSITIVE_INFINITY;
+  if (maxConcurrent !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxConcurrent) || maxConcurrent <= 0)) {
+    throw new ThrottlerOptionError('maxConcurrent', 'a positive integer', maxConcurrent);
+  }
   const now = options.now ?? monotonicNow;
   if (typeof now !== 'function') {
     throw new ThrottlerOptionError('now', 'a function returning the time in milliseconds', now);
@@ -98,6 +125,8 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     strategyOptions: resolveStrategyOptions(strategy, options),
     capacity,
     overflow,
+    countUntil,
+    maxConcurrent,
     now,
   };
 }

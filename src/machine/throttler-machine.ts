@@ -47,7 +47,12 @@ function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
 
 /** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */
 function published(context: ThrottlerContext, changes: Partial<ThrottlerContext> = {}): Partial<ThrottlerContext> {
-  return { ...changes, counts: { ...context.dispatcher.counts }, version: context.version + 1 };
+  return {
+    ...changes,
+    counts: { ...context.dispatcher.counts },
+    inFlight: context.dispatcher.inFlightCount,
+    version: context.version + 1,
+  };
 }
 
 /**
@@ -129,14 +134,39 @@ export const throttlerMachine = setup({
       const now = context.now();
       const { until, duration } = event;
       if (until !== undefined && (typeof until !== 'number' || Number.isNaN(until))) {
-        enqueue.emit({ type: 'invalidEvent', event, error: new ThrottlerOptionError('until', 'a time in ms on the throttler clock', until) });
+        enqueue.emit({
+          type: 'invalidEvent',
+          event,
+          error: new ThrottlerOptionError('until', 'a time in ms on the throttler clock', until),
+        });
         return;
       }
       if (duration !== undefined && (typeof duration !== 'number' || !(duration >= 0))) {
-        enqueue.emit({ type: 'invalidEvent', event, error: new ThrottlerOptionError('duration', 'a duration >= 0 in ms', duration) });
+        enqueue.emit({
+          type: 'invalidEvent',
+          event,
+          error: new ThrottlerOptionError('duration', 'a duration >= 0 in ms', duration),
+        });
         return;
       }
       context.dispatcher.pause(until ?? (duration === undefined ? Number.POSITIVE_INFINITY : now + duration));
+      enqueue.assign(published(context));
+    }),
+    settle: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'SETTLED') return;
+      context.dispatcher.settle(event.channel, event.cost ?? 1, context.now());
+      enqueue.assign(published(context));
+    }),
+    tryAcquire: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'TRY_ACQUIRE') return;
+      const { dispatcher } = context;
+      try {
+        const cost = dispatcher.checkMessage(event.channel, event.cost);
+        event.reply.waitMs = dispatcher.tryAcquire(event.channel, cost, context.now());
+      } catch (error) {
+        event.reply.error = error as Error;
+        return;
+      }
       enqueue.assign(published(context));
     }),
     resume: enqueueActions(({ context, enqueue }) => {
@@ -219,6 +249,7 @@ export const throttlerMachine = setup({
       target: input.target,
       wakeAt: Number.POSITIVE_INFINITY,
       counts: { queued: 0, delivered: 0, dropped: 0, rejected: 0 },
+      inFlight: 0,
       version: 0,
     };
   },
@@ -230,25 +261,36 @@ export const throttlerMachine = setup({
       on: {
         QUEUE: { actions: 'queueMessage', description: 'Queue a message; it waits here until a target is set.' },
         SET_TARGET: { actions: 'setTarget', description: 'Set (or unset) the actor that receives the messages.' },
-        SET_RATE: { actions: 'setRate', description: 'Replace the overall rate, or one channel\'s.' },
+        SET_RATE: { actions: 'setRate', description: "Replace the overall rate, or one channel's." },
         CANCEL: { actions: 'cancelMessage', description: 'Take a waiting message out of the queue by its id.' },
         PAUSE: { actions: 'pause', description: 'Deliver nothing until the given time (or until RESUME).' },
         RESUME: { actions: 'resume', description: 'End a pause.' },
+        SETTLED: { actions: 'settle', description: 'A delivery finished on the receiving side.' },
+        TRY_ACQUIRE: { actions: 'tryAcquire', description: 'Take a permit now if one is free.' },
       },
     },
     active: {
-      description: 'Delivering: a target is set and messages wait, or the voucher period is running. One wake-up timer.',
+      description:
+        'Delivering: a target is set and messages wait, or the voucher period is running. One wake-up timer.',
       entry: ['activatePolicies', 'deliverDue'],
       exit: 'disarmWakeUp',
       always: { guard: 'shouldBeIdle', target: 'idle' },
       on: {
-        QUEUE: { actions: ['queueMessage', 'deliverDue'], description: 'Queue a message and deliver it if the rate allows.' },
-        WAKE: { actions: ['forgetSpentWakeUp', 'deliverDue'], description: 'The wake-up timer fired: deliver what is due.' },
+        QUEUE: {
+          actions: ['queueMessage', 'deliverDue'],
+          description: 'Queue a message and deliver it if the rate allows.',
+        },
+        WAKE: {
+          actions: ['forgetSpentWakeUp', 'deliverDue'],
+          description: 'The wake-up timer fired: deliver what is due.',
+        },
         SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
         SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
         CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
         PAUSE: { actions: ['pause', 'deliverDue'], description: 'Deliver nothing until the given time (or RESUME).' },
         RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
+        SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
+        TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
       },
     },
   },

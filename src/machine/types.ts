@@ -1,6 +1,6 @@
 import type { AnyActorRef, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
-import type { DropReason, Dispatcher, ThrottlerCounts } from './dispatcher.js';
+import type { Dispatcher, DropReason, ThrottlerCounts } from './dispatcher.js';
 import type { ThrottleOptions } from './options.js';
 
 /** The machine's input: the throttle options, and optionally the first target. */
@@ -28,7 +28,30 @@ export type ThrottlerEvent<TMessage extends EventObject = EventObject> =
   | { type: 'CANCEL'; id: unknown }
   | { type: 'PAUSE'; until?: number | undefined; duration?: number | undefined }
   | { type: 'RESUME' }
+  | SettledEvent
+  | TryAcquireEvent
   | { type: 'WAKE' };
+
+/** A delivery has finished on the receiving side (for maxConcurrent and countUntil 'done'). */
+export interface SettledEvent {
+  type: 'SETTLED';
+  channel?: string | undefined;
+  cost?: number | undefined;
+}
+
+/**
+ * Take a permit now without queueing anything, if one is free. v5 has no
+ * replies, so the answer is written into `reply` while the event is processed
+ * (synchronously, when sent from outside the actor): `waitMs` 0 means the
+ * permit was taken; otherwise nothing was taken and it says how long until one
+ * may be free. `error` is set for an invalid cost or channel.
+ */
+export interface TryAcquireEvent {
+  type: 'TRY_ACQUIRE';
+  channel?: string | undefined;
+  cost?: number | undefined;
+  reply: { waitMs?: number; error?: Error };
+}
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */
 export type ThrottlerEmitted<TMessage extends EventObject = EventObject> =
@@ -57,6 +80,8 @@ export interface ThrottlerContext<TMessage extends EventObject = EventObject> {
   wakeAt: number;
   /** A copy of the counts as of this snapshot. */
   counts: ThrottlerCounts;
+  /** Deliveries not yet settled (with maxConcurrent or countUntil 'done'). */
+  inFlight: number;
   /** Changes with every event that changed the queue, so that snapshots compare unequal. */
   version: number;
 }

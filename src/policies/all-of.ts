@@ -40,7 +40,7 @@ export class AllOfPolicies implements ThrottlePolicy {
   /** Same number of rates: each part keeps its state under its new rate. Otherwise the parts start afresh. */
   setRates(rates: readonly Rate[], now: number): void {
     if (rates.length === this.parts.length) {
-      rates.forEach((rate, index) => this.parts[index]?.setRates([rate], now));
+      for (const [index, rate] of rates.entries()) this.parts[index]?.setRates([rate], now);
     } else {
       this.parts = rates.map((rate) => {
         const part = this.createPart(rate, now);
@@ -57,6 +57,6 @@ export class AllOfPolicies implements ThrottlePolicy {
 
   load(state: PolicyState, shift: number): void {
     const saved = state.parts as PolicyState[];
-    saved.forEach((partState, index) => this.parts[index]?.load(partState, shift));
+    for (const [index, partState] of saved.entries()) this.parts[index]?.load(partState, shift);
   }
 }

@@ -30,6 +30,13 @@ export interface ThrottlePolicy {
   holdsActiveUntil(): number;
   /** Replaces the rates at `now`, keeping as much history as the algorithm allows. */
   setRates(rates: readonly Rate[], now: number): void;
+  /**
+   * countUntil 'done': counts `cost` as occupying the window from now until
+   * {@link releaseInFlight}. Only strategies that can hold a slot open implement it.
+   */
+  holdInFlight?(cost: number): void;
+  /** The held cost settled at `at`: from then on it counts as a delivery at `at`. */
+  releaseInFlight?(at: number, cost: number): void;
   /** The smallest limit among the rates: no single delivery may cost more. */
   readonly smallestLimit: number;
   /** The state with every time shifted by `shift` ms, as plain JSON (for persistence). */

@@ -25,9 +25,14 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
     return this.rate.limit;
   }
 
+  /**
+   * The tick starts when the throttler becomes active, as in Akka. If the
+   * previous period is still running (the target was unset and set again
+   * within it), it goes on: a fresh set of vouchers there would exceed the rate.
+   */
   activate(now: number): void {
-    this.periodStart = now;
-    this.vouchers = this.rate.limit;
+    if (this.periodStart !== Number.NEGATIVE_INFINITY && now < this.periodStart + this.rate.interval) return;
+    this.restartPeriod(now);
   }
 
   earliestDelivery(now: number, cost: number): number {
@@ -37,7 +42,7 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
   }
 
   recordDelivery(at: number, cost: number): void {
-    if (this.periodStart === Number.NEGATIVE_INFINITY) this.activate(at);
+    if (this.periodStart === Number.NEGATIVE_INFINITY) this.restartPeriod(at);
     this.rollPeriod(at);
     this.vouchers -= cost;
     this.latestDeliveryPeriodEnd = this.periodStart + this.rate.interval;
@@ -50,7 +55,7 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
   /** Like Akka's SetRate: a full set of vouchers of the new rate, and the tick restarts now. */
   setRates(rates: readonly Rate[], now: number): void {
     this.rate = rates[0] as Rate;
-    if (this.periodStart !== Number.NEGATIVE_INFINITY) this.activate(now);
+    if (this.periodStart !== Number.NEGATIVE_INFINITY) this.restartPeriod(now);
     if (this.latestDeliveryPeriodEnd > now) this.latestDeliveryPeriodEnd = now + this.rate.interval;
   }
 
@@ -70,6 +75,11 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
     this.periodStart = periodStart === null ? Number.NEGATIVE_INFINITY : periodStart + shift;
     this.vouchers = state.vouchers as number;
     this.latestDeliveryPeriodEnd = periodEnd === null ? Number.NEGATIVE_INFINITY : periodEnd + shift;
+  }
+
+  private restartPeriod(now: number): void {
+    this.periodStart = now;
+    this.vouchers = this.rate.limit;
   }
 
   /** Ticks that passed since the period start each restored the full set of vouchers. */

@@ -9,7 +9,16 @@ import { vi } from 'vitest';
 export function useVirtualTime(): void {
   vi.useFakeTimers({
     now: 0,
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Date', 'performance'],
+    toFake: [
+      'setTimeout',
+      'clearTimeout',
+      'setInterval',
+      'clearInterval',
+      'setImmediate',
+      'clearImmediate',
+      'Date',
+      'performance',
+    ],
   });
 }
 
