@@ -1,0 +1,49 @@
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Every file in examples/ is run as a user would run it (real timers, its own
+ * process) and must exit 0 by itself: README examples that rot are worse than none.
+ */
+const examplesDir = join(import.meta.dirname, '..', 'examples');
+const examples = readdirSync(examplesDir).filter((file) => file.endsWith('.ts'));
+
+/** What a correct run prints, for the examples whose output says something checkable. */
+const expectedOutput: Record<string, RegExp[]> = {
+  'demo.ts': [/strategy "timer"/, /most jobs in any 1000 ms window: 3\n/, /job 9/],
+  'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
+  'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
+  'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
+};
+
+function runExample(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(examplesDir, file)],
+      { timeout: 60_000, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('examples', () => {
+  it('has examples to run', () => {
+    expect(examples.length).toBeGreaterThanOrEqual(4);
+  });
+
+  // All at once: each spends most of its time waiting on real timers.
+  const runs = new Map(examples.map((file) => [file, runExample(file)]));
+
+  it.each(examples)('%s runs to completion and exits 0', async (file) => {
+    const { code, stdout, stderr } = await (runs.get(file) as ReturnType<typeof runExample>);
+    expect(stderr, `${file} wrote to stderr`).not.toMatch(/Error|error:/);
+    expect(code, `${file} exited with ${code}\n${stderr}`).toBe(0);
+    expect(stdout.trim().length).toBeGreaterThan(0);
+    for (const pattern of expectedOutput[file] ?? []) expect(stdout).toMatch(pattern);
+  });
+});

@@ -1,0 +1,327 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor, createMachine, type EventObject } from 'xstate';
+import { MAX_TIMER_DELAY, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { createRecorder, msg, type Numbered } from '../support/recorder.js';
+import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+function startThrottler(input: ThrottlerInput) {
+  const actor = createActor(throttlerMachine, { input }).start();
+  const emitted: ThrottlerEmitted[] = [];
+  actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
+  return { actor, emitted };
+}
+
+describe('throttlerMachine', () => {
+  it('keeps messages queued before a target is set, then delivers them at the rate', () => {
+    const { actor } = startThrottler({ rate: '2/1s' });
+    for (let n = 1; n <= 5; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(actor.getSnapshot().context.counts.queued).toBe(5);
+    expect(pendingTimers()).toBe(0);
+
+    advance(5_000);
+    const target = createRecorder<Numbered>();
+    actor.send({ type: 'SET_TARGET', target: target.ref });
+    expect(actor.getSnapshot().value).toBe('active');
+    advance(3_000);
+    expect(target.received.map((r) => [r.message.n, r.at])).toEqual([
+      [1, 5000],
+      [2, 5000],
+      [3, 6000],
+      [4, 6000],
+      [5, 7000],
+    ]);
+  });
+
+  it('delivers the message object unchanged, so a sender can put its own replyTo inside', () => {
+    const target = createRecorder();
+    const replyTo = createRecorder();
+    const { actor } = startThrottler({ rate: '1/1s', target: target.ref });
+    const message = { type: 'fetch', url: '/a', replyTo: replyTo.ref };
+    actor.send({ type: 'QUEUE', message });
+    expect(target.messages()[0]).toBe(message);
+  });
+
+  it('unsetting the target goes idle with no timer and keeps the queue; a new target resumes without loss or duplicates', () => {
+    const first = createRecorder<Numbered>();
+    const { actor } = startThrottler({ rate: '2/1s', target: first.ref });
+    for (let n = 1; n <= 6; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    expect(first.messages().map((m) => m.n)).toEqual([1, 2]);
+
+    actor.send({ type: 'SET_TARGET', target: undefined });
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(pendingTimers()).toBe(0);
+    advance(10_000);
+    expect(first.received).toHaveLength(2);
+    expect(actor.getSnapshot().context.counts.queued).toBe(4);
+
+    const second = createRecorder<Numbered>();
+    actor.send({ type: 'SET_TARGET', target: second.ref });
+    advance(2_000);
+    expect(second.received.map((r) => [r.message.n, r.at])).toEqual([
+      [3, 10_000],
+      [4, 10_000],
+      [5, 11_000],
+      [6, 11_000],
+    ]);
+  });
+
+  it('switching targets while active sends the rest to the new target, still at the rate', () => {
+    const first = createRecorder<Numbered>();
+    const second = createRecorder<Numbered>();
+    const { actor } = startThrottler({ rate: '1/1s', target: first.ref });
+    for (let n = 1; n <= 3; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    actor.send({ type: 'SET_TARGET', target: second.ref });
+    advance(2_000);
+    expect(first.received.map((r) => [r.message.n, r.at])).toEqual([[1, 0]]);
+    expect(second.received.map((r) => [r.message.n, r.at])).toEqual([
+      [2, 1000],
+      [3, 2000],
+    ]);
+  });
+
+  it('SET_RATE while active applies from the next tick, with a full set of vouchers as in Akka', () => {
+    const target = createRecorder<Numbered>();
+    const { actor } = startThrottler({ rate: '1/1s', target: target.ref });
+    for (let n = 1; n <= 7; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    advance(500);
+    actor.send({ type: 'SET_RATE', rate: '3/1s' });
+    advance(1_000);
+    expect(target.received.map((r) => [r.message.n, r.at])).toEqual([
+      [1, 0],
+      [2, 500],
+      [3, 500],
+      [4, 500],
+      [5, 1500],
+      [6, 1500],
+      [7, 1500],
+    ]);
+  });
+
+  it('goes idle after draining, once the voucher period of the latest delivery ends, with no timer pending', () => {
+    const target = createRecorder();
+    const { actor, emitted } = startThrottler({ rate: '3/1s', target: target.ref });
+    actor.send({ type: 'QUEUE', message: msg(1) });
+    advance(300);
+    actor.send({ type: 'QUEUE', message: msg(2) });
+    expect(actor.getSnapshot().value).toBe('active');
+    expect(pendingTimers()).toBe(1);
+    advance(699);
+    expect(actor.getSnapshot().value).toBe('active');
+    advance(1);
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(pendingTimers()).toBe(0);
+    expect(emitted.map((e) => e.type)).toEqual(['activated', 'delivered', 'delivered', 'idled']);
+  });
+
+  it('the sliding window goes idle as soon as the queue is empty', () => {
+    const target = createRecorder();
+    const { actor } = startThrottler({ rate: '3/1s', strategy: 'sliding-window', target: target.ref });
+    actor.send({ type: 'QUEUE', message: msg(1) });
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(pendingTimers()).toBe(0);
+  });
+
+  it('keeps one timer however many messages wait', () => {
+    const target = createRecorder();
+    const { actor } = startThrottler({ rate: '1/1s', strategy: 'sliding-window', target: target.ref });
+    for (let n = 0; n < 1000; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    expect(pendingTimers()).toBe(1);
+    advance(10_500);
+    expect(target.received).toHaveLength(11);
+    expect(pendingTimers()).toBe(1);
+  });
+
+  it('a long interval (2/30d) neither fires early nor throws: the wait is armed in chunks below 2^31 ms', () => {
+    const day = 86_400_000;
+    const target = createRecorder<Numbered>();
+    const { actor } = startThrottler({ rate: '2/30d', strategy: 'sliding-window', target: target.ref });
+    for (let n = 1; n <= 3; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    expect(target.received).toHaveLength(2);
+    expect(30 * day).toBeGreaterThan(MAX_TIMER_DELAY);
+    advance(MAX_TIMER_DELAY);
+    expect(target.received).toHaveLength(2);
+    expect(pendingTimers()).toBe(1);
+    advance(30 * day - MAX_TIMER_DELAY - 1);
+    expect(target.received).toHaveLength(2);
+    advance(1);
+    expect(target.received.map((r) => [r.message.n, r.at])).toEqual([
+      [1, 0],
+      [2, 0],
+      [3, 30 * day],
+    ]);
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('a long interval with the timer strategy ticks once per 30 days', () => {
+    const day = 86_400_000;
+    const target = createRecorder<Numbered>();
+    const { actor } = startThrottler({ rate: '2/30d', target: target.ref });
+    for (let n = 1; n <= 3; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    advance(30 * day - 1);
+    expect(target.received).toHaveLength(2);
+    advance(1);
+    expect(target.times()).toEqual([0, 0, 30 * day]);
+  });
+
+  it('a timer that fires early wakes, finds nothing due, and re-arms for the remainder', () => {
+    const target = createRecorder<Numbered>();
+    let skew = 0;
+    const { actor } = startThrottler({
+      rate: '1/1s',
+      strategy: 'sliding-window',
+      target: target.ref,
+      // The time source runs 5 ms behind the timers: every timer looks 5 ms early.
+      now: () => performance.now() - skew,
+    });
+    actor.send({ type: 'QUEUE', message: msg(1) });
+    skew = 5;
+    actor.send({ type: 'QUEUE', message: msg(2) });
+    advance(1000);
+    expect(target.received).toHaveLength(1);
+    expect(pendingTimers()).toBe(1);
+    advance(5);
+    expect(target.received).toHaveLength(2);
+  });
+
+  it('emits delivered events with the message, time and wait', () => {
+    const target = createRecorder();
+    const { actor, emitted } = startThrottler({ rate: '1/1s', strategy: 'sliding-window', target: target.ref });
+    actor.send({ type: 'QUEUE', message: msg(1) });
+    actor.send({ type: 'QUEUE', message: msg(2) });
+    advance(1000);
+    const delivered = emitted.filter((e) => e.type === 'delivered');
+    expect(delivered).toEqual([
+      { type: 'delivered', message: msg(1), channel: undefined, cost: 1, at: 0, queuedAt: 0 },
+      { type: 'delivered', message: msg(2), channel: undefined, cost: 1, at: 1000, queuedAt: 0 },
+    ]);
+  });
+
+  it('snapshots change with every queued message (the queue is mutated in place, the version is not)', () => {
+    const { actor } = startThrottler({ rate: '1/1s' });
+    const before = actor.getSnapshot();
+    actor.send({ type: 'QUEUE', message: msg(1) });
+    const after = actor.getSnapshot();
+    expect(after).not.toBe(before);
+    expect(after.context.version).toBeGreaterThan(before.context.version);
+    expect(after.context.counts).toEqual({ queued: 1, delivered: 0, dropped: 0, rejected: 0 });
+    expect(before.context.counts.queued).toBe(0);
+  });
+
+  it('can be invoked inside a parent machine, with the parent as target', () => {
+    const received: Array<[number, number]> = [];
+    const parent = createMachine({
+      types: {} as { events: Numbered },
+      invoke: { id: 'throttler', src: throttlerMachine, input: ({ self }) => ({ rate: '1/1s', target: self }) },
+      on: {
+        msg: { actions: ({ event }) => received.push([event.n, performance.now()]) },
+      },
+    });
+    const actor = createActor(parent).start();
+    const throttler = actor.getSnapshot().children.throttler;
+    for (let n = 1; n <= 3; n++) throttler?.send({ type: 'QUEUE', message: msg(n) });
+    advance(2000);
+    expect(received).toEqual([
+      [1, 0],
+      [2, 1000],
+      [3, 2000],
+    ]);
+  });
+});
+
+describe('invalid input', () => {
+  const cases: Array<[string, unknown, string]> = [
+    ['limit 0', { rate: '0/1s' }, 'rate.limit must be a positive integer, got "0"'],
+    ['negative limit', { rate: { limit: -1, interval: 1000 } }, 'rate.limit must be a positive integer, got -1'],
+    ['NaN limit', { rate: { limit: Number.NaN, interval: 1000 } }, 'rate.limit must be a positive integer, got NaN'],
+    ['non-integer limit', { rate: { limit: 1.5, interval: 1000 } }, 'rate.limit must be a positive integer, got 1.5'],
+    [
+      'Infinity interval',
+      { rate: { limit: 1, interval: Number.POSITIVE_INFINITY } },
+      'rate.interval must be a positive, finite duration in milliseconds, got Infinity',
+    ],
+    [
+      'unparsable',
+      { rate: 'fast' },
+      'rate must be a rate such as "10/1s", "100/1m" or { limit, interval }, got "fast"',
+    ],
+    ['no rate', {}, 'rate must be a rate such as "10/1s" (it is required), got undefined'],
+    [
+      'unknown strategy',
+      { rate: '1/s', strategy: 'leaky' },
+      'strategy must be one of "timer", "sliding-window", "token-bucket", "warming-up", got "leaky"',
+    ],
+  ];
+
+  it.each(cases)(
+    '%s: the actor is created in error status with a message naming the option and value',
+    (_, input, message) => {
+      const actor = createActor(throttlerMachine, { input: input as never });
+      const snapshot = actor.getSnapshot();
+      expect(snapshot.status).toBe('error');
+      expect((snapshot.error as Error).message).toBe(message);
+      expect((snapshot.error as Error).name).toBe('ThrottlerOptionError');
+    },
+  );
+
+  it('SET_RATE with an invalid rate emits invalidEvent and leaves the running actor as it was', () => {
+    const target = createRecorder<Numbered>();
+    const { actor, emitted } = startThrottler({ rate: '1/1s', target: target.ref });
+    for (let n = 1; n <= 3; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    actor.send({ type: 'SET_RATE', rate: { limit: 0, interval: 1000 } });
+    const invalid = emitted.find((e) => e.type === 'invalidEvent');
+    expect(invalid && 'error' in invalid ? invalid.error.message : '').toBe(
+      'rate.limit must be a positive integer, got 0',
+    );
+    expect(actor.getSnapshot().status).toBe('active');
+    advance(2000);
+    expect(target.times()).toEqual([0, 1000, 2000]);
+  });
+
+  it('a QUEUE with an invalid cost is rejected with an event and the queue is unharmed', () => {
+    const target = createRecorder<Numbered>();
+    const { actor, emitted } = startThrottler({ rate: '2/1s', target: target.ref });
+    actor.send({ type: 'QUEUE', message: msg(1), cost: 3 });
+    actor.send({ type: 'QUEUE', message: msg(2), cost: 0 });
+    actor.send({ type: 'QUEUE', message: msg(3), cost: 2 });
+    const rejected = emitted.filter((e) => e.type === 'rejected');
+    expect(rejected.map((e) => (e.type === 'rejected' ? [e.message, e.reason, e.error.message] : []))).toEqual([
+      [msg(1), 'invalid', 'cost must be at most 2 (the smallest limit that applies; it could never be sent), got 3'],
+      [msg(2), 'invalid', 'cost must be a positive integer, got 0'],
+    ]);
+    expect(target.messages()).toEqual([msg(3)]);
+    expect(actor.getSnapshot().context.counts).toEqual({ queued: 0, delivered: 1, dropped: 0, rejected: 2 });
+  });
+
+  it('SET_TARGET with something that is not an actor emits invalidEvent and keeps the old target', () => {
+    const target = createRecorder<Numbered>();
+    const { actor, emitted } = startThrottler({ rate: '1/1s', target: target.ref });
+    actor.send({ type: 'SET_TARGET', target: { id: 'nope' } as never });
+    actor.send({ type: 'QUEUE', message: msg(1) });
+    expect(target.messages()).toEqual([msg(1)]);
+    expect(emitted.some((e) => e.type === 'invalidEvent')).toBe(true);
+  });
+});
+
+describe('the queue', () => {
+  it('enqueues 1,000,000 messages in linear time (a ring buffer, no copy per event)', () => {
+    const timings: number[] = [];
+    // Real time is measured with process.hrtime, which fake timers leave alone.
+    for (const size of [100_000, 200_000]) {
+      const fresh = createActor(throttlerMachine, { input: { rate: '1/1d' } }).start();
+      const begin = process.hrtime.bigint();
+      for (let n = 0; n < size; n++) fresh.send({ type: 'QUEUE', message: { type: 'm' } as EventObject });
+      timings.push(Number(process.hrtime.bigint() - begin));
+      expect(fresh.getSnapshot().context.counts.queued).toBe(size);
+    }
+    // Twice the messages may take about twice the time; quadratic growth would be 4x. Generous bound.
+    expect((timings[1] as number) / (timings[0] as number)).toBeLessThan(3.5);
+    const big = createActor(throttlerMachine, { input: { rate: '1/1d' } }).start();
+    for (let n = 0; n < 1_000_000; n++) big.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(big.getSnapshot().context.counts.queued).toBe(1_000_000);
+    big.stop();
+  });
+});
