@@ -21,7 +21,8 @@ const throttler = createActor(throttlerMachine, {
 }).start();
 
 for (let n = 1; n <= 3; n++) throttler.send({ type: 'QUEUE', message: { type: 'search', n }, channel: 'search' });
-for (let n = 1; n <= 2; n++) throttler.send({ type: 'QUEUE', message: { type: 'upload', n }, channel: 'upload', cost: 2 });
+for (let n = 1; n <= 2; n++)
+  throttler.send({ type: 'QUEUE', message: { type: 'upload', n }, channel: 'upload', cost: 2 });
 throttler.send({ type: 'QUEUE', message: { type: 'ping', n: 1 } });
 throttler.on('rejected', (event) => console.log('rejected:', event.error.message));
 throttler.send({ type: 'QUEUE', message: { type: 'upload', n: 99 }, channel: 'upload', cost: 3 });

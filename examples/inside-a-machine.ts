@@ -23,7 +23,10 @@ const app = setup({
   entry: assign(({ spawn }) => {
     const api = spawn('apiClient', { id: 'api' });
     return {
-      throttler: spawn('throttlerMachine', { id: 'throttler', input: { rate: '4/1s', strategy: 'sliding-window', target: api } }),
+      throttler: spawn('throttlerMachine', {
+        id: 'throttler',
+        input: { rate: '4/1s', strategy: 'sliding-window', target: api },
+      }),
     };
   }),
   on: {

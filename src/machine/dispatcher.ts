@@ -250,6 +250,32 @@ export class Dispatcher<TMessage> {
     return this.options.ordering === 'fifo' ? all : all.sort((a, b) => a.seq - b.seq);
   }
 
+  /**
+   * A short account of the queue for inspectors and logs: the counts and the
+   * first `limit` waiting messages, never the whole queue (it may hold millions).
+   */
+  summary(limit: number): DispatcherSummary<TMessage> {
+    const first: QueuedMessage<TMessage>[] = [];
+    for (const queue of this.queues.values()) {
+      let taken = 0;
+      for (const entry of queue) {
+        if (taken === limit) break;
+        if (entry.cancelled) continue;
+        first.push(entry);
+        taken += 1;
+      }
+    }
+    first.sort((a, b) => a.seq - b.seq);
+    return {
+      ...this.counts,
+      inFlight: this.inFlight,
+      pausedUntil: this.pausedUntil,
+      firstWaiting: first
+        .slice(0, limit)
+        .map(({ message, channel, cost, queuedAt }) => ({ message, channel, cost, queuedAt })),
+    };
+  }
+
   /** Everything needed to continue elsewhere, with times shifted by `shift` ms. Messages must be serialisable. */
   save(shift: number): DispatcherState<TMessage> {
     const channels: Record<string, PolicyState> = {};
@@ -379,6 +405,13 @@ export class Dispatcher<TMessage> {
     this.counts.dropped += 1;
     this.discarded.push({ entry, reason });
   }
+}
+
+/** What inspectors see instead of the live queue. */
+export interface DispatcherSummary<TMessage> extends ThrottlerCounts {
+  inFlight: number;
+  pausedUntil: number;
+  firstWaiting: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number }>;
 }
 
 /** A dispatcher's saved state: plain JSON when the messages are. */

@@ -1,4 +1,5 @@
 export type { DropReason, ThrottlerCounts } from './dispatcher.js';
+export { summarizeInspection } from './inspection.js';
 export type { Ordering, Overflow, ThrottleOptions } from './options.js';
 export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
 export type { QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';

@@ -1,4 +1,4 @@
-import { type AnyActorRef, type EventObject, enqueueActions, setup } from 'xstate';
+import { type AnyActorRef, type AnyEventObject, enqueueActions, setup } from 'xstate';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { Dispatcher, type DropReason } from './dispatcher.js';
 import { resolveOptions } from './options.js';
@@ -14,7 +14,7 @@ const WAKE_UP_ID = 'throttler.wakeUp';
  */
 export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
-type Message = EventObject;
+type Message = AnyEventObject;
 
 const DROP_EXPLANATIONS: Record<DropReason, string> = {
   'drop-oldest': 'the queue was full (overflow: "drop-oldest") and a newer message took its place',

@@ -1,4 +1,4 @@
-import type { AnyActorRef, EventObject } from 'xstate';
+import type { AnyActorRef, AnyEventObject, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
 import type { Dispatcher, DropReason, ThrottlerCounts } from './dispatcher.js';
 import type { ThrottleOptions } from './options.js';
@@ -10,7 +10,7 @@ export interface ThrottlerInput extends ThrottleOptions {
 }
 
 /** Queue a message. With `id` it can later be taken back out with CANCEL. */
-export interface QueueEvent<TMessage extends EventObject = EventObject> {
+export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
   type: 'QUEUE';
   message: TMessage;
   /** A channel named in `channels`; without it only the overall rate applies. */
@@ -21,7 +21,7 @@ export interface QueueEvent<TMessage extends EventObject = EventObject> {
   id?: unknown;
 }
 
-export type ThrottlerEvent<TMessage extends EventObject = EventObject> =
+export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | QueueEvent<TMessage>
   | { type: 'SET_TARGET'; target: AnyActorRef | undefined }
   | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined }
@@ -54,7 +54,7 @@ export interface TryAcquireEvent {
 }
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */
-export type ThrottlerEmitted<TMessage extends EventObject = EventObject> =
+export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | {
       type: 'delivered';
       message: TMessage;
@@ -71,7 +71,7 @@ export type ThrottlerEmitted<TMessage extends EventObject = EventObject> =
   | { type: 'targetLost'; target: AnyActorRef; message: TMessage; at: number }
   | { type: 'invalidEvent'; event: EventObject; error: Error };
 
-export interface ThrottlerContext<TMessage extends EventObject = EventObject> {
+export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
   /** The queue and the policies; mutated only by the machine's own actions. */
   readonly dispatcher: Dispatcher<TMessage>;
   readonly now: () => number;
