@@ -178,6 +178,22 @@ export class Dispatcher<TMessage> {
   }
 
   /**
+   * Whether a message of this channel and cost could go right now with nothing
+   * ahead of it (the caller checked the queue is empty). Invalid channels and
+   * costs answer false so that the normal path reports them.
+   */
+  allowsNow(channel: string | undefined, cost: unknown, now: number): boolean {
+    if (typeof cost !== 'number' || !(cost >= 1) || cost > this.smallestLimitFor(channel)) return false;
+    if (channel !== undefined && (typeof channel !== 'string' || !this.channelPolicies.has(channel))) return false;
+    return this.earliestFor(this.probe(channel, cost, now), now) <= now;
+  }
+
+  /** Whether a delivery keeps the throttler active afterwards (a voucher period starts running). */
+  get keepsActiveAfterDelivery(): boolean {
+    return this.options.strategy === 'timer';
+  }
+
+  /**
    * Takes a permit now if one is free and nothing waits ahead of it: 0. Otherwise
    * takes nothing and returns how many ms until one may be free (at least).
    */
@@ -187,10 +203,7 @@ export class Dispatcher<TMessage> {
       // Queued messages go first; the permit can be free no sooner than the next of them has gone.
       return Math.max(this.nextDeliveryTime(now) - now, 1);
     }
-    const at = this.earliestFor(
-      { seq: -1, message: undefined as TMessage, channel, cost, queuedAt: now, id: undefined, cancelled: false },
-      now,
-    );
+    const at = this.earliestFor(this.probe(channel, cost, now), now);
     if (at > now) return at - now;
     this.recordStart(channel, cost, now);
     return 0;
@@ -313,6 +326,11 @@ export class Dispatcher<TMessage> {
           ? Number.NEGATIVE_INFINITY
           : state.pausedUntil + shift;
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
+  }
+
+  /** A stand-in for a message that is not queued, to ask the policies about it. */
+  private probe(channel: string | undefined, cost: number, now: number): QueuedMessage<TMessage> {
+    return { seq: -1, message: undefined as TMessage, channel, cost, queuedAt: now, id: undefined, cancelled: false };
   }
 
   private recordStart(channel: string | undefined, cost: number, now: number): void {

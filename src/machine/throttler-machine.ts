@@ -3,7 +3,7 @@ import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { Dispatcher, type DropReason } from './dispatcher.js';
 import { resolveOptions } from './options.js';
 import type { QueuedMessage } from './queued-message.js';
-import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+import type { QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 
 /** The id of the single wake-up timer, so it can be cancelled before it is armed again. */
 const WAKE_UP_ID = 'throttler.wakeUp';
@@ -46,13 +46,123 @@ function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
 }
 
 /** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */
-function published(context: ThrottlerContext, changes: Partial<ThrottlerContext> = {}): Partial<ThrottlerContext> {
-  return {
-    ...changes,
-    counts: { ...context.dispatcher.counts },
+function published(
+  context: ThrottlerContext,
+  target: ThrottlerContext['target'],
+  wakeAt: number,
+): () => Partial<ThrottlerContext> {
+  const { queued, delivered, dropped, rejected } = context.dispatcher.counts;
+  // One fixed shape, built once per event: this runs for every message.
+  const update = {
+    target,
+    wakeAt,
+    counts: { queued, delivered, dropped, rejected },
     inFlight: context.dispatcher.inFlightCount,
     version: context.version + 1,
   };
+  return () => update;
+}
+
+/** The part of enqueueActions' enqueuer this machine uses, typed for its own events. */
+interface Effects {
+  emit(event: ThrottlerEmitted): void;
+  sendTo(target: AnyActorRef, event: Message): void;
+  cancel(id: string): void;
+  raise(event: { type: 'WAKE' }, options: { id: string; delay: number }): void;
+  assign(changes: () => Partial<ThrottlerContext>): void;
+}
+
+/**
+ * Whether anyone listens for an emitted event type. Building, resolving and
+ * deferring an emit action per delivery costs more than the delivery itself,
+ * and XState would drop it anyway; if its internals ever change, we emit always.
+ */
+function listensTo(self: AnyActorRef, type: ThrottlerEmitted['type']): boolean {
+  const listeners = (self as unknown as { eventListeners?: unknown }).eventListeners;
+  if (!(listeners instanceof Map)) return true;
+  return (listeners.get(type)?.size ?? 0) > 0 || (listeners.get('*')?.size ?? 0) > 0;
+}
+
+/** Checks and queues a QUEUE event's message, emitting what was rejected or displaced. */
+function acceptMessage(context: ThrottlerContext, event: QueueEvent<Message>, effects: Effects, now: number): void {
+  const { dispatcher } = context;
+  let cost: number;
+  try {
+    cost = dispatcher.checkMessage(event.channel, event.cost);
+  } catch (error) {
+    dispatcher.counts.rejected += 1;
+    effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    return;
+  }
+  if (dispatcher.enqueue(event.message, event.channel, cost, event.id, now) === 'rejected') {
+    effects.emit({
+      type: 'rejected',
+      message: event.message,
+      reason: 'overflow',
+      error: new Error('Message rejected: the queue is full (overflow: "reject")'),
+    });
+  }
+  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+}
+
+/**
+ * Delivers every message whose time has come, then arms the one wake-up timer
+ * for the next time anything can change, and publishes the new context.
+ * Timers may fire early, so this runs on every wake and never trusts the
+ * timer: it asks the policies again.
+ */
+function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
+  const { dispatcher } = context;
+  let target = context.target;
+  let nextAt = Number.POSITIVE_INFINITY;
+  const emitDeliveries = target !== undefined && listensTo(self, 'delivered');
+  while (target !== undefined) {
+    nextAt = dispatcher.nextDeliveryTime(now);
+    if (nextAt > now) break;
+    if (target.getSnapshot().status !== 'active') {
+      // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
+      const waiting = dispatcher.peekCandidate() as QueuedMessage<Message>;
+      effects.emit({ type: 'targetLost', target, message: waiting.message, at: now });
+      target = undefined;
+      break;
+    }
+    const entry = dispatcher.takeCandidate(now);
+    effects.sendTo(target, entry.message);
+    if (emitDeliveries) {
+      effects.emit({
+        type: 'delivered',
+        message: entry.message,
+        channel: entry.channel,
+        cost: entry.cost,
+        at: now,
+        queuedAt: entry.queuedAt,
+      });
+    }
+  }
+  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  let wakeAt = Number.POSITIVE_INFINITY;
+  if (target !== undefined) wakeAt = dispatcher.isEmpty ? dispatcher.holdsActiveUntil() : nextAt;
+  if (!(wakeAt > now)) wakeAt = Number.POSITIVE_INFINITY;
+  if (wakeAt !== context.wakeAt) {
+    if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
+    if (wakeAt !== Number.POSITIVE_INFINITY) {
+      // Rounded up: a timer a fraction of a millisecond early would only wake us to wait again.
+      const delay = Math.min(MAX_TIMER_DELAY, Math.ceil(wakeAt - now));
+      effects.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
+    }
+  }
+  effects.assign(published(context, target, wakeAt));
+}
+
+/**
+ * Whether an idle throttler may pass this message straight through and stay
+ * idle: a target, nothing waiting, the policies allow it now, and no voucher
+ * period would keep it active afterwards (the timer strategy always goes active).
+ */
+function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
+  const { dispatcher } = context;
+  if (context.target === undefined || !dispatcher.isEmpty || dispatcher.keepsActiveAfterDelivery) return false;
+  return dispatcher.allowsNow(event.channel, event.cost ?? 1, now);
 }
 
 /**
@@ -72,31 +182,25 @@ export const throttlerMachine = setup({
   guards: {
     shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context, context.now()),
     shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context, context.now()),
+    passesStraightThrough: ({ context, event }) =>
+      event.type === 'QUEUE' && passesStraightThrough(context, event, context.now()),
   },
   actions: {
     queueMessage: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'QUEUE') return;
-      const { dispatcher } = context;
-      let cost: number;
-      try {
-        cost = dispatcher.checkMessage(event.channel, event.cost);
-      } catch (error) {
-        dispatcher.counts.rejected += 1;
-        enqueue.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
-        enqueue.assign(published(context));
-        return;
-      }
-      const outcome = dispatcher.enqueue(event.message, event.channel, cost, event.id, context.now());
-      if (outcome === 'rejected') {
-        enqueue.emit({
-          type: 'rejected',
-          message: event.message,
-          reason: 'overflow',
-          error: new Error('Message rejected: the queue is full (overflow: "reject")'),
-        });
-      }
-      for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
-      enqueue.assign(published(context));
+      const effects = enqueue as unknown as Effects;
+      acceptMessage(context, event, effects, context.now());
+      effects.assign(published(context, context.target, context.wakeAt));
+    }),
+    queueAndDeliver: enqueueActions(({ context, event, enqueue, self }) => {
+      if (event.type !== 'QUEUE') return;
+      const effects = enqueue as unknown as Effects;
+      const now = context.now();
+      acceptMessage(context, event, effects, now);
+      deliverDue(context, effects, self, now);
+    }),
+    deliverDue: enqueueActions(({ context, enqueue, self }) => {
+      deliverDue(context, enqueue as unknown as Effects, self, context.now());
     }),
     setTarget: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'SET_TARGET') return;
@@ -108,7 +212,7 @@ export const throttlerMachine = setup({
         });
         return;
       }
-      enqueue.assign(published(context, { target: event.target }));
+      enqueue.assign(published(context, event.target, context.wakeAt));
     }),
     setRate: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'SET_RATE') return;
@@ -120,13 +224,13 @@ export const throttlerMachine = setup({
         enqueue.emit({ type: 'invalidEvent', event, error: error as Error });
         return;
       }
-      enqueue.assign(published(context));
+      enqueue.assign(published(context, context.target, context.wakeAt));
     }),
     cancelMessage: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'CANCEL') return;
       if (context.dispatcher.cancel(event.id)) {
         for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
-        enqueue.assign(published(context));
+        enqueue.assign(published(context, context.target, context.wakeAt));
       }
     }),
     pause: enqueueActions(({ context, event, enqueue }) => {
@@ -150,12 +254,12 @@ export const throttlerMachine = setup({
         return;
       }
       context.dispatcher.pause(until ?? (duration === undefined ? Number.POSITIVE_INFINITY : now + duration));
-      enqueue.assign(published(context));
+      enqueue.assign(published(context, context.target, context.wakeAt));
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'SETTLED') return;
       context.dispatcher.settle(event.channel, event.cost ?? 1, context.now());
-      enqueue.assign(published(context));
+      enqueue.assign(published(context, context.target, context.wakeAt));
     }),
     tryAcquire: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'TRY_ACQUIRE') return;
@@ -167,72 +271,27 @@ export const throttlerMachine = setup({
         event.reply.error = error as Error;
         return;
       }
-      enqueue.assign(published(context));
+      enqueue.assign(published(context, context.target, context.wakeAt));
     }),
     resume: enqueueActions(({ context, enqueue }) => {
       context.dispatcher.resume();
-      enqueue.assign(published(context));
+      enqueue.assign(published(context, context.target, context.wakeAt));
     }),
-    activatePolicies: enqueueActions(({ context, enqueue }) => {
+    activatePolicies: enqueueActions(({ context, enqueue, self }) => {
       const now = context.now();
       context.dispatcher.activate(now);
-      enqueue.emit({ type: 'activated', at: now });
+      if (listensTo(self, 'activated')) enqueue.emit({ type: 'activated', at: now });
     }),
     /** The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. */
     forgetSpentWakeUp: enqueueActions(({ enqueue }) => {
       enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
     }),
-    /**
-     * Delivers every message whose time has come, then arms the one wake-up timer
-     * for the next time anything can change. Timers may fire early, so this runs
-     * on every wake and never trusts the timer: it asks the policies again.
-     */
-    deliverDue: enqueueActions(({ context, enqueue }) => {
-      const { dispatcher } = context;
-      const now = context.now();
-      let target = context.target;
-      let nextAt = Number.POSITIVE_INFINITY;
-      while (target !== undefined) {
-        nextAt = dispatcher.nextDeliveryTime(now);
-        if (nextAt > now) break;
-        if (target.getSnapshot().status !== 'active') {
-          // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
-          const waiting = dispatcher.peekCandidate() as QueuedMessage<Message>;
-          enqueue.emit({ type: 'targetLost', target, message: waiting.message, at: now });
-          target = undefined;
-          break;
-        }
-        const entry = dispatcher.takeCandidate(now);
-        enqueue.sendTo(target, entry.message);
-        enqueue.emit({
-          type: 'delivered',
-          message: entry.message,
-          channel: entry.channel,
-          cost: entry.cost,
-          at: now,
-          queuedAt: entry.queuedAt,
-        });
-      }
-      for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
-      let wakeAt = Number.POSITIVE_INFINITY;
-      if (target !== undefined) wakeAt = dispatcher.isEmpty ? dispatcher.holdsActiveUntil() : nextAt;
-      if (!(wakeAt > now) || wakeAt === Number.POSITIVE_INFINITY) wakeAt = Number.POSITIVE_INFINITY;
-      if (wakeAt !== context.wakeAt) {
-        if (context.wakeAt !== Number.POSITIVE_INFINITY) enqueue.cancel(WAKE_UP_ID);
-        if (wakeAt !== Number.POSITIVE_INFINITY) {
-          // Rounded up: a timer for a fraction of a millisecond early would only wake us to wait again.
-          const delay = Math.min(MAX_TIMER_DELAY, Math.ceil(wakeAt - now));
-          enqueue.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
-        }
-      }
-      enqueue.assign(published(context, { target, wakeAt }));
-    }),
-    disarmWakeUp: enqueueActions(({ context, enqueue }) => {
+    disarmWakeUp: enqueueActions(({ context, enqueue, self }) => {
       if (context.wakeAt !== Number.POSITIVE_INFINITY) {
         enqueue.cancel(WAKE_UP_ID);
         enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
       }
-      enqueue.emit({ type: 'idled', at: context.now() });
+      if (listensTo(self, 'idled')) enqueue.emit({ type: 'idled', at: context.now() });
     }),
   },
 }).createMachine({
@@ -259,7 +318,14 @@ export const throttlerMachine = setup({
       description: 'No target, or nothing waiting and no voucher period running. No timer is pending.',
       always: { guard: 'shouldBeActive', target: 'active' },
       on: {
-        QUEUE: { actions: 'queueMessage', description: 'Queue a message; it waits here until a target is set.' },
+        QUEUE: [
+          {
+            guard: 'passesStraightThrough',
+            actions: 'queueAndDeliver',
+            description: 'The rate allows it now and nothing waits: deliver at once and stay idle.',
+          },
+          { actions: 'queueMessage', description: 'Queue a message; it waits here until a target is set.' },
+        ],
         SET_TARGET: { actions: 'setTarget', description: 'Set (or unset) the actor that receives the messages.' },
         SET_RATE: { actions: 'setRate', description: "Replace the overall rate, or one channel's." },
         CANCEL: { actions: 'cancelMessage', description: 'Take a waiting message out of the queue by its id.' },
@@ -276,10 +342,7 @@ export const throttlerMachine = setup({
       exit: 'disarmWakeUp',
       always: { guard: 'shouldBeIdle', target: 'idle' },
       on: {
-        QUEUE: {
-          actions: ['queueMessage', 'deliverDue'],
-          description: 'Queue a message and deliver it if the rate allows.',
-        },
+        QUEUE: { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
         WAKE: {
           actions: ['forgetSpentWakeUp', 'deliverDue'],
           description: 'The wake-up timer fired: deliver what is due.',

@@ -62,18 +62,19 @@ export class DeliveryLog {
   timeWhereCostExceeds(allowance: number): number {
     if (this.count === 0) return Number.NEGATIVE_INFINITY;
     const capacity = this.times.length;
-    // Cost from entry i to the newest is totalCost - (runningCost[i] - costs[i]), which falls as i grows.
+    // Cost from entry i to the newest is totalCost - costBefore(i), with
+    // costBefore(i) = runningCost[i] - costs[i]; it falls as i grows, so binary search.
     const threshold = this.totalCost - allowance;
-    const costBefore = (index: number): number => {
-      const slot = (this.head + index) % capacity;
-      return (this.runningCost[slot] as number) - (this.costs[slot] as number);
-    };
-    if (costBefore(0) >= threshold) return Number.NEGATIVE_INFINITY;
+    const oldest = this.head;
+    if ((this.runningCost[oldest] as number) - (this.costs[oldest] as number) >= threshold) {
+      return Number.NEGATIVE_INFINITY;
+    }
     let low = 0;
     let high = this.count - 1;
     while (low < high) {
       const mid = (low + high + 1) >>> 1;
-      if (costBefore(mid) < threshold) low = mid;
+      const slot = (this.head + mid) % capacity;
+      if ((this.runningCost[slot] as number) - (this.costs[slot] as number) < threshold) low = mid;
       else high = mid - 1;
     }
     return this.times[(this.head + low) % capacity] as number;
