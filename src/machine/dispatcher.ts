@@ -33,6 +33,9 @@ export class Dispatcher<TMessage> {
   readonly discarded: Array<{ entry: QueuedMessage<TMessage>; reason: DropReason }> = [];
 
   private readonly options: ResolvedOptions;
+  /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
+  private rates: Rate[];
+  private readonly channelRates: Map<string, Rate[]>;
   private readonly overall: ThrottlePolicy;
   private readonly channelPolicies = new Map<string, ThrottlePolicy>();
   /** One queue in FIFO mode; one per channel (undefined: no channel) in per-channel mode. */
@@ -49,12 +52,18 @@ export class Dispatcher<TMessage> {
 
   constructor(options: ResolvedOptions, now: number) {
     this.options = options;
+    this.rates = options.rates;
+    this.channelRates = new Map(options.channels);
     this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
     for (const [name, rates] of options.channels) {
       this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
     }
     if (options.ordering === 'fifo') this.queues.set(NO_CHANNEL, new Deque());
     this.tracksInFlight = options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
+    // XState's getPersistedSnapshot walks context objects key by key and replaces any that reach an
+    // actor ref (a message's replyTo) with a plain copy: that copy has no toJSON and would walk the
+    // whole queue. With the fields hidden from for..in the walk stops here and JSON uses toJSON.
+    for (const key of Object.keys(this)) Object.defineProperty(this, key, { enumerable: false });
   }
 
   /** Deliveries not yet settled. */
@@ -171,7 +180,7 @@ export class Dispatcher<TMessage> {
     this.candidate = undefined;
     this.candidateQueue = undefined;
     this.recordStart(entry.channel, entry.cost, now);
-    if (entry.id !== undefined) this.byId.delete(entry.id);
+    this.forgetId(entry);
     this.counts.queued -= 1;
     this.counts.delivered += 1;
     return entry;
@@ -236,11 +245,13 @@ export class Dispatcher<TMessage> {
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     if (channel === undefined) {
       this.overall.setRates(rates, now);
+      this.rates = rates;
       return;
     }
     const policy = this.channelPolicies.get(channel);
     if (policy === undefined) this.checkMessage(channel, 1);
     policy?.setRates(rates, now);
+    this.channelRates.set(channel, rates);
   }
 
   /** Nothing is delivered before `until` (Infinity: until resumed). */
@@ -312,6 +323,21 @@ export class Dispatcher<TMessage> {
     };
   }
 
+  /**
+   * What JSON.stringify writes for the dispatcher inside a persisted snapshot
+   * (XState's getPersistedSnapshot leaves it as it is): the options and the
+   * state, every time moved onto the wall clock so that another process, whose
+   * monotonic clock starts elsewhere, can move it back onto its own.
+   */
+  toJSON(): PersistedDispatcher<TMessage> {
+    const { now, ...options } = this.options;
+    return {
+      format: PERSISTED_FORMAT,
+      options: { ...options, rates: this.rates, channels: [...this.channelRates] },
+      state: this.save(Date.now() - now()),
+    };
+  }
+
   /** Restores what `save` produced into this (freshly built) dispatcher. */
   load(state: DispatcherState<TMessage>, shift: number): void {
     this.overall.load(state.overall, shift);
@@ -326,6 +352,11 @@ export class Dispatcher<TMessage> {
           ? Number.NEGATIVE_INFINITY
           : state.pausedUntil + shift;
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
+  }
+
+  /** An id may be reused once its message is gone: only the entry it names now is forgotten. */
+  private forgetId(entry: QueuedMessage<TMessage>): void {
+    if (entry.id !== undefined && this.byId.get(entry.id) === entry) this.byId.delete(entry.id);
   }
 
   /** A stand-in for a message that is not queued, to ask the policies about it. */
@@ -418,7 +449,7 @@ export class Dispatcher<TMessage> {
   }
 
   private discard(entry: QueuedMessage<TMessage>, reason: DropReason): void {
-    if (entry.id !== undefined) this.byId.delete(entry.id);
+    this.forgetId(entry);
     this.counts.queued -= 1;
     this.counts.dropped += 1;
     this.discarded.push({ entry, reason });
@@ -439,4 +470,22 @@ export interface DispatcherState<TMessage> {
   channels: Record<string, PolicyState>;
   pausedUntil: number | 'forever' | null;
   counts: ThrottlerCounts;
+}
+
+/** Marks a dispatcher saved by {@link Dispatcher.toJSON}, so that restoring can refuse anything else. */
+export const PERSISTED_FORMAT = 'xstate-throttler/1';
+
+/**
+ * A dispatcher as a persisted snapshot holds it. Times in `state` are wall-clock
+ * ms (Date.now()). After a JSON round trip, Infinity (an unbounded capacity or
+ * maxConcurrent) reads as null.
+ */
+export interface PersistedDispatcher<TMessage> {
+  format: typeof PERSISTED_FORMAT;
+  options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent'> & {
+    channels: Array<[string, Rate[]]>;
+    capacity: number | null;
+    maxConcurrent: number | null;
+  };
+  state: DispatcherState<TMessage>;
 }

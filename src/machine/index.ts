@@ -1,5 +1,6 @@
-export type { DropReason, ThrottlerCounts } from './dispatcher.js';
+export type { DropReason, PersistedDispatcher, ThrottlerCounts } from './dispatcher.js';
 export { summarizeInspection } from './inspection.js';
 export type { Ordering, Overflow, ThrottleOptions } from './options.js';
+export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
 export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
 export type { QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';

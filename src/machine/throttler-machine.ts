@@ -66,7 +66,6 @@ function published(
 /** The part of enqueueActions' enqueuer this machine uses, typed for its own events. */
 interface Effects {
   emit(event: ThrottlerEmitted): void;
-  sendTo(target: AnyActorRef, event: Message): void;
   cancel(id: string): void;
   raise(event: { type: 'WAKE' }, options: { id: string; delay: number }): void;
   assign(changes: () => Partial<ThrottlerContext>): void;
@@ -81,6 +80,16 @@ function listensTo(self: AnyActorRef, type: ThrottlerEmitted['type']): boolean {
   const listeners = (self as unknown as { eventListeners?: unknown }).eventListeners;
   if (!(listeners instanceof Map)) return true;
   return (listeners.get(type)?.size ?? 0) > 0 || (listeners.get('*')?.size ?? 0) > 0;
+}
+
+/**
+ * Sends a message to the target the way XState's sendTo does (through the
+ * system, so inspectors see who sent it), falling back to a plain send.
+ */
+function relay(self: AnyActorRef, target: AnyActorRef, message: Message): void {
+  const system = self.system as { _relay?: (source: AnyActorRef, target: AnyActorRef, event: Message) => void };
+  if (typeof system._relay === 'function') system._relay(self, target, message);
+  else target.send(message);
 }
 
 /** Checks and queues a QUEUE event's message, emitting what was rejected or displaced. */
@@ -119,6 +128,8 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
   while (target !== undefined) {
     nextAt = dispatcher.nextDeliveryTime(now);
     if (nextAt > now) break;
+    // Checked before every send, and the sends are made here one by one rather
+    // than deferred: a target that stops on one message must not swallow the rest.
     if (target.getSnapshot().status !== 'active') {
       // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
       const waiting = dispatcher.peekCandidate() as QueuedMessage<Message>;
@@ -127,7 +138,7 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
       break;
     }
     const entry = dispatcher.takeCandidate(now);
-    effects.sendTo(target, entry.message);
+    relay(self, target, entry.message);
     if (emitDeliveries) {
       effects.emit({
         type: 'delivered',

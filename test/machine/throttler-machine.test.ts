@@ -187,6 +187,23 @@ describe('throttlerMachine', () => {
     expect(target.received).toHaveLength(2);
   });
 
+  it('CANCEL by a reused id takes out the message that now holds it', () => {
+    const target = createRecorder<Numbered>();
+    const { actor, emitted } = startThrottler({ rate: '1/1s', strategy: 'sliding-window', target: target.ref });
+    actor.send({ type: 'QUEUE', message: msg(0) });
+    actor.send({ type: 'QUEUE', message: msg(1), id: 'x' });
+    actor.send({ type: 'QUEUE', message: msg(2), id: 'x' });
+    actor.send({ type: 'QUEUE', message: msg(3) });
+    advance(1_000);
+    // Message 1 went; the id now names message 2 alone.
+    actor.send({ type: 'CANCEL', id: 'x' });
+    advance(5_000);
+    expect(target.messages().map((m) => m.n)).toEqual([0, 1, 3]);
+    expect(
+      emitted.filter((e) => e.type === 'dropped').map((e) => (e.type === 'dropped' ? [e.message, e.reason] : [])),
+    ).toEqual([[msg(2), 'cancelled']]);
+  });
+
   it('emits delivered events with the message, time and wait', () => {
     const target = createRecorder();
     const { actor, emitted } = startThrottler({ rate: '1/1s', strategy: 'sliding-window', target: target.ref });

@@ -1,0 +1,210 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The built package, as users get it: `npm run build`, then imported by name
+ * (ESM) and required (CJS) in a plain Node process, where xstate resolves to its
+ * production build. Vitest resolves with the "development" condition and so
+ * only ever runs xstate's development build, whose extra checks and warnings
+ * can hide or cause differences. Real timers, generous bounds.
+ */
+const repo = join(import.meta.dirname, '..', '..');
+let sandbox: string;
+
+/** What each child process reports. */
+interface CheckResult {
+  module: 'esm' | 'cjs';
+  resolved: { throttler: string; xstate: string };
+  xstateFiles: string[];
+  /** ms after the first QUEUE at which the target received messages 1, 2, 3. */
+  arrivals: number[];
+  /** Messages the throttler reported with targetLost after its target was stopped. */
+  lost: number[];
+  stateAfterLoss: { value: string; queued: number };
+  /** What a throttler restored from the JSON of a persisted snapshot delivered. */
+  restoredDelivered: number[];
+  /** console.warn output while running: the development build warns on a send to a stopped actor. */
+  warnings: string[];
+}
+
+/** The scenario both module formats run; `lib` is the built package, `xstate` the peer dependency. */
+const SCENARIO = `
+const waitFor = async (done, timeoutMs) => {
+  const giveUpAt = performance.now() + timeoutMs;
+  while (!done()) {
+    if (performance.now() > giveUpAt) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+};
+
+async function scenario(lib, xstate) {
+  const { createActor, fromCallback } = xstate;
+  const { throttlerMachine, restoreThrottler } = lib;
+  const warnings = [];
+  const originalWarn = console.warn;
+  console.warn = (...args) => warnings.push(args.map(String).join(' '));
+  const recorder = (log) =>
+    createActor(fromCallback(({ receive }) => receive((message) => log.push({ n: message.n, at: performance.now() })))).start();
+
+  const received = [];
+  const target = recorder(received);
+  const throttler = createActor(throttlerMachine, {
+    input: { rate: '2/50ms', strategy: 'sliding-window', target },
+  }).start();
+  const lost = [];
+  throttler.on('targetLost', (event) => lost.push(event.message.n));
+  const startedAt = performance.now();
+  for (let n = 1; n <= 3; n++) throttler.send({ type: 'QUEUE', message: { type: 'job', n } });
+  await waitFor(() => received.length === 3, 2000);
+  const arrivals = received.map((r) => r.at - startedAt);
+
+  // A stopped target: the throttler must keep the message and say so (XState drops it silently).
+  target.stop();
+  throttler.send({ type: 'QUEUE', message: { type: 'job', n: 4 } });
+  await waitFor(() => lost.length > 0, 2000);
+  const snapshot = throttler.getSnapshot();
+  const stateAfterLoss = { value: snapshot.value, queued: snapshot.context.counts.queued };
+  // The development build warns about this send; the production build does not.
+  target.send({ type: 'ping' });
+
+  const saved = JSON.stringify(throttler.getPersistedSnapshot());
+  throttler.stop();
+  const restoredLog = [];
+  const restoredTarget = recorder(restoredLog);
+  const restored = restoreThrottler(JSON.parse(saved), { target: restoredTarget });
+  await waitFor(() => restoredLog.length === 1, 2000);
+  restored.stop();
+  restoredTarget.stop();
+
+  // Stopped with an hour's wait armed: if its timer outlived stop(), this process would not exit.
+  const sleeperTarget = recorder([]);
+  const sleeper = createActor(throttlerMachine, { input: { rate: '1/1h', target: sleeperTarget } }).start();
+  for (let n = 1; n <= 3; n++) sleeper.send({ type: 'QUEUE', message: { type: 'job', n } });
+  sleeper.stop();
+  sleeperTarget.stop();
+
+  console.warn = originalWarn;
+  return { arrivals, lost, stateAfterLoss, restoredDelivered: restoredLog.map((r) => r.n), warnings };
+}
+`;
+
+const ESM_CHECK = `
+import { createRequire } from 'node:module';
+import * as lib from 'xstate-throttler';
+import * as xstate from 'xstate';
+${SCENARIO}
+const require = createRequire(import.meta.url);
+const result = await scenario(lib, xstate);
+console.log('RESULT ' + JSON.stringify({
+  module: 'esm',
+  resolved: { throttler: import.meta.resolve('xstate-throttler'), xstate: import.meta.resolve('xstate') },
+  // xstate's ESM entry re-exports its CommonJS build, so every file it loads shows in the require cache.
+  xstateFiles: Object.keys(require.cache).filter((file) => file.includes('/xstate/dist/')),
+  ...result,
+}));
+`;
+
+const CJS_CHECK = `
+const lib = require('xstate-throttler');
+const xstate = require('xstate');
+${SCENARIO}
+scenario(lib, xstate).then((result) => {
+  console.log('RESULT ' + JSON.stringify({
+    module: 'cjs',
+    resolved: { throttler: require.resolve('xstate-throttler'), xstate: require.resolve('xstate') },
+    xstateFiles: Object.keys(require.cache).filter((file) => file.includes('/xstate/dist/')),
+    ...result,
+  }));
+});
+`;
+
+/**
+ * Runs a check script in its own Node process with NODE_ENV=production and
+ * returns its report and how long the process took to exit after reporting
+ * (a leaked timer would keep it alive).
+ */
+function runCheck(script: string, extraArgs: string[] = []): Promise<{ result: CheckResult; exitDelayMs: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...extraArgs, join(sandbox, script)], {
+      cwd: sandbox,
+      env: { ...process.env, NODE_ENV: 'production', NODE_OPTIONS: '' },
+    });
+    let stdout = '';
+    let stderr = '';
+    let reportedAt: number | undefined;
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      if (reportedAt === undefined && stdout.includes('RESULT ')) reportedAt = Date.now();
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code, signal) => {
+      clearTimeout(killer);
+      const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+      if (code !== 0 || line === undefined || reportedAt === undefined) {
+        reject(new Error(`${script} exited with ${code ?? signal}\n${stdout}\n${stderr}`));
+        return;
+      }
+      resolve({ result: JSON.parse(line.slice('RESULT '.length)), exitDelayMs: Date.now() - reportedAt });
+    });
+  });
+}
+
+beforeAll(async () => {
+  await promisify(execFile)('npm', ['run', 'build'], { cwd: repo, timeout: 60_000 });
+  // A project that depends on the package: node_modules links to this repo and to its xstate.
+  sandbox = mkdtempSync(join(tmpdir(), 'xstate-throttler-build-'));
+  mkdirSync(join(sandbox, 'node_modules'));
+  symlinkSync(repo, join(sandbox, 'node_modules', 'xstate-throttler'), 'dir');
+  symlinkSync(join(repo, 'node_modules', 'xstate'), join(sandbox, 'node_modules', 'xstate'), 'dir');
+  writeFileSync(join(sandbox, 'check.mjs'), ESM_CHECK);
+  writeFileSync(join(sandbox, 'check.cjs'), CJS_CHECK);
+}, 60_000);
+
+afterAll(() => {
+  if (sandbox) rmSync(sandbox, { recursive: true, force: true });
+});
+
+describe('the built package in production mode', () => {
+  it.each([
+    ['esm', 'check.mjs', 'dist/esm/index.js', 'xstate.cjs.mjs'],
+    ['cjs', 'check.cjs', 'dist/cjs/index.js', 'xstate.cjs.js'],
+  ])(
+    '%s: loads the build and xstate production, throttles on real timers, exits when stopped',
+    async (format, script, entry, xstateEntry) => {
+      const { result, exitDelayMs } = await runCheck(script);
+      expect(result.module).toBe(format);
+      expect(result.resolved.throttler).toMatch(new RegExp(`/${entry.replaceAll('.', '\\.')}$`));
+      expect(result.resolved.xstate).toMatch(
+        new RegExp(`/node_modules/xstate/dist/${xstateEntry.replaceAll('.', '\\.')}$`),
+      );
+      expect(result.xstateFiles).toContain(join(repo, 'node_modules/xstate/dist/xstate.cjs.js'));
+      expect(result.xstateFiles.filter((file) => file.includes('.development.'))).toEqual([]);
+
+      // 2/50ms, sliding window: two at once, the third when the first leaves the window.
+      const [first, second, third] = result.arrivals as [number, number, number];
+      expect(second - first).toBeLessThan(40);
+      expect(third - first).toBeGreaterThanOrEqual(45);
+      expect(third - first).toBeLessThan(1_000);
+
+      expect(result.lost).toEqual([4]);
+      expect(result.stateAfterLoss).toEqual({ value: 'idle', queued: 1 });
+      expect(result.restoredDelivered).toEqual([4]);
+      expect(result.warnings).toEqual([]);
+      expect(exitDelayMs).toBeLessThan(5_000);
+    },
+  );
+
+  it('control: with the "development" condition the same check loads the development build, which warns', async () => {
+    const { result } = await runCheck('check.mjs', ['--conditions=development']);
+    expect(result.xstateFiles.some((file) => file.includes('.development.'))).toBe(true);
+    expect(result.warnings.some((warning) => warning.includes('sent to stopped actor'))).toBe(true);
+    expect(result.restoredDelivered).toEqual([4]);
+  });
+});
