@@ -1,3 +1,4 @@
+export * from './adapters/index.js';
 export * from './machine/index.js';
 export type { StrategyName } from './policies/index.js';
 export {

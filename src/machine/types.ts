@@ -1,4 +1,4 @@
-import type { AnyActorRef, AnyEventObject, EventObject } from 'xstate';
+import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
 import type { Dispatcher, DropReason, ThrottlerCounts } from './dispatcher.js';
 import type { ThrottleOptions } from './options.js';
@@ -85,3 +85,6 @@ export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject>
   /** Changes with every event that changed the queue, so that snapshots compare unequal. */
   version: number;
 }
+
+/** XState's clock (what `createActor` takes as `clock`): the timer functions the one wake-up timer uses. */
+export type Clock = NonNullable<ActorOptions<AnyActorLogic>['clock']>;

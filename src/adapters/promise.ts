@@ -1,0 +1,279 @@
+/**
+ * The promise API: `createThrottler(options)` for code that holds no actor
+ * system. It is the same machine with a task-runner actor as its target: each
+ * `schedule(fn)` queues one task message, and the runner calls `fn` when the
+ * throttler delivers it.
+ *
+ * Semantics:
+ * - `schedule(fn)` resolves with what `fn` returns (or resolves to) and rejects
+ *   with what it throws, unchanged. `fn` starts when the rate allows, in FIFO
+ *   order (or per channel with `ordering: 'per-channel'`), never earlier.
+ * - A task that never starts is rejected, never forgotten: an AbortSignal that
+ *   fires while it waits rejects it with the signal's reason (an `AbortError`
+ *   unless the caller gave another); a full queue rejects it (`overflow:
+ *   'reject'`) or the task it displaces (`'drop-oldest'`, `'drop-newest'`); an
+ *   invalid cost or channel rejects it with a ThrottlerOptionError; `stop()`
+ *   rejects every waiting task with a {@link ThrottlerStoppedError}. Aborting a
+ *   task that has started changes nothing: `fn` owns it from then on.
+ * - Tasks start in a microtask after the throttler grants them, outside the
+ *   machine's own processing, so a task may call `schedule`, `tryAcquire` or
+ *   `stop` on its own throttler.
+ * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
+ *   settling back to the machine (SETTLED), so the next one may start.
+ */
+import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import type { ThrottlerCounts } from '../machine/dispatcher.js';
+import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
+import { throttlerMachine } from '../machine/throttler-machine.js';
+import type { Clock, ThrottlerEmitted } from '../machine/types.js';
+import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+
+/** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
+export interface ThrottlerOptions extends ThrottleOptions {
+  /** XState's clock for the wake-up timer (`setTimeout` by default); pair it with `now`. */
+  clock?: Clock;
+  /** Hands every inspection event to an inspector (see `summarizeInspection`). */
+  inspect?: (event: InspectionEvent) => void;
+}
+
+/** Per-task options. */
+export interface ScheduleOptions {
+  /** A channel named in `channels`; without it only the overall rate applies. */
+  channel?: string;
+  /** How much of the limit the task spends (a positive integer, default 1). */
+  cost?: number;
+  /** Aborting it takes the task out of the queue and rejects its promise, if it has not started. */
+  signal?: AbortSignal;
+}
+
+export interface Throttler {
+  /** Runs `task` as soon as the rate allows; resolves or rejects as the task does. */
+  schedule<R>(task: () => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
+  /** A throttled version of `fn`: every call is scheduled with these options. */
+  wrap<A extends unknown[], R>(
+    fn: (...args: A) => R | PromiseLike<R>,
+    options?: ScheduleOptions,
+  ): (...args: A) => Promise<Awaited<R>>;
+  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
+  acquire(cost?: number, options?: Omit<ScheduleOptions, 'cost'>): Promise<number>;
+  /**
+   * Takes a permit now if one is free and nothing waits ahead: returns 0. Otherwise takes
+   * nothing and returns the milliseconds until one may be free. Throws on a bad cost or channel.
+   */
+  tryAcquire(cost?: number, options?: Pick<ScheduleOptions, 'channel'>): number;
+  /** Starts nothing for `ms` milliseconds (e.g. an HTTP 429's Retry-After), or until `resume()`. */
+  pause(ms?: number): void;
+  /** Ends a pause; what the rate allows starts at once. */
+  resume(): void;
+  /** Replaces the overall rate, or one channel's; throws (and changes nothing) on a bad rate. */
+  setRate(rate: RatesInput, channel?: string): void;
+  /** Stops the throttler and its timer; every task still waiting is rejected with ThrottlerStoppedError. */
+  stop(): void;
+  /** Waiting, started, dropped and rejected task counts. */
+  readonly counts: ThrottlerCounts;
+  /** The underlying actor, for `actor.on(...)` events and inspection. */
+  readonly actor: Actor<typeof throttlerMachine>;
+}
+
+/** Why a task waiting in a stopped throttler, or scheduled after `stop()`, was rejected. */
+export class ThrottlerStoppedError extends Error {
+  override name = 'ThrottlerStoppedError';
+  constructor() {
+    super('The throttler was stopped before the task could start');
+  }
+}
+
+/**
+ * A scheduled task, and the message the throttler queues for it: one object
+ * per task, so the hot path allocates as little as it can.
+ */
+class Task {
+  readonly type = 'task';
+  settled = false;
+  private abort: { signal: AbortSignal; listener: () => void } | undefined;
+
+  constructor(
+    readonly run: () => unknown,
+    readonly resolve: (value: any) => void,
+    readonly reject: (reason: unknown) => void,
+    readonly channel: string | undefined,
+    readonly cost: number | undefined,
+  ) {}
+
+  watch(signal: AbortSignal, onAbort: () => void): void {
+    const listener = onAbort;
+    signal.addEventListener('abort', listener, { once: true });
+    this.abort = { signal, listener };
+  }
+
+  /** The reason it was aborted with, once its signal fired. */
+  get abortReason(): unknown {
+    return this.abort?.signal.reason;
+  }
+
+  /** It started or left the queue: the signal no longer concerns it. */
+  unwatch(): void {
+    if (this.abort !== undefined) {
+      this.abort.signal.removeEventListener('abort', this.abort.listener);
+      this.abort = undefined;
+    }
+  }
+
+  fail(error: unknown): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.unwatch();
+    this.reject(error);
+  }
+}
+
+function isTask(value: unknown): value is Task {
+  return value instanceof Task;
+}
+
+/** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
+export function createThrottler(options: ThrottlerOptions): Throttler {
+  const { clock, inspect, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
+  const resolved = resolveOptions(throttleOptions);
+  const { now } = resolved;
+  const reportsSettling = resolved.maxConcurrent !== Number.POSITIVE_INFINITY || resolved.countUntil === 'done';
+  let stopped = false;
+
+  // Tasks granted by the throttler start together in one microtask: outside the
+  // machine's processing (so they may call back into it), and without a closure per task.
+  const granted: Task[] = [];
+  let startScheduled = false;
+  const startGranted = (): void => {
+    startScheduled = false;
+    for (let index = 0; index < granted.length; index++) start(granted[index] as Task);
+    granted.length = 0;
+  };
+
+  const start = (task: Task): void => {
+    task.unwatch();
+    task.settled = true;
+    let result: unknown;
+    try {
+      result = task.run();
+    } catch (error) {
+      if (reportsSettling) reportSettled(task);
+      task.reject(error);
+      return;
+    }
+    if (!reportsSettling) {
+      task.resolve(result);
+      return;
+    }
+    Promise.resolve(result).then(
+      (value) => {
+        reportSettled(task);
+        task.resolve(value);
+      },
+      (error: unknown) => {
+        reportSettled(task);
+        task.reject(error);
+      },
+    );
+  };
+
+  const reportSettled = (task: Task): void => {
+    if (!stopped) actor.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
+  };
+
+  const runner = createActor(
+    fromCallback<Task>(({ receive }) => {
+      receive((task) => {
+        granted.push(task);
+        if (!startScheduled) {
+          startScheduled = true;
+          queueMicrotask(startGranted);
+        }
+      });
+    }),
+  ).start();
+
+  const actor = createActor(throttlerMachine, {
+    input: { ...throttleOptions, target: runner as AnyActorRef },
+    ...(clock === undefined ? {} : { clock }),
+    ...(inspect === undefined ? {} : { inspect }),
+  });
+
+  // A task leaves the queue without starting only through these events: each rejects its promise.
+  const failDiscarded = (event: ThrottlerEmitted): void => {
+    if ((event.type !== 'dropped' && event.type !== 'rejected') || !isTask(event.message)) return;
+    const task = event.message;
+    task.fail(event.type === 'dropped' && event.reason === 'cancelled' ? task.abortReason : event.error);
+  };
+  actor.on('dropped', failDiscarded);
+  actor.on('rejected', failDiscarded);
+  actor.start();
+
+  const schedule = <R>(run: () => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions): Promise<Awaited<R>> => {
+    const { channel, cost, signal } = scheduleOptions ?? {};
+    if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
+    if (stopped) return Promise.reject(new ThrottlerStoppedError());
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let task!: Task;
+    const promise = new Promise<Awaited<R>>((resolve, reject) => {
+      task = new Task(run, resolve, reject, channel, cost);
+    });
+    if (signal !== undefined) task.watch(signal, () => actor.send({ type: 'CANCEL', id: task }));
+    actor.send({ type: 'QUEUE', message: task, channel, cost, id: signal === undefined ? undefined : task });
+    return promise;
+  };
+
+  return {
+    schedule,
+    wrap:
+      <A extends unknown[], R>(fn: (...args: A) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) =>
+      (...args: A) =>
+        schedule(() => fn(...args), scheduleOptions),
+    acquire: (cost?: number, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
+      const askedAt = now();
+      return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
+    },
+    tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
+      if (stopped) throw new ThrottlerStoppedError();
+      const reply: { waitMs?: number; error?: Error } = {};
+      actor.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
+      if (reply.error !== undefined) throw reply.error;
+      if (reply.waitMs === undefined) {
+        // The actor was busy (called from one of its own event listeners): the answer would come too late.
+        throw new Error('tryAcquire() cannot be called while the throttler is processing an event (from actor.on)');
+      }
+      // With countUntil 'done' the permit occupies its slot until settled; it settles at once.
+      if (reply.waitMs === 0 && reportsSettling)
+        actor.send({ type: 'SETTLED', channel: acquireOptions?.channel, cost });
+      return reply.waitMs as number;
+    },
+    pause: (ms?: number) => {
+      if (ms !== undefined && (typeof ms !== 'number' || !(ms >= 0))) {
+        throw new ThrottlerOptionError('pause(ms)', 'a duration >= 0 in milliseconds', ms);
+      }
+      actor.send({ type: 'PAUSE', duration: ms });
+    },
+    resume: () => actor.send({ type: 'RESUME' }),
+    setRate: (rate: RatesInput, channel?: string) => {
+      let refusal: Error | undefined;
+      const listener = actor.on('invalidEvent', (event) => {
+        refusal = event.error;
+      });
+      actor.send({ type: 'SET_RATE', rate, channel });
+      listener.unsubscribe();
+      if (refusal !== undefined) throw refusal;
+    },
+    stop: () => {
+      if (stopped) return;
+      stopped = true;
+      const waiting = actor.getSnapshot().context.dispatcher.waiting();
+      actor.stop();
+      runner.stop();
+      const error = new ThrottlerStoppedError();
+      for (const entry of waiting) if (isTask(entry.message)) entry.message.fail(error);
+    },
+    get counts() {
+      return { ...actor.getSnapshot().context.counts };
+    },
+    actor,
+  };
+}

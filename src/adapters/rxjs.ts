@@ -1,0 +1,140 @@
+/**
+ * `throttleQueue(options)`: an RxJS operator that passes every value through,
+ * in order, no faster than the rate, backed by one throttler actor per
+ * subscription.
+ *
+ * Semantics:
+ * - Emits: every source value, unchanged, at the moment the throttler delivers
+ *   it; FIFO (or FIFO per channel with `ordering: 'per-channel'` and a
+ *   `channel` function). Nothing is skipped: values wait in the queue.
+ * - Completes: when the source has completed and every value has been emitted.
+ * - Errors: a source error passes through at once, as with RxJS's own
+ *   time-based operators, and the values still waiting are discarded with the
+ *   subscription. With a bounded queue (`capacity`), a value rejected or dropped
+ *   for overflow goes to `onDropped` if given, and otherwise errors the stream:
+ *   a value is never lost quietly. An invalid `cost` or `channel` for a value
+ *   errors the stream the same way.
+ * - Unsubscribing: stops the actor, which cancels its one timer; nothing is
+ *   emitted after that.
+ * - Time: with `scheduler`, both the timer and the time source come from it, so
+ *   an RxJS TestScheduler runs it in virtual time (marble tests); without it,
+ *   `setTimeout` and `performance.now()` (or the `now` option).
+ * Options are validated when the operator is created; a bad one throws then.
+ */
+import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { type AnyActorRef, createActor, fromCallback } from 'xstate';
+import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
+import { throttlerMachine } from '../machine/throttler-machine.js';
+import type { Clock, ThrottlerEmitted } from '../machine/types.js';
+import { ThrottlerOptionError } from '../rate/index.js';
+
+export interface ThrottleQueueOptions<T> extends ThrottleOptions {
+  /** Where the timer and the time come from: pass the TestScheduler in marble tests. */
+  scheduler?: SchedulerLike;
+  /** The channel of a value (a name in `channels`), or undefined for the overall rate only. */
+  channel?: (value: T) => string | undefined;
+  /** How much of the limit a value spends (default 1). */
+  cost?: (value: T) => number;
+  /** Receives every value that a full queue rejected or dropped (with `capacity`); without it, such a value errors the stream. */
+  onDropped?: (value: T, error: Error) => void;
+}
+
+/** A value in the queue: the machine queues events, so each value travels in one. */
+interface QueuedValue<T> {
+  readonly type: 'value';
+  readonly value: T;
+}
+
+/** XState's clock on an RxJS scheduler: a timeout is a scheduled action, clearing it unsubscribes. */
+function schedulerClock(scheduler: SchedulerLike): Clock {
+  return {
+    setTimeout: (fn, timeout) => scheduler.schedule(fn, timeout),
+    clearTimeout: (subscription: Subscription) => subscription.unsubscribe(),
+  };
+}
+
+export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
+  const { scheduler, channel, cost, onDropped, ...throttleOptions } = options ?? ({} as ThrottleQueueOptions<T>);
+  for (const [name, fn] of [
+    ['channel', channel],
+    ['cost', cost],
+    ['onDropped', onDropped],
+  ] as const) {
+    if (fn !== undefined && typeof fn !== 'function') throw new ThrottlerOptionError(name, 'a function', fn);
+  }
+  if (scheduler !== undefined && (typeof scheduler !== 'object' || typeof scheduler?.schedule !== 'function')) {
+    throw new ThrottlerOptionError('scheduler', 'an RxJS scheduler', scheduler);
+  }
+  if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
+  resolveOptions(throttleOptions);
+
+  return (source) =>
+    new Observable<T>((subscriber) => {
+      let waiting = 0;
+      let sourceDone = false;
+      const completeIfDrained = (): void => {
+        if (sourceDone && waiting === 0) subscriber.complete();
+      };
+
+      const emitter = createActor(
+        fromCallback<QueuedValue<T>>(({ receive }) => {
+          receive((queued) => {
+            waiting -= 1;
+            subscriber.next(queued.value);
+            completeIfDrained();
+          });
+        }),
+      ).start();
+      const throttler = createActor(throttlerMachine, {
+        input: { ...throttleOptions, target: emitter as AnyActorRef },
+        ...(scheduler === undefined ? {} : { clock: schedulerClock(scheduler) }),
+      });
+      const onDiscarded = (event: ThrottlerEmitted): void => {
+        if (event.type !== 'dropped' && event.type !== 'rejected') return;
+        waiting -= 1;
+        if (event.type === 'rejected' && event.reason === 'invalid') {
+          subscriber.error(event.error);
+        } else if (onDropped !== undefined) {
+          onDropped((event.message as QueuedValue<T>).value, event.error);
+          completeIfDrained();
+        } else {
+          subscriber.error(event.error);
+        }
+      };
+      throttler.on('dropped', onDiscarded);
+      throttler.on('rejected', onDiscarded);
+      throttler.start();
+
+      const subscription = source.subscribe({
+        next: (value) => {
+          let valueChannel: string | undefined;
+          let valueCost: number | undefined;
+          try {
+            valueChannel = channel?.(value);
+            valueCost = cost?.(value);
+          } catch (error) {
+            subscriber.error(error);
+            return;
+          }
+          waiting += 1;
+          throttler.send({
+            type: 'QUEUE',
+            message: { type: 'value', value } satisfies QueuedValue<T>,
+            channel: valueChannel,
+            cost: valueCost,
+          });
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          sourceDone = true;
+          completeIfDrained();
+        },
+      });
+
+      return () => {
+        subscription.unsubscribe();
+        throttler.stop();
+        emitter.stop();
+      };
+    });
+}
