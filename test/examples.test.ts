@@ -16,6 +16,13 @@ const expectedOutput: Record<string, RegExp[]> = {
   'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
   'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
+  'promise-api.ts': [
+    /call 99: AbortError/,
+    /call 5 retried -> 200/,
+    /all done at \d+ ms: 1:200 2:200 3:200 4:200 5:200 6:200/,
+  ],
+  'rxjs-operator.ts': [/a at \d+ ms/, /h at \d+ ms\ncomplete/],
+  'rate-limiter.ts': [/token-bucket: waits \d+, \d{1,2}, \d{1,2}, \d{1,2}, \d{2,3}, /, /warming-up: waits \d+, \d{3}, \d{3}, /],
 };
 
 function runExample(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
