@@ -29,6 +29,12 @@ interface CheckResult {
   restoredDelivered: number[];
   /** console.warn output while running: the development build warns on a send to a stopped actor. */
   warnings: string[];
+  /** The promise API: ms after scheduling at which tasks 1-4 started, and how task 5 ended after stop(). */
+  taskStarts: number[];
+  stoppedTask: string;
+  /** The RxJS operator: values in the order emitted, and ms after subscribing at which each came. */
+  operatorValues: number[];
+  operatorTimes: number[];
 }
 
 /** The scenario both module formats run; `lib` is the built package, `xstate` the peer dependency. */
@@ -41,9 +47,9 @@ const waitFor = async (done, timeoutMs) => {
   }
 };
 
-async function scenario(lib, xstate) {
+async function scenario(lib, xstate, rxjs) {
   const { createActor, fromCallback } = xstate;
-  const { throttlerMachine, restoreThrottler } = lib;
+  const { throttlerMachine, restoreThrottler, createThrottler, throttleQueue } = lib;
   const warnings = [];
   const originalWarn = console.warn;
   console.warn = (...args) => warnings.push(args.map(String).join(' '));
@@ -87,8 +93,37 @@ async function scenario(lib, xstate) {
   sleeper.stop();
   sleeperTarget.stop();
 
+  // The promise API: 2/50ms; tasks 1-2 at once, 3 after 50 ms, 4 beside it; 5 waits and stop() rejects it.
+  const tasks = createThrottler({ rate: '2/50ms', strategy: 'sliding-window' });
+  const scheduledAt = performance.now();
+  const taskStarts = await Promise.all([1, 2, 3].map(() => tasks.schedule(() => performance.now() - scheduledAt)));
+  taskStarts.push(await tasks.schedule(() => performance.now() - scheduledAt));
+  const fifth = tasks.schedule(() => 'started').then((value) => value, (error) => error.name);
+  tasks.stop();
+  const stoppedTask = await fifth;
+
+  // The RxJS operator: the same rate, three values, completion after the last.
+  const subscribedAt = performance.now();
+  const emitted = await new Promise((resolve, reject) => {
+    const seen = [];
+    rxjs
+      .from([1, 2, 3])
+      .pipe(throttleQueue({ rate: '2/50ms', strategy: 'sliding-window' }))
+      .subscribe({ next: (value) => seen.push([value, performance.now() - subscribedAt]), error: reject, complete: () => resolve(seen) });
+  });
+
   console.warn = originalWarn;
-  return { arrivals, lost, stateAfterLoss, restoredDelivered: restoredLog.map((r) => r.n), warnings };
+  return {
+    arrivals,
+    lost,
+    stateAfterLoss,
+    restoredDelivered: restoredLog.map((r) => r.n),
+    warnings,
+    taskStarts,
+    stoppedTask,
+    operatorValues: emitted.map(([value]) => value),
+    operatorTimes: emitted.map(([, at]) => at),
+  };
 }
 `;
 
@@ -96,9 +131,10 @@ const ESM_CHECK = `
 import { createRequire } from 'node:module';
 import * as lib from 'xstate-throttler';
 import * as xstate from 'xstate';
+import * as rxjs from 'rxjs';
 ${SCENARIO}
 const require = createRequire(import.meta.url);
-const result = await scenario(lib, xstate);
+const result = await scenario(lib, xstate, rxjs);
 console.log('RESULT ' + JSON.stringify({
   module: 'esm',
   resolved: { throttler: import.meta.resolve('xstate-throttler'), xstate: import.meta.resolve('xstate') },
@@ -111,8 +147,9 @@ console.log('RESULT ' + JSON.stringify({
 const CJS_CHECK = `
 const lib = require('xstate-throttler');
 const xstate = require('xstate');
+const rxjs = require('rxjs');
 ${SCENARIO}
-scenario(lib, xstate).then((result) => {
+scenario(lib, xstate, rxjs).then((result) => {
   console.log('RESULT ' + JSON.stringify({
     module: 'cjs',
     resolved: { throttler: require.resolve('xstate-throttler'), xstate: require.resolve('xstate') },
@@ -163,6 +200,7 @@ beforeAll(async () => {
   mkdirSync(join(sandbox, 'node_modules'));
   symlinkSync(repo, join(sandbox, 'node_modules', 'xstate-throttler'), 'dir');
   symlinkSync(join(repo, 'node_modules', 'xstate'), join(sandbox, 'node_modules', 'xstate'), 'dir');
+  symlinkSync(join(repo, 'node_modules', 'rxjs'), join(sandbox, 'node_modules', 'rxjs'), 'dir');
   writeFileSync(join(sandbox, 'check.mjs'), ESM_CHECK);
   writeFileSync(join(sandbox, 'check.cjs'), CJS_CHECK);
 }, 60_000);
@@ -197,6 +235,17 @@ describe('the built package in production mode', () => {
       expect(result.stateAfterLoss).toEqual({ value: 'idle', queued: 1 });
       expect(result.restoredDelivered).toEqual([4]);
       expect(result.warnings).toEqual([]);
+
+      const [task1, task2, task3, task4] = result.taskStarts as [number, number, number, number];
+      expect(task2 - task1).toBeLessThan(40);
+      expect(task3 - task1).toBeGreaterThanOrEqual(45);
+      expect(task4).toBeGreaterThanOrEqual(task3);
+      expect(result.stoppedTask).toBe('ThrottlerStoppedError');
+
+      expect(result.operatorValues).toEqual([1, 2, 3]);
+      const [value1, , value3] = result.operatorTimes as [number, number, number];
+      expect(value3 - value1).toBeGreaterThanOrEqual(45);
+      expect(value3 - value1).toBeLessThan(1_000);
       expect(exitDelayMs).toBeLessThan(5_000);
     },
   );
