@@ -22,7 +22,10 @@ const expectedOutput: Record<string, RegExp[]> = {
     /all done at \d+ ms: 1:200 2:200 3:200 4:200 5:200 6:200/,
   ],
   'rxjs-operator.ts': [/a at \d+ ms/, /h at \d+ ms\ncomplete/],
-  'rate-limiter.ts': [/token-bucket: waits \d+, \d{1,2}, \d{1,2}, \d{1,2}, \d{2,3}, /, /warming-up: waits \d+, \d{3}, \d{3}, /],
+  'rate-limiter.ts': [
+    /token-bucket: waits \d+, \d{1,2}, \d{1,2}, \d{1,2}, \d{2,3}, /,
+    /warming-up: waits \d+, \d{3}, \d{3}, /,
+  ],
 };
 
 function runExample(file: string): Promise<{ code: number; stdout: string; stderr: string }> {

@@ -1,0 +1,160 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ThrottlerEmitted } from '../../src/index.js';
+import { type Arrival, type Delivery, type RateConfig, scopesOf, worstWindows } from '../support/oracle.js';
+import {
+  arrivalsArbitrary,
+  type DrivenThrottler,
+  drain,
+  driveSchedule,
+  idsByChannel,
+  longestInterval,
+  machineRates,
+  rateConfigArbitrary,
+} from '../support/scenarios.js';
+import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
+
+afterEach(restoreRealTime);
+
+const NUM_RUNS = 150;
+
+const scenarioArbitrary = fc
+  .tuple(rateConfigArbitrary, fc.constantFrom<'fifo' | 'per-channel'>('fifo', 'per-channel'))
+  .chain(([config, ordering]) => arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, arrivals })));
+
+/**
+ * Runs a scenario through the timer strategy until the queue is empty, then one
+ * longest interval more, so that the voucher period of the last delivery ends.
+ */
+function runTimer(
+  config: RateConfig,
+  ordering: 'fifo' | 'per-channel',
+  arrivals: readonly Arrival[],
+): { driven: DrivenThrottler; deliveries: ReturnType<DrivenThrottler['deliveries']> } {
+  const driven = driveSchedule({ strategy: 'timer', ordering, ...machineRates(config) }, arrivals);
+  drain(driven, longestInterval(config));
+  driven.advanceTo(driven.elapsed() + longestInterval(config));
+  return { driven, deliveries: driven.deliveries() };
+}
+
+/** When the throttler went from idle to active: each starts a new train of tick periods. */
+function activationTimes(emitted: readonly ThrottlerEmitted[]): number[] {
+  return emitted.flatMap((event) => (event.type === 'activated' ? [event.at] : []));
+}
+
+/**
+ * For every rate, the most cost delivered within one of its tick periods.
+ * Periods follow the documented rule: an activation starts a train of ticks
+ * [a, a + T), [a + T, a + 2T), ... unless the period in which this rate last
+ * delivered (or last started) is still running then; that train goes on, since
+ * a fresh set of vouchers mid-period could exceed the rate.
+ */
+function fullestPeriods(config: RateConfig, deliveries: readonly Delivery[], activations: readonly number[]) {
+  return scopesOf(config).map(({ channel, rate }) => {
+    const inScope = deliveries.filter((delivery) => channel === undefined || delivery.channel === channel);
+    const costPerPeriod = new Map<number, number>();
+    let trainStart = Number.NEGATIVE_INFINITY;
+    let latestUse = Number.NEGATIVE_INFINITY;
+    const periodStartOf = (at: number) => trainStart + Math.floor((at - trainStart) / rate.interval) * rate.interval;
+    let next = 0;
+    for (const activation of [...activations, Number.POSITIVE_INFINITY]) {
+      // Deliveries before this activation belong to the train running until it.
+      for (; next < inScope.length && (inScope[next] as Delivery).at < activation; next++) {
+        const delivery = inScope[next] as Delivery;
+        const period = periodStartOf(delivery.at);
+        costPerPeriod.set(period, (costPerPeriod.get(period) ?? 0) + delivery.cost);
+        latestUse = delivery.at;
+      }
+      if (trainStart === Number.NEGATIVE_INFINITY || activation >= periodStartOf(latestUse) + rate.interval) {
+        trainStart = activation;
+        latestUse = activation;
+      }
+    }
+    return { channel, rate, cost: Math.max(0, ...costPerPeriod.values()) };
+  });
+}
+
+describe('timer (voucher) strategy, random rates, channels, costs and arrivals (virtual time)', () => {
+  it('never delivers more than the limit (by cost) within one tick period, the ticks starting at activation', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
+        const { driven, deliveries } = runTimer(config, ordering, arrivals);
+        const activations = activationTimes(driven.emitted);
+        expect(activations.length).toBeGreaterThan(0);
+        expect(Math.min(...deliveries.map((delivery) => delivery.at))).toBeGreaterThanOrEqual(activations[0] as number);
+        const overfull = fullestPeriods(config, deliveries, activations).filter(({ rate, cost }) => cost > rate.limit);
+        expect(overfull).toEqual([]);
+        driven.actor.stop();
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('delivers every message exactly once, in arrival order (globally, or within each channel)', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
+        const { driven, deliveries } = runTimer(config, ordering, arrivals);
+        const deliveredIds = deliveries.map((delivery) => delivery.id);
+        expect([...deliveredIds].sort((a, b) => a - b)).toEqual(arrivals.map((arrival) => arrival.id));
+        if (ordering === 'fifo') expect(deliveredIds).toEqual(arrivals.map((arrival) => arrival.id));
+        else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
+        driven.actor.stop();
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('is idle with no timer pending once the queue is empty and the last voucher period has ended', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
+        const { driven } = runTimer(config, ordering, arrivals);
+        expect(driven.actor.getSnapshot().value).toBe('idle');
+        expect(pendingTimers()).toBe(0);
+        driven.actor.stop();
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('is weaker than the sliding window, but never puts more than 2N in a window of one interval', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
+        const { driven, deliveries } = runTimer(config, ordering, arrivals);
+        const beyondTwiceTheLimit = worstWindows(config, deliveries).filter(({ rate, cost }) => cost > 2 * rate.limit);
+        expect(beyondTwiceTheLimit).toEqual([]);
+        driven.actor.stop();
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('reaches exactly 2N in one window when a period starts unused: N just before its tick, N at it', () => {
+    // A pause lets the first period start (on activation, at 0) without a delivery,
+    // so all N vouchers are spent late in it and the tick brings N more at once.
+    const case_ = fc.record({
+      limit: fc.integer({ min: 1, max: 5 }),
+      interval: fc.integer({ min: 2, max: 2000 }),
+      pauseFraction: fc.double({ min: 0, max: 1, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(case_, ({ limit, interval, pauseFraction }) => {
+        const pause = 1 + Math.floor(pauseFraction * (interval - 2));
+        const arrivals = Array.from({ length: 2 * limit }, (_, id) => ({ id, at: 0, cost: 1, channel: undefined }));
+        const config: RateConfig = { overall: [{ limit, interval }], channels: {} };
+        const driven = driveSchedule({ strategy: 'timer', rate: { limit, interval } }, arrivals, (actor) =>
+          actor.send({ type: 'PAUSE', duration: pause }),
+        );
+        driven.advanceTo(2 * interval);
+        const deliveries = driven.deliveries();
+        expect(deliveries.map((delivery) => delivery.at)).toEqual([
+          ...Array<number>(limit).fill(pause),
+          ...Array<number>(limit).fill(interval),
+        ]);
+        const [worst] = worstWindows(config, deliveries);
+        expect(worst?.cost).toBe(2 * limit);
+        driven.actor.stop();
+      }),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -1,0 +1,168 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ThrottlerInput } from '../../src/index.js';
+import { type Arrival, type Delivery, type RateConfig, type RateScope, scopesOf } from '../support/oracle.js';
+import {
+  arrivalsArbitrary,
+  drain,
+  driveSchedule,
+  idsByChannel,
+  longestInterval,
+  machineRates,
+  type ObservedDelivery,
+  rateConfigArbitrary,
+} from '../support/scenarios.js';
+import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
+
+afterEach(restoreRealTime);
+
+const NUM_RUNS = 150;
+
+type Ordering = 'fifo' | 'per-channel';
+
+const orderingArbitrary = fc.constantFrom<Ordering>('fifo', 'per-channel');
+
+/** A span [from, to] of one rate's deliveries whose cost is more than the bound allows. */
+interface SpanExcess extends RateScope {
+  readonly from: number;
+  readonly to: number;
+  readonly cost: number;
+  readonly allowed: number;
+}
+
+/**
+ * Every span [a, b] from one delivery to a later one, for every rate: the cost
+ * granted in it against `allowance + limit × (b − a) / interval + the cost of the
+ * last request in it` (granted ahead of its permits; the next request waits
+ * that off). Returns the spans over the bound.
+ */
+function spansOverBound(
+  config: RateConfig,
+  deliveries: readonly Delivery[],
+  allowanceOf: (scope: RateScope) => number,
+): SpanExcess[] {
+  const excesses: SpanExcess[] = [];
+  for (const scope of scopesOf(config)) {
+    const inScope = deliveries.filter((delivery) => scope.channel === undefined || delivery.channel === scope.channel);
+    for (let first = 0; first < inScope.length; first++) {
+      let cost = 0;
+      for (let last = first; last < inScope.length; last++) {
+        const from = inScope[first] as Delivery;
+        const to = inScope[last] as Delivery;
+        cost += to.cost;
+        const allowed = allowanceOf(scope) + (scope.rate.limit * (to.at - from.at)) / scope.rate.interval + to.cost;
+        // The tolerance only absorbs rounding in `allowed`; costs are whole numbers.
+        if (cost > allowed + 1e-9) excesses.push({ ...scope, from: from.at, to: to.at, cost, allowed });
+      }
+    }
+  }
+  return excesses;
+}
+
+/** Sends the arrivals through, waits until nothing is queued, then one longest interval more. */
+function run(input: Omit<ThrottlerInput, 'target'>, config: RateConfig, arrivals: readonly Arrival[]) {
+  const driven = driveSchedule(input, arrivals);
+  drain(driven, longestInterval(config));
+  driven.advanceTo(driven.elapsed() + longestInterval(config));
+  const result = {
+    deliveries: driven.deliveries(),
+    state: driven.actor.getSnapshot().value,
+    timers: pendingTimers(),
+  };
+  driven.actor.stop();
+  return result;
+}
+
+function expectExactlyOnceInOrder(
+  deliveries: readonly ObservedDelivery[],
+  arrivals: readonly Arrival[],
+  ordering: Ordering,
+) {
+  const deliveredIds = deliveries.map((delivery) => delivery.id);
+  expect([...deliveredIds].sort((a, b) => a - b)).toEqual(arrivals.map((arrival) => arrival.id));
+  if (ordering === 'fifo') expect(deliveredIds).toEqual(arrivals.map((arrival) => arrival.id));
+  else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
+}
+
+describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, costs and arrivals', () => {
+  const scenarioArbitrary = fc
+    .tuple(rateConfigArbitrary, orderingArbitrary, fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }))
+    .chain(([config, ordering, maxBurst]) =>
+      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, maxBurst, arrivals })),
+    );
+
+  it('grants at most maxBurst + limit × (b − a) / interval + the one pre-consumed request over any span [a, b]', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals }) => {
+        const { deliveries } = run(
+          { strategy: 'token-bucket', ordering, maxBurst, ...machineRates(config) },
+          config,
+          arrivals,
+        );
+        // The default burst is one interval's worth: the limit.
+        expect(spansOverBound(config, deliveries, ({ rate }) => maxBurst ?? rate.limit)).toEqual([]);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('delivers every message exactly once, in arrival order, then is idle with no timer pending', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals }) => {
+        const { deliveries, state, timers } = run(
+          { strategy: 'token-bucket', ordering, maxBurst, ...machineRates(config) },
+          config,
+          arrivals,
+        );
+        expectExactlyOnceInOrder(deliveries, arrivals, ordering);
+        expect(state).toBe('idle');
+        expect(timers).toBe(0);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, costs and arrivals', () => {
+  const scenarioArbitrary = fc
+    .tuple(
+      rateConfigArbitrary,
+      orderingArbitrary,
+      fc.integer({ min: 1, max: 5000 }),
+      fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+    )
+    .chain(([config, ordering, warmup, coldFactor]) =>
+      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, warmup, coldFactor, arrivals })),
+    );
+
+  it('is never faster than the full rate: over any span [a, b] at most limit × (b − a) / interval + the pre-consumed request', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals }) => {
+        const { deliveries } = run(
+          { strategy: 'warming-up', ordering, warmup, coldFactor, ...machineRates(config) },
+          config,
+          arrivals,
+        );
+        // Stored permits are no burst here: spending one costs at least the stable interval.
+        expect(spansOverBound(config, deliveries, () => 0)).toEqual([]);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it('delivers every message exactly once, in arrival order, then is idle with no timer pending', () => {
+    fc.assert(
+      fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals }) => {
+        const { deliveries, state, timers } = run(
+          { strategy: 'warming-up', ordering, warmup, coldFactor, ...machineRates(config) },
+          config,
+          arrivals,
+        );
+        expectExactlyOnceInOrder(deliveries, arrivals, ordering);
+        expect(state).toBe('idle');
+        expect(timers).toBe(0);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});

@@ -1,0 +1,176 @@
+import fc from 'fast-check';
+import { createActor, type EventObject } from 'xstate';
+import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import type { Arrival, Delivery, OracleRate, RateConfig } from './oracle.js';
+import { createRecorder } from './recorder.js';
+import { advance, restoreRealTime, useVirtualTime } from './virtual-time.js';
+
+/**
+ * Random rates and arrival schedules for the property tests, and a driver that
+ * sends a schedule through the real machine in virtual time. Every time is a
+ * whole millisecond: the machine rounds its wake-up delays up to whole ms, so
+ * with integer arrivals and intervals the expected times are exact.
+ */
+
+export const CHANNEL_NAMES = ['alpha', 'beta', 'gamma'] as const;
+
+const rateArbitrary: fc.Arbitrary<OracleRate> = fc.record({
+  limit: fc.integer({ min: 1, max: 5 }),
+  interval: fc.integer({ min: 1, max: 2000 }),
+});
+
+const ratesArbitrary = fc.array(rateArbitrary, { minLength: 1, maxLength: 2 });
+
+/** 1-2 overall rates, and 0-3 channels with 1-2 rates each. */
+export const rateConfigArbitrary: fc.Arbitrary<RateConfig> = fc
+  .tuple(
+    ratesArbitrary,
+    fc.integer({ min: 0, max: CHANNEL_NAMES.length }),
+    fc.array(ratesArbitrary, { minLength: 3, maxLength: 3 }),
+  )
+  .map(([overall, channelCount, channelRates]) => ({
+    overall,
+    channels: Object.fromEntries(
+      CHANNEL_NAMES.slice(0, channelCount).map((name, index) => [name, channelRates[index] as OracleRate[]]),
+    ),
+  }));
+
+/** The largest cost a message on `channel` may have: the smallest limit that applies to it. */
+export function largestCostFor(config: RateConfig, channel: string | undefined): number {
+  const applicable = [...config.overall, ...(channel === undefined ? [] : (config.channels[channel] ?? []))];
+  return Math.min(...applicable.map((rate) => rate.limit));
+}
+
+/**
+ * Mostly bursts (several messages in the same ms or a few ms apart) with some
+ * pauses long enough for windows to empty.
+ */
+const gapArbitrary = fc.oneof(
+  fc.constant(0),
+  fc.integer({ min: 0, max: 20 }),
+  fc.integer({ min: 0, max: 500 }),
+  fc.integer({ min: 0, max: 2500 }),
+);
+
+/** 1-25 messages for these rates: integer gaps, a channel of the config or none, a cost that fits. */
+export function arrivalsArbitrary(config: RateConfig, maxLength = 25): fc.Arbitrary<Arrival[]> {
+  const channelArbitrary = fc.constantFrom<string | undefined>(undefined, ...Object.keys(config.channels));
+  const messageArbitrary = fc
+    .tuple(gapArbitrary, channelArbitrary, fc.integer({ min: 1, max: 5 }))
+    .map(([gap, channel, wantedCost]) => ({
+      gap,
+      channel,
+      cost: Math.min(wantedCost, largestCostFor(config, channel)),
+    }));
+  return fc.array(messageArbitrary, { minLength: 1, maxLength }).map((messages) => {
+    let at = 0;
+    return messages.map(({ gap, channel, cost }, id) => {
+      at += gap;
+      return { id, at, cost, channel };
+    });
+  });
+}
+
+/** Rates as the machine takes them. */
+export function machineRates(config: RateConfig): Pick<ThrottlerInput, 'rate' | 'channels'> {
+  const channels = Object.fromEntries(
+    Object.entries(config.channels).map(([name, rates]) => [name, rates.map((rate) => ({ ...rate }))]),
+  );
+  return { rate: config.overall.map((rate) => ({ ...rate })), channels };
+}
+
+/** A message that says which arrival it is, so deliveries can be matched to arrivals. */
+export interface TaggedMessage extends EventObject {
+  type: 'tagged';
+  id: number;
+}
+
+/** A delivery as the target saw it, with the arrival it was. */
+export interface ObservedDelivery extends Delivery {
+  readonly id: number;
+}
+
+/** A throttler driven through an arrival schedule in virtual time. */
+export interface DrivenThrottler {
+  readonly actor: ReturnType<typeof createActor<typeof throttlerMachine>>;
+  /** What the target received so far, in order, with the arrival's cost and channel. */
+  deliveries(): ObservedDelivery[];
+  /** Everything the throttler emitted, in order. */
+  readonly emitted: ThrottlerEmitted[];
+  /** Moves virtual time forward to `at` (a time since the run started). */
+  advanceTo(at: number): void;
+  /** The virtual time since the run started. */
+  elapsed(): number;
+}
+
+/**
+ * Starts a throttler with a recording target at virtual time 0, lets `prepare`
+ * send it anything first, and sends each arrival at its time. Virtual time is
+ * reset for every run, so each fast-check run starts from 0 with no timer left
+ * over from the one before.
+ */
+export function driveSchedule(
+  input: Omit<ThrottlerInput, 'target'>,
+  arrivals: readonly Arrival[],
+  prepare?: (actor: DrivenThrottler['actor']) => void,
+): DrivenThrottler {
+  restoreRealTime();
+  useVirtualTime();
+  const target = createRecorder<TaggedMessage>();
+  const actor = createActor(throttlerMachine, { input: { ...input, target: target.ref } });
+  const emitted: ThrottlerEmitted[] = [];
+  actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
+  actor.start();
+  prepare?.(actor);
+  const byId = new Map(arrivals.map((arrival) => [arrival.id, arrival]));
+  let clock = 0;
+  const advanceTo = (at: number): void => {
+    if (at > clock) advance(at - clock);
+    clock = Math.max(clock, at);
+  };
+  for (const arrival of arrivals) {
+    advanceTo(arrival.at);
+    actor.send({
+      type: 'QUEUE',
+      message: { type: 'tagged', id: arrival.id },
+      channel: arrival.channel,
+      cost: arrival.cost,
+    });
+  }
+  return {
+    actor,
+    emitted,
+    advanceTo,
+    elapsed: () => clock,
+    deliveries: () =>
+      target.received.map(({ message, at }) => {
+        const arrival = byId.get(message.id);
+        if (arrival === undefined) throw new Error(`the target received a message never queued: ${message.id}`);
+        return { id: message.id, at, cost: arrival.cost, channel: arrival.channel };
+      }),
+  };
+}
+
+/** Advances in steps of `step` ms until nothing waits, at most `maxSteps` times. */
+export function drain(driven: DrivenThrottler, step: number, maxSteps = 10_000): void {
+  for (let i = 0; i < maxSteps && driven.actor.getSnapshot().context.counts.queued > 0; i++) {
+    driven.advanceTo(driven.elapsed() + step);
+  }
+}
+
+/** The ids in the order they went, per channel (undefined: no channel). */
+export function idsByChannel(deliveries: readonly { id: number; channel: string | undefined }[]) {
+  const byChannel = new Map<string | undefined, number[]>();
+  for (const { id, channel } of deliveries) {
+    const ids = byChannel.get(channel) ?? [];
+    ids.push(id);
+    byChannel.set(channel, ids);
+  }
+  return byChannel;
+}
+
+/** The longest interval among the rates (how long after a delivery it still counts). */
+export function longestInterval(config: RateConfig): number {
+  const all = [...config.overall, ...Object.values(config.channels).flat()];
+  return Math.max(...all.map((rate) => rate.interval));
+}
