@@ -71,12 +71,17 @@ const OVERFLOWS: readonly Overflow[] = ['reject', 'drop-oldest', 'drop-newest'];
 
 export const monotonicNow = (): number => performance.now();
 
+/** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
+function withDefault<T>(value: T | undefined, fallback: T): T {
+  return value === undefined ? fallback : value;
+}
+
 /** Validates options up front; every error names the option and the value. */
 export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('options', 'an object with at least a rate, e.g. { rate: "10/1s" }', options);
   }
-  const strategy = options.strategy ?? 'timer';
+  const strategy = withDefault(options.strategy, 'timer');
   if (!STRATEGIES.includes(strategy)) {
     throw new ThrottlerOptionError('strategy', `one of ${STRATEGIES.map((s) => `"${s}"`).join(', ')}`, strategy);
   }
@@ -90,30 +95,30 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
       channels.set(name, parseRates(channelRate, `channels.${name}`));
     }
   }
-  const ordering = options.ordering ?? 'fifo';
+  const ordering = withDefault(options.ordering, 'fifo');
   if (!ORDERINGS.includes(ordering)) {
     throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', ordering);
   }
-  const overflow = options.overflow ?? 'reject';
+  const overflow = withDefault(options.overflow, 'reject');
   if (!OVERFLOWS.includes(overflow)) {
     throw new ThrottlerOptionError('overflow', '"reject", "drop-oldest" or "drop-newest"', overflow);
   }
-  const capacity = options.capacity ?? Number.POSITIVE_INFINITY;
+  const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
     throw new ThrottlerOptionError('capacity', 'a positive integer', capacity);
   }
-  const countUntil = options.countUntil ?? 'start';
+  const countUntil = withDefault(options.countUntil, 'start');
   if (countUntil !== 'start' && countUntil !== 'done') {
     throw new ThrottlerOptionError('countUntil', '"start" or "done"', countUntil);
   }
   if (countUntil === 'done' && strategy !== 'sliding-window') {
     throw new ThrottlerOptionError('countUntil', '"start" unless strategy is "sliding-window"', countUntil);
   }
-  const maxConcurrent = options.maxConcurrent ?? Number.POSITIVE_INFINITY;
+  const maxConcurrent = withDefault(options.maxConcurrent, Number.POSITIVE_INFINITY);
   if (maxConcurrent !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxConcurrent) || maxConcurrent <= 0)) {
     throw new ThrottlerOptionError('maxConcurrent', 'a positive integer', maxConcurrent);
   }
-  const now = options.now ?? monotonicNow;
+  const now = withDefault(options.now, monotonicNow);
   if (typeof now !== 'function') {
     throw new ThrottlerOptionError('now', 'a function returning the time in milliseconds', now);
   }

@@ -22,13 +22,16 @@ export class SlidingWindowPolicy implements ThrottlePolicy {
   private readonly log: DeliveryLog;
   private longestInterval: number;
   private inFlightCost = 0;
+  /** How many deliveries the log keeps: the largest limit ever in force. */
+  private retainedEntries: number;
   smallestLimit: number;
 
   constructor(rates: readonly Rate[]) {
     this.rates = rates;
     this.smallestLimit = smallestLimitOf(rates);
     this.longestInterval = longestIntervalOf(rates);
-    this.log = new DeliveryLog(largestLimitOf(rates));
+    this.retainedEntries = largestLimitOf(rates);
+    this.log = new DeliveryLog(this.retainedEntries);
   }
 
   activate(): void {}
@@ -64,12 +67,19 @@ export class SlidingWindowPolicy implements ThrottlePolicy {
     this.log.append(at, cost);
   }
 
-  /** The log is kept: the new limits apply to deliveries already made, so a change never opens a burst. */
+  /**
+   * The log is kept: the new limits apply to deliveries already made, so a change never opens a
+   * burst. It never shrinks either: a limit lowered and raised again within one window must still
+   * see every delivery that window holds. What the log has already forgotten (deliveries older
+   * than the longest interval in force when it was last asked) stays forgotten, so lengthening an
+   * interval counts only the deliveries of the previous longest interval.
+   */
   setRates(rates: readonly Rate[]): void {
     this.rates = rates;
     this.smallestLimit = smallestLimitOf(rates);
     this.longestInterval = longestIntervalOf(rates);
-    this.log.setMaxEntries(largestLimitOf(rates));
+    this.retainedEntries = Math.max(this.retainedEntries, largestLimitOf(rates));
+    this.log.setMaxEntries(this.retainedEntries);
   }
 
   save(shift: number): PolicyState {
