@@ -30,6 +30,20 @@ function startChannelThrottler(options: Partial<ThrottlerInput> = {}) {
   return { throttler, queue, deliveries, target };
 }
 
+/**
+ * Two messages for channel 2 (1/1s, so the second must wait a second), then two
+ * for channel 1, all at 0; what the target received by 3 s, with `ordering`.
+ */
+function saturatedChannel2ThenChannel1(ordering: ThrottlerInput['ordering']) {
+  const { queue, deliveries } = startChannelThrottler({ ordering });
+  queue(1, CHANNEL_2);
+  queue(2, CHANNEL_2);
+  queue(3, CHANNEL_1);
+  queue(4, CHANNEL_1);
+  advance(3_000);
+  return deliveries();
+}
+
 describe('multi-channel throttling (the ChannelThrottler scenarios), sliding window', () => {
   it('total only: messages with no channel obey the overall 2/1s, each as soon as the window allows', () => {
     const { queue, deliveries } = startChannelThrottler();
@@ -101,14 +115,8 @@ describe('multi-channel throttling (the ChannelThrottler scenarios), sliding win
   });
 
   it("ordered calls across channels ('fifo'): a saturated channel 2 holds back a later channel-1 message", () => {
-    const { queue, deliveries } = startChannelThrottler({ ordering: 'fifo' });
-    queue(1, CHANNEL_2);
-    queue(2, CHANNEL_2);
-    queue(3, CHANNEL_1);
-    queue(4, CHANNEL_1);
-    advance(3_000);
     // 3 could go at 0 on its own rates, but it stays behind 2, which waits for channel 2's window.
-    expect(deliveries()).toEqual([
+    expect(saturatedChannel2ThenChannel1('fifo')).toEqual([
       [1, 0],
       [2, 1000],
       [3, 1000],
@@ -117,14 +125,8 @@ describe('multi-channel throttling (the ChannelThrottler scenarios), sliding win
   });
 
   it("ordered calls across channels ('per-channel'): the free channel 1 goes past the waiting channel 2", () => {
-    const { queue, deliveries } = startChannelThrottler({ ordering: 'per-channel' });
-    queue(1, CHANNEL_2);
-    queue(2, CHANNEL_2);
-    queue(3, CHANNEL_1);
-    queue(4, CHANNEL_1);
-    advance(3_000);
     // 3 takes the overall window's second place at 0; at 1000 both 2 and 4 may go, 2 first as it came first.
-    expect(deliveries()).toEqual([
+    expect(saturatedChannel2ThenChannel1('per-channel')).toEqual([
       [1, 0],
       [3, 0],
       [2, 1000],

@@ -1,22 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type AnyActorRef, createActor, type EventObject, fromCallback } from 'xstate';
 import { parseRates, type Rate, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { seededRandom } from '../support/random.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
-
-/** A small seeded PRNG (mulberry32): the same run every time, and a failure can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface Job extends EventObject {
   type: 'job';

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeliveryLog } from '../../src/policies/delivery-log.js';
-
-/** A small seeded generator (mulberry32), so a failing random case can be replayed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '../support/random.js';
 
 /** The obvious answer: walk back from the newest entry adding costs until they exceed the allowance. */
 function bruteForceTimeWhereCostExceeds(entries: Array<[number, number]>, allowance: number): number {

@@ -1,33 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type ThrottlePolicy, TokenBucketPolicy } from '../../src/policies/index.js';
 import type { Rate } from '../../src/rate/index.js';
+import { limiterClock } from '../support/limiter-clock.js';
 
 const perSecond = (limit: number): Rate => ({ limit, interval: 1_000 });
-
-/**
- * A caller in the style of Guava's RateLimiter tests: `acquire` blocks until
- * the permit is granted (the clock moves to the grant) and returns the wait;
- * `sleep` lets time pass unused.
- */
-function limiterClock(policy: ThrottlePolicy, startAt = 0) {
-  let clock = startAt;
-  return {
-    acquire(cost = 1): number {
-      const grantedAt = policy.earliestDelivery(clock, cost);
-      policy.recordDelivery(grantedAt, cost);
-      const wait = grantedAt - clock;
-      clock = grantedAt;
-      return wait;
-    },
-    acquireMany(count: number): number[] {
-      return Array.from({ length: count }, () => this.acquire());
-    },
-    sleep(ms: number): void {
-      clock += ms;
-    },
-    now: () => clock,
-  };
-}
 
 describe('TokenBucketPolicy (Guava SmoothBursty)', () => {
   it('spaces back-to-back acquires exactly interval/limit apart (5/s: 200 ms)', () => {

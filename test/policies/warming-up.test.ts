@@ -1,31 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type ThrottlePolicy, WarmingUpPolicy } from '../../src/policies/index.js';
 import type { Rate } from '../../src/rate/index.js';
+import { limiterClock } from '../support/limiter-clock.js';
 
 const perSecond = (limit: number): Rate => ({ limit, interval: 1_000 });
-
-/**
- * A caller in the style of Guava's RateLimiter tests: `acquire` blocks until
- * the permit is granted (the clock moves to the grant) and returns the wait.
- */
-function limiterClock(policy: ThrottlePolicy) {
-  let clock = 0;
-  return {
-    acquire(cost = 1): number {
-      const grantedAt = policy.earliestDelivery(clock, cost);
-      policy.recordDelivery(grantedAt, cost);
-      const wait = grantedAt - clock;
-      clock = grantedAt;
-      return wait;
-    },
-    acquireMany(count: number): number[] {
-      return Array.from({ length: count }, () => this.acquire());
-    },
-    sleep(ms: number): void {
-      clock += ms;
-    },
-  };
-}
 
 function expectWaits(actual: number[], expected: number[]): void {
   expect(actual).toHaveLength(expected.length);
@@ -122,27 +100,40 @@ describe('WarmingUpPolicy (Guava SmoothWarmingUp)', () => {
   });
 
   describe("Guava's RateLimiterTest expectations", () => {
-    it('testWarmUp: 2/s, 4 s warm-up, coldFactor 3', () => {
-      const limiter = limiterClock(new WarmingUpPolicy(perSecond(2), 0, 4_000, 3));
-      expectGuavaEvents(limiter.acquireMany(8), [0, 1.38, 1.13, 0.88, 0.63, 0.5, 0.5, 0.5]);
-      limiter.sleep(500); // repays the last acquire
-      limiter.sleep(4_000); // becomes cold again
-      expectGuavaEvents(limiter.acquireMany(8), [0, 1.38, 1.13, 0.88, 0.63, 0.5, 0.5, 0.5]);
-      limiter.sleep(500);
-      limiter.sleep(2_000); // not cold: that would take another 2 s
-      expectGuavaEvents(limiter.acquireMany(8), [0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5]);
-    });
-
-    it('testWarmUpWithColdFactor: 5/s, 4 s warm-up, coldFactor 10', () => {
-      const limiter = limiterClock(new WarmingUpPolicy(perSecond(5), 0, 4_000, 10));
-      expectGuavaEvents(limiter.acquireMany(8), [0, 1.75, 1.26, 0.76, 0.3, 0.2, 0.2, 0.2]);
-      limiter.sleep(200);
-      limiter.sleep(4_000);
-      expectGuavaEvents(limiter.acquireMany(8), [0, 1.75, 1.26, 0.76, 0.3, 0.2, 0.2, 0.2]);
-      limiter.sleep(200);
-      limiter.sleep(1_000); // still warm: cooling down takes another 3 s
-      expectGuavaEvents(limiter.acquireMany(8), [0, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2]);
-    });
+    // Warm up from cold, sleep long enough to be cold again and warm up the same way,
+    // then sleep too little to cool down and stay at the stable rate.
+    const coldAgainThenStillWarm = [
+      {
+        name: 'testWarmUp: 2/s, 4 s warm-up, coldFactor 3',
+        limit: 2,
+        coldFactor: 3,
+        fromCold: [0, 1.38, 1.13, 0.88, 0.63, 0.5, 0.5, 0.5],
+        repay: 500,
+        notLongEnoughToCool: 2_000, // cooling down would take another 2 s
+        stillWarm: [0, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+      },
+      {
+        name: 'testWarmUpWithColdFactor: 5/s, 4 s warm-up, coldFactor 10',
+        limit: 5,
+        coldFactor: 10,
+        fromCold: [0, 1.75, 1.26, 0.76, 0.3, 0.2, 0.2, 0.2],
+        repay: 200,
+        notLongEnoughToCool: 1_000, // cooling down would take another 3 s
+        stillWarm: [0, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2],
+      },
+    ];
+    for (const { name, limit, coldFactor, fromCold, repay, notLongEnoughToCool, stillWarm } of coldAgainThenStillWarm) {
+      it(name, () => {
+        const limiter = limiterClock(new WarmingUpPolicy(perSecond(limit), 0, 4_000, coldFactor));
+        expectGuavaEvents(limiter.acquireMany(8), fromCold);
+        limiter.sleep(repay); // repays the last acquire
+        limiter.sleep(4_000); // becomes cold again
+        expectGuavaEvents(limiter.acquireMany(8), fromCold);
+        limiter.sleep(repay);
+        limiter.sleep(notLongEnoughToCool); // not cold
+        expectGuavaEvents(limiter.acquireMany(8), stillWarm);
+      });
+    }
 
     it('testWarmUpWithColdFactor1: 5/s, 4 s warm-up, coldFactor 1', () => {
       const limiter = limiterClock(new WarmingUpPolicy(perSecond(5), 0, 4_000, 1));

@@ -3,14 +3,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ThrottlerEmitted } from '../../src/index.js';
 import { type Arrival, type Delivery, type RateConfig, scopesOf, worstWindows } from '../support/oracle.js';
 import {
-  arrivalsArbitrary,
   type DrivenThrottler,
-  drain,
   driveSchedule,
-  idsByChannel,
-  longestInterval,
+  driveToRest,
+  expectArrivalOrder,
+  expectEachDeliveredOnce,
   machineRates,
-  rateConfigArbitrary,
+  type Ordering,
+  scenarioArbitrary,
 } from '../support/scenarios.js';
 import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
 
@@ -18,22 +18,16 @@ afterEach(restoreRealTime);
 
 const NUM_RUNS = 150;
 
-const scenarioArbitrary = fc
-  .tuple(rateConfigArbitrary, fc.constantFrom<'fifo' | 'per-channel'>('fifo', 'per-channel'))
-  .chain(([config, ordering]) => arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, arrivals })));
-
 /**
  * Runs a scenario through the timer strategy until the queue is empty, then one
  * longest interval more, so that the voucher period of the last delivery ends.
  */
 function runTimer(
   config: RateConfig,
-  ordering: 'fifo' | 'per-channel',
+  ordering: Ordering,
   arrivals: readonly Arrival[],
 ): { driven: DrivenThrottler; deliveries: ReturnType<DrivenThrottler['deliveries']> } {
-  const driven = driveSchedule({ strategy: 'timer', ordering, ...machineRates(config) }, arrivals);
-  drain(driven, longestInterval(config));
-  driven.advanceTo(driven.elapsed() + longestInterval(config));
+  const driven = driveToRest({ strategy: 'timer', ordering, ...machineRates(config) }, config, arrivals);
   return { driven, deliveries: driven.deliveries() };
 }
 
@@ -94,10 +88,8 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
     fc.assert(
       fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
         const { driven, deliveries } = runTimer(config, ordering, arrivals);
-        const deliveredIds = deliveries.map((delivery) => delivery.id);
-        expect([...deliveredIds].sort((a, b) => a - b)).toEqual(arrivals.map((arrival) => arrival.id));
-        if (ordering === 'fifo') expect(deliveredIds).toEqual(arrivals.map((arrival) => arrival.id));
-        else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
+        expectEachDeliveredOnce(deliveries, arrivals);
+        expectArrivalOrder(deliveries, arrivals, ordering);
         driven.actor.stop();
       }),
       { numRuns: NUM_RUNS },

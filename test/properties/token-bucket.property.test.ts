@@ -4,12 +4,12 @@ import type { ThrottlerInput } from '../../src/index.js';
 import { type Arrival, type Delivery, type RateConfig, type RateScope, scopesOf } from '../support/oracle.js';
 import {
   arrivalsArbitrary,
-  drain,
-  driveSchedule,
-  idsByChannel,
-  longestInterval,
+  driveToRest,
+  expectArrivalOrder,
+  expectEachDeliveredOnce,
   machineRates,
-  type ObservedDelivery,
+  type Ordering,
+  orderingArbitrary,
   rateConfigArbitrary,
 } from '../support/scenarios.js';
 import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
@@ -17,10 +17,6 @@ import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
 afterEach(restoreRealTime);
 
 const NUM_RUNS = 150;
-
-type Ordering = 'fifo' | 'per-channel';
-
-const orderingArbitrary = fc.constantFrom<Ordering>('fifo', 'per-channel');
 
 /** A span [from, to] of one rate's deliveries whose cost is more than the bound allows. */
 interface SpanExcess extends RateScope {
@@ -59,11 +55,9 @@ function spansOverBound(
   return excesses;
 }
 
-/** Sends the arrivals through, waits until nothing is queued, then one longest interval more. */
+/** Runs the arrivals through until nothing is queued and one longest interval more has passed. */
 function run(input: Omit<ThrottlerInput, 'target'>, config: RateConfig, arrivals: readonly Arrival[]) {
-  const driven = driveSchedule(input, arrivals);
-  drain(driven, longestInterval(config));
-  driven.advanceTo(driven.elapsed() + longestInterval(config));
+  const driven = driveToRest(input, config, arrivals);
   const result = {
     deliveries: driven.deliveries(),
     state: driven.actor.getSnapshot().value,
@@ -73,15 +67,17 @@ function run(input: Omit<ThrottlerInput, 'target'>, config: RateConfig, arrivals
   return result;
 }
 
-function expectExactlyOnceInOrder(
-  deliveries: readonly ObservedDelivery[],
+/** Every message goes exactly once, in arrival order, and then the throttler is idle with no timer pending. */
+function expectEachOnceInOrderThenIdle(
+  input: Omit<ThrottlerInput, 'target'> & { ordering: Ordering },
+  config: RateConfig,
   arrivals: readonly Arrival[],
-  ordering: Ordering,
 ) {
-  const deliveredIds = deliveries.map((delivery) => delivery.id);
-  expect([...deliveredIds].sort((a, b) => a - b)).toEqual(arrivals.map((arrival) => arrival.id));
-  if (ordering === 'fifo') expect(deliveredIds).toEqual(arrivals.map((arrival) => arrival.id));
-  else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
+  const { deliveries, state, timers } = run(input, config, arrivals);
+  expectEachDeliveredOnce(deliveries, arrivals);
+  expectArrivalOrder(deliveries, arrivals, input.ordering);
+  expect(state).toBe('idle');
+  expect(timers).toBe(0);
 }
 
 describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, costs and arrivals', () => {
@@ -109,14 +105,11 @@ describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, co
   it('delivers every message exactly once, in arrival order, then is idle with no timer pending', () => {
     fc.assert(
       fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals }) => {
-        const { deliveries, state, timers } = run(
+        expectEachOnceInOrderThenIdle(
           { strategy: 'token-bucket', ordering, maxBurst, ...machineRates(config) },
           config,
           arrivals,
         );
-        expectExactlyOnceInOrder(deliveries, arrivals, ordering);
-        expect(state).toBe('idle');
-        expect(timers).toBe(0);
       }),
       { numRuns: NUM_RUNS },
     );
@@ -153,14 +146,11 @@ describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, c
   it('delivers every message exactly once, in arrival order, then is idle with no timer pending', () => {
     fc.assert(
       fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals }) => {
-        const { deliveries, state, timers } = run(
+        expectEachOnceInOrderThenIdle(
           { strategy: 'warming-up', ordering, warmup, coldFactor, ...machineRates(config) },
           config,
           arrivals,
         );
-        expectExactlyOnceInOrder(deliveries, arrivals, ordering);
-        expect(state).toBe('idle');
-        expect(timers).toBe(0);
       }),
       { numRuns: NUM_RUNS },
     );

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import type { Arrival, Delivery, OracleRate, RateConfig } from './oracle.js';
@@ -70,6 +71,16 @@ export function arrivalsArbitrary(config: RateConfig, maxLength = 25): fc.Arbitr
     });
   });
 }
+
+/** How queued messages may overtake each other: never, or only across channels. */
+export type Ordering = 'fifo' | 'per-channel';
+
+export const orderingArbitrary = fc.constantFrom<Ordering>('fifo', 'per-channel');
+
+/** Rates, an ordering, and arrivals that fit them. */
+export const scenarioArbitrary = fc
+  .tuple(rateConfigArbitrary, orderingArbitrary)
+  .chain(([config, ordering]) => arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, arrivals })));
 
 /** Rates as the machine takes them. */
 export function machineRates(config: RateConfig): Pick<ThrottlerInput, 'rate' | 'channels'> {
@@ -173,4 +184,36 @@ export function idsByChannel(deliveries: readonly { id: number; channel: string 
 export function longestInterval(config: RateConfig): number {
   const all = [...config.overall, ...Object.values(config.channels).flat()];
   return Math.max(...all.map((rate) => rate.interval));
+}
+
+/**
+ * Sends the arrivals through, waits until nothing is queued, then one longest
+ * interval more (so the last delivery's periods and windows have ended).
+ */
+export function driveToRest(
+  input: Omit<ThrottlerInput, 'target'>,
+  config: RateConfig,
+  arrivals: readonly Arrival[],
+): DrivenThrottler {
+  const driven = driveSchedule(input, arrivals);
+  drain(driven, longestInterval(config));
+  driven.advanceTo(driven.elapsed() + longestInterval(config));
+  return driven;
+}
+
+/** Every arrival was delivered, and exactly once. */
+export function expectEachDeliveredOnce(deliveries: readonly ObservedDelivery[], arrivals: readonly Arrival[]): void {
+  const deliveredIds = deliveries.map((delivery) => delivery.id);
+  expect([...deliveredIds].sort((a, b) => a - b)).toEqual(arrivals.map((arrival) => arrival.id));
+}
+
+/** Deliveries kept arrival order: globally with 'fifo', within each channel with 'per-channel'. */
+export function expectArrivalOrder(
+  deliveries: readonly ObservedDelivery[],
+  arrivals: readonly Arrival[],
+  ordering: Ordering,
+): void {
+  if (ordering === 'fifo')
+    expect(deliveries.map((delivery) => delivery.id)).toEqual(arrivals.map((arrival) => arrival.id));
+  else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
 }
