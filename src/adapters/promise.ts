@@ -15,6 +15,11 @@
  *   invalid cost or channel rejects it with a ThrottlerOptionError; `stop()`
  *   rejects every waiting task with a {@link ThrottlerStoppedError}. Aborting a
  *   task that has started changes nothing: `fn` owns it from then on.
+ * - `schedule` calls made in one synchronous stretch reach the machine together,
+ *   as one QUEUE_BATCH event in a microtask (a burst costs one transition, not
+ *   one per task); every other method sends them first, so order holds. With a
+ *   bounded queue (`capacity`) each task is its own QUEUE event, so overflow is
+ *   decided task by task as it arrives.
  * - Tasks start in a microtask after the throttler grants them, outside the
  *   machine's own processing, so a task may call `schedule`, `tryAcquire` or
  *   `stop` on its own throttler.
@@ -84,12 +89,15 @@ export class ThrottlerStoppedError extends Error {
 }
 
 /**
- * A scheduled task, and the message the throttler queues for it: one object
- * per task, so the hot path allocates as little as it can.
+ * A scheduled task, the message the throttler queues for it, and its entry in
+ * a QUEUE_BATCH event: one object per task, so the hot path allocates as
+ * little as it can.
  */
 class Task {
   readonly type = 'task';
   settled = false;
+  /** The CANCEL key, when the task can be aborted: the task itself. */
+  id: Task | undefined;
   private abort: { signal: AbortSignal; listener: () => void } | undefined;
 
   constructor(
@@ -99,6 +107,11 @@ class Task {
     readonly channel: string | undefined,
     readonly cost: number | undefined,
   ) {}
+
+  /** As a batch entry, the task is its own message. */
+  get message(): Task {
+    return this;
+  }
 
   watch(signal: AbortSignal, onAbort: () => void): void {
     const listener = onAbort;
@@ -198,6 +211,22 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     ...(inspect === undefined ? {} : { inspect }),
   });
 
+  // schedule() calls made in one synchronous stretch reach the machine as one QUEUE_BATCH event in
+  // a microtask: one transition per burst instead of one per task. Everything else that talks to
+  // the machine sends the batch first, so FIFO order and cancellation see every task. A bounded
+  // queue gets one QUEUE per task instead: a batch is queued whole before anything is sent, so it
+  // could overflow where the same tasks one by one would not.
+  const batchesTasks = resolved.capacity === Number.POSITIVE_INFINITY;
+  let batch: Task[] = [];
+  let flushScheduled = false;
+  const flush = (): void => {
+    flushScheduled = false;
+    if (batch.length === 0) return;
+    const messages = batch;
+    batch = [];
+    actor.send({ type: 'QUEUE_BATCH', messages });
+  };
+
   // A task leaves the queue without starting only through these events: each rejects its promise.
   const failDiscarded = (event: ThrottlerEmitted): void => {
     if ((event.type !== 'dropped' && event.type !== 'rejected') || !isTask(event.message)) return;
@@ -217,8 +246,22 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     const promise = new Promise<Awaited<R>>((resolve, reject) => {
       task = new Task(run, resolve, reject, channel, cost);
     });
-    if (signal !== undefined) task.watch(signal, () => actor.send({ type: 'CANCEL', id: task }));
-    actor.send({ type: 'QUEUE', message: task, channel, cost, id: signal === undefined ? undefined : task });
+    if (signal !== undefined) {
+      task.id = task;
+      task.watch(signal, () => {
+        flush();
+        actor.send({ type: 'CANCEL', id: task });
+      });
+    }
+    if (!batchesTasks) {
+      actor.send({ type: 'QUEUE', message: task, channel, cost, id: task.id });
+      return promise;
+    }
+    batch.push(task);
+    if (!flushScheduled) {
+      flushScheduled = true;
+      queueMicrotask(flush);
+    }
     return promise;
   };
 
@@ -234,6 +277,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     },
     tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
       if (stopped) throw new ThrottlerStoppedError();
+      flush();
       const reply: { waitMs?: number; error?: Error } = {};
       actor.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
       if (reply.error !== undefined) throw reply.error;
@@ -250,10 +294,15 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (ms !== undefined && (typeof ms !== 'number' || !(ms >= 0))) {
         throw new ThrottlerOptionError('pause(ms)', 'a duration >= 0 in milliseconds', ms);
       }
+      flush();
       actor.send({ type: 'PAUSE', duration: ms });
     },
-    resume: () => actor.send({ type: 'RESUME' }),
+    resume: () => {
+      flush();
+      actor.send({ type: 'RESUME' });
+    },
     setRate: (rate: RatesInput, channel?: string) => {
+      flush();
       let refusal: Error | undefined;
       const listener = actor.on('invalidEvent', (event) => {
         refusal = event.error;
@@ -264,6 +313,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     },
     stop: () => {
       if (stopped) return;
+      flush();
       stopped = true;
       const waiting = actor.getSnapshot().context.dispatcher.waiting();
       actor.stop();
@@ -272,6 +322,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       for (const entry of waiting) if (isTask(entry.message)) entry.message.fail(error);
     },
     get counts() {
+      flush();
       return { ...actor.getSnapshot().context.counts };
     },
     actor,

@@ -3,4 +3,12 @@ export { summarizeInspection } from './inspection.js';
 export type { Ordering, Overflow, ThrottleOptions } from './options.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
 export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
-export type { Clock, QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+export type {
+  Clock,
+  QueueBatchEvent,
+  QueueEvent,
+  ThrottlerContext,
+  ThrottlerEmitted,
+  ThrottlerEvent,
+  ThrottlerInput,
+} from './types.js';

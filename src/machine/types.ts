@@ -21,8 +21,20 @@ export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
   id?: unknown;
 }
 
+/**
+ * Queue several messages in one event, in order: a burst then costs one transition instead of one
+ * per message. Each entry is checked and queued as a QUEUE event with the same fields would be,
+ * all of them before anything is sent: with `capacity`, a batch larger than the free room overflows
+ * even where some of it could have gone at once.
+ */
+export interface QueueBatchEvent<TMessage extends EventObject = AnyEventObject> {
+  type: 'QUEUE_BATCH';
+  messages: ReadonlyArray<Omit<QueueEvent<TMessage>, 'type'>>;
+}
+
 export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | QueueEvent<TMessage>
+  | QueueBatchEvent<TMessage>
   | { type: 'SET_TARGET'; target: AnyActorRef | undefined }
   | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined }
   | { type: 'CANCEL'; id: unknown }
