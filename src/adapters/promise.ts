@@ -20,9 +20,12 @@
  *   one per task); every other method sends them first, so order holds. With a
  *   bounded queue (`capacity`) each task is its own QUEUE event, so overflow is
  *   decided task by task as it arrives.
- * - Tasks start in a microtask after the throttler grants them, outside the
- *   machine's own processing, so a task may call `schedule`, `tryAcquire` or
- *   `stop` on its own throttler.
+ * - A task starts the moment the throttler grants it, synchronously, as a
+ *   target actor receives a message: the throttler logs the delivery after the
+ *   task has started, so a strict window holds where the caller sees it too. A
+ *   task may call `schedule`, `pause`, `setRate` or `stop` on its own
+ *   throttler; `tryAcquire` cannot answer from inside one (the throttler is
+ *   busy delivering) and throws.
  * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
  *   settling back to the machine (SETTLED), so the next one may start.
  */
@@ -31,7 +34,7 @@ import type { ThrottlerCounts } from '../machine/dispatcher.js';
 import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
-import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
 export interface ThrottlerOptions extends ThrottleOptions {
@@ -152,16 +155,6 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const reportsSettling = resolved.maxConcurrent !== Number.POSITIVE_INFINITY || resolved.countUntil === 'done';
   let stopped = false;
 
-  // Tasks granted by the throttler start together in one microtask: outside the
-  // machine's processing (so they may call back into it), and without a closure per task.
-  const granted: Task[] = [];
-  let startScheduled = false;
-  const startGranted = (): void => {
-    startScheduled = false;
-    for (let index = 0; index < granted.length; index++) start(granted[index] as Task);
-    granted.length = 0;
-  };
-
   const start = (task: Task): void => {
     task.unwatch();
     task.settled = true;
@@ -195,13 +188,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
 
   const runner = createActor(
     fromCallback<Task>(({ receive }) => {
-      receive((task) => {
-        granted.push(task);
-        if (!startScheduled) {
-          startScheduled = true;
-          queueMicrotask(startGranted);
-        }
-      });
+      receive(start);
     }),
   ).start();
 
@@ -282,8 +269,8 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       actor.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
       if (reply.error !== undefined) throw reply.error;
       if (reply.waitMs === undefined) {
-        // The actor was busy (called from one of its own event listeners): the answer would come too late.
-        throw new Error('tryAcquire() cannot be called while the throttler is processing an event (from actor.on)');
+        // The actor was busy delivering (a call from inside a task or an actor.on listener): it answers later.
+        throw new Error('tryAcquire() cannot be called while the throttler is delivering (from a task or actor.on)');
       }
       // With countUntil 'done' the permit occupies its slot until settled; it settles at once.
       if (reply.waitMs === 0 && reportsSettling)
@@ -302,14 +289,14 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       actor.send({ type: 'RESUME' });
     },
     setRate: (rate: RatesInput, channel?: string) => {
+      // Checked here, not by the machine's invalidEvent: from inside a task the event is handled later.
+      parseRates(rate, channel === undefined ? 'rate' : `channels.${channel}`);
+      if (channel !== undefined && !resolved.channels.has(channel)) {
+        const known = [...resolved.channels.keys()].map((name) => `"${name}"`).join(', ');
+        throw new ThrottlerOptionError('channel', known ? `one of ${known}` : 'undefined (no channels)', channel);
+      }
       flush();
-      let refusal: Error | undefined;
-      const listener = actor.on('invalidEvent', (event) => {
-        refusal = event.error;
-      });
       actor.send({ type: 'SET_RATE', rate, channel });
-      listener.unsubscribe();
-      if (refusal !== undefined) throw refusal;
     },
     stop: () => {
       if (stopped) return;

@@ -125,6 +125,46 @@ describe('createThrottler: schedule', () => {
     throttler.stop();
   });
 
+  it('a task may change its own throttler (setRate, stop); tryAcquire from inside a task throws', async () => {
+    const throttler = createThrottler({ rate: '1/1s', strategy: 'sliding-window' });
+    const starts: number[] = [];
+    let insideError: unknown;
+    const first = throttler.schedule(() => {
+      starts.push(now());
+      try {
+        throttler.tryAcquire();
+      } catch (error) {
+        insideError = error;
+      }
+      throttler.setRate('3/1s');
+    });
+    const rest = [throttler.schedule(() => starts.push(now())), throttler.schedule(() => starts.push(now()))];
+    const stopper = throttler.schedule(() => throttler.stop());
+    const afterStop = throttler.schedule(() => starts.push(now()));
+    const outcomes = Promise.all([
+      first,
+      ...rest,
+      stopper,
+      expect(afterStop).rejects.toBeInstanceOf(ThrottlerStoppedError),
+    ]);
+    await advance(0);
+    // The new rate applies as soon as the task that set it has started: three in the first second.
+    expect(starts).toEqual([0, 0, 0]);
+    await advance(1_000);
+    await outcomes;
+    expect(starts).toEqual([0, 0, 0]);
+    expect(insideError).toBeInstanceOf(Error);
+    expect((insideError as Error).message).toContain('tryAcquire() cannot be called while the throttler is delivering');
+    expect(pendingTimers()).toBe(0);
+  });
+
+  it('setRate names a bad channel', () => {
+    const throttler = createThrottler({ rate: '1/1s', channels: { search: '1/1s' } });
+    expect(() => throttler.setRate('2/1s', 'serach')).toThrow('channel must be one of "search", got "serach"');
+    expect(() => throttler.setRate('0/1s', 'search')).toThrow('channels.search.limit must be a positive integer');
+    throttler.stop();
+  });
+
   it('rejects a task whose cost or channel is invalid, naming the value; the others go on', async () => {
     const throttler = createThrottler({ rate: '2/1s', channels: { search: '1/1s' } });
     const badCost = throttler.schedule(() => 1, { cost: 0 });
