@@ -1,0 +1,105 @@
+/**
+ * The arithmetic the workloads share: medians over rounds, percentiles, and the
+ * window counts and ideal schedule W3 judges strictness and precision by.
+ * Everything here is exact and brute force: the inputs are a few thousand
+ * numbers at most, and a benchmark's yardstick must be obviously right.
+ */
+
+/** The median of the values (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+/** The p-th percentile (0..100), nearest rank: the smallest value with at least p% of the values at or below it. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[Math.min(rank, sorted.length) - 1] as number;
+}
+
+/** How many of `times` fall in [from, from + window). Brute force over every time. */
+export function countInWindow(times: readonly number[], from: number, window: number): number {
+  let count = 0;
+  for (const time of times) if (time >= from && time < from + window) count += 1;
+  return count;
+}
+
+/**
+ * The most starts in any window [t, t + window). The busiest window can always
+ * be slid right until it starts at a start time, so trying each start time as
+ * the window's beginning is exhaustive.
+ */
+export function mostInAnyWindow(times: readonly number[], window: number): number {
+  let most = 0;
+  for (const from of times) most = Math.max(most, countInWindow(times, from, window));
+  return most;
+}
+
+/** How many windows [s, s + window), one beginning at each start time s, hold more than `limit` starts. */
+export function violatingWindows(times: readonly number[], window: number, limit: number): number {
+  let violations = 0;
+  for (const from of times) if (countInWindow(times, from, window) > limit) violations += 1;
+  return violations;
+}
+
+/**
+ * The ideal strict schedule: the earliest start of each task, in arrival (FIFO)
+ * order, that a strict sliding window of `limit` per `window` ms allows. Task i
+ * may start no earlier than it arrived, than task i - 1 started (FIFO), and
+ * than `window` after task i - limit started (otherwise limit + 1 starts would
+ * share a window). Greedy is optimal: starting any task earlier is never allowed.
+ */
+export function idealStrictSchedule(arrivals: readonly number[], window: number, limit: number): number[] {
+  const ideal: number[] = [];
+  for (const [index, arrival] of arrivals.entries()) {
+    let start = arrival;
+    if (index > 0) start = Math.max(start, ideal[index - 1] as number);
+    if (index >= limit) start = Math.max(start, (ideal[index - limit] as number) + window);
+    ideal.push(start);
+  }
+  return ideal;
+}
+
+/**
+ * Each task's start minus the earliest start a strict window allows given the
+ * arrivals and the starts that really happened before it: max(its arrival, the
+ * previous start, the start `limit` tasks back + window). Unlike lateness
+ * against the ideal schedule, one late wake-up is not carried forward into
+ * every later window: this is the delay each decision adds by itself.
+ */
+export function delayBehindOwnWindow(
+  starts: readonly number[],
+  arrivals: readonly number[],
+  window: number,
+  limit: number,
+): number[] {
+  return starts.map((start, index) => {
+    let earliest = arrivals[index] as number;
+    if (index > 0) earliest = Math.max(earliest, starts[index - 1] as number);
+    if (index >= limit) earliest = Math.max(earliest, (starts[index - limit] as number) + window);
+    return start - earliest;
+  });
+}
+
+/** Each task's start minus its ideal start (negative: it started earlier than a strict window allows). */
+export function lateness(starts: readonly number[], ideal: readonly number[]): number[] {
+  return starts.map((start, index) => start - (ideal[index] as number));
+}
+
+/** A small seeded PRNG (mulberry32), so a random workload is the same on every run. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

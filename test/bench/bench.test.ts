@@ -1,0 +1,117 @@
+/**
+ * The benchmark at a tiny size, for every contender: the harness runs, its
+ * results are well-formed, and our sliding window keeps its promise on real
+ * timers. It never writes bench/README.md, and it asserts nothing about real
+ * elapsed milliseconds (the machine running the tests may be busy).
+ */
+import { describe, expect, it } from 'vitest';
+import { CONTENDERS, LIMITING } from '../../bench/contenders.js';
+import { type BenchResults, resultTables, targets } from '../../bench/report.js';
+import type { BenchConfig } from '../../bench/run.js';
+import {
+  delayBehindOwnWindow,
+  idealStrictSchedule,
+  lateness,
+  median,
+  mostInAnyWindow,
+  percentile,
+  violatingWindows,
+} from '../../bench/stats.js';
+import { overhead } from '../../bench/w1-overhead.js';
+import { burstMemory } from '../../bench/w2-burst-memory.js';
+import { strictness } from '../../bench/w3-strictness.js';
+import { scaling } from '../../bench/w4-scaling.js';
+
+const TINY: BenchConfig = {
+  w1: { size: 2_000, rounds: 1 },
+  // Small: Bottleneck's stop waits behind every pending submission, 2.5 ms each.
+  w2: { size: 500, rounds: 1, rate: { limit: 10, interval: 1000 } },
+  // 60 tasks in six bursts of 10, every 100 ms, against 5 per 100 ms: about 1.2 s in all.
+  w3: { rate: { limit: 5, interval: 100 }, bursts: [10, 10, 10, 10, 10, 10], burstEvery: 100 },
+  w4: { small: 500, large: 2_000, rounds: 1 },
+};
+
+describe('bench/stats', () => {
+  it('takes medians and nearest-rank percentiles', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(percentile([5, 1, 4, 2, 3], 99)).toBe(5);
+    expect(percentile([5, 1, 4, 2, 3], 40)).toBe(2);
+  });
+
+  it('counts windows [t, t + T) by brute force', () => {
+    const starts = [0, 10, 20, 1000, 1005];
+    // [10, 1010) holds 10, 20, 1000 and 1005.
+    expect(mostInAnyWindow(starts, 1000)).toBe(4);
+    expect(violatingWindows(starts, 1000, 2)).toBe(3);
+    expect(violatingWindows(starts, 1000, 3)).toBe(1);
+    expect(violatingWindows(starts, 1000, 4)).toBe(0);
+  });
+
+  it('builds the ideal strict schedule from arrival times', () => {
+    // 2 per 100 ms: pairs leave 100 ms apart; a late arrival waits for nothing.
+    expect(idealStrictSchedule([0, 0, 0, 0, 0, 500], 100, 2)).toEqual([0, 0, 100, 100, 200, 500]);
+    expect(lateness([1, 2, 101], [0, 0, 100])).toEqual([1, 2, 1]);
+    // Task 2 may start 100 ms after task 0 really did (1), not after its ideal start (0).
+    expect(delayBehindOwnWindow([1, 2, 103], [0, 0, 0], 100, 2)).toEqual([1, 1, 2]);
+  });
+});
+
+describe('the benchmark at a tiny size', () => {
+  it('W1 and W4: every contender runs every task exactly once', async () => {
+    const w1 = await overhead(CONTENDERS, { ...TINY.w1, timeoutMs: 20_000 });
+    expect(w1.map((result) => result.contender.id)).toEqual(CONTENDERS.map((contender) => contender.id));
+    for (const result of w1) {
+      expect(result.complete, result.contender.id).toBe(true);
+      expect(result.tasksPerSecond, result.contender.id).toBeGreaterThan(0);
+      expect(Number.isFinite(result.seconds), result.contender.id).toBe(true);
+    }
+    // Bottleneck runs a fraction of the count: its per-task cost is milliseconds.
+    const fast = CONTENDERS.filter((contender) => contender.scale === undefined);
+    const w4 = await scaling(fast, TINY.w4);
+    for (const result of w4) {
+      expect(result.complete, result.contender.id).toBe(true);
+      expect(result.ratio, result.contender.id).toBeGreaterThan(0);
+    }
+  }, 30_000);
+
+  it('W2: every limiting contender reports its memory and (but for limiter) stops cleanly', async () => {
+    const w2 = await burstMemory(LIMITING, { ...TINY.w2, parallel: LIMITING.length, exitGraceMs: 1_500 });
+    for (const result of w2) {
+      const { id } = result.contender;
+      expect(result.complete, id).toBe(true);
+      expect(Number.isFinite(result.waitingBytes), id).toBe(true);
+      // At this size heap readings are mostly noise: only their form is checked.
+      expect(Number.isFinite(result.taskBytes), id).toBe(true);
+      expect(result.runs[0]?.started, id).toBeLessThanOrEqual(TINY.w2.rate.limit * 3);
+      // Every library with a stop lets its process exit once stopped; limiter has none.
+      if (id !== 'limiter' && id !== 'bottleneck') expect(result.exitedCleanly, id).toBe(true);
+    }
+    const ours = w2.filter((result) => result.contender.kind === 'ours');
+    for (const result of ours) expect(result.exitedCleanly, result.contender.id).toBe(true);
+  }, 30_000);
+
+  it('W3: every limiting contender starts every task; our sliding window never exceeds the limit', async () => {
+    const w3 = await strictness(LIMITING, TINY.w3);
+    for (const result of w3) {
+      // Bottleneck refreshes its reservoir on a 250 ms heartbeat, so at 5 per 100 ms it falls behind.
+      if (result.contender.id === 'bottleneck') expect(result.started).toBeGreaterThan(0);
+      else expect(result.started, result.contender.id).toBe(result.tasks);
+      expect(Number.isFinite(result.latenessMedianMs), result.contender.id).toBe(true);
+    }
+    // Each of our paths hands a granted message to its receiver synchronously (the target actor, the task,
+    // the subscriber) and logs the delivery after it, so the receivers' start times keep the strict window.
+    for (const id of ['machine-sliding', 'promise-sliding', 'rxjs-sliding']) {
+      const sliding = w3.find((one) => one.contender.id === id);
+      expect(sliding?.violatingWindows, id).toBe(0);
+      expect(sliding?.mostInWindow, id).toBeLessThanOrEqual(TINY.w3.rate.limit);
+      // Generous: a strict window may start a task late (a busy machine), never early.
+      expect(sliding?.latenessMinMs, id).toBeGreaterThanOrEqual(0);
+    }
+
+    const results: BenchResults = { config: TINY, w1: [], w2: [], w3, w4: [], totalSeconds: 0 };
+    const markdown = resultTables(results);
+    expect(markdown).toContain('| contender |');
+    expect(targets(results).some((target) => target.workload === 'W3')).toBe(true);
+  }, 30_000);
+});
