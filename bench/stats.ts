@@ -91,15 +91,3 @@ export function delayBehindOwnWindow(
 export function lateness(starts: readonly number[], ideal: readonly number[]): number[] {
   return starts.map((start, index) => start - (ideal[index] as number));
 }
-
-/** A small seeded PRNG (mulberry32), so a random workload is the same on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
