@@ -98,7 +98,8 @@ export class ThrottlerStoppedError extends Error {
  */
 class Task {
   readonly type = 'task';
-  settled = false;
+  /** It started, or was rejected while waiting: nothing may reject it (again) from now on. */
+  leftQueue = false;
   /** The CANCEL key, when the task can be aborted: the task itself. */
   id: Task | undefined;
   private abort: { signal: AbortSignal; listener: () => void } | undefined;
@@ -117,9 +118,8 @@ class Task {
   }
 
   watch(signal: AbortSignal, onAbort: () => void): void {
-    const listener = onAbort;
-    signal.addEventListener('abort', listener, { once: true });
-    this.abort = { signal, listener };
+    signal.addEventListener('abort', onAbort, { once: true });
+    this.abort = { signal, listener: onAbort };
   }
 
   /** The reason it was aborted with, once its signal fired. */
@@ -136,8 +136,8 @@ class Task {
   }
 
   fail(error: unknown): void {
-    if (this.settled) return;
-    this.settled = true;
+    if (this.leftQueue) return;
+    this.leftQueue = true;
     this.unwatch();
     this.reject(error);
   }
@@ -157,7 +157,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
 
   const start = (task: Task): void => {
     task.unwatch();
-    task.settled = true;
+    task.leftQueue = true;
     let result: unknown;
     try {
       result = task.run();
