@@ -31,7 +31,7 @@
  */
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import type { ThrottlerCounts } from '../machine/dispatcher.js';
-import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
+import { resolveOptions, type ThrottleOptions, unknownChannelError } from '../machine/options.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
@@ -292,8 +292,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       // Checked here, not by the machine's invalidEvent: from inside a task the event is handled later.
       parseRates(rate, channel === undefined ? 'rate' : `channels.${channel}`);
       if (channel !== undefined && !resolved.channels.has(channel)) {
-        const known = [...resolved.channels.keys()].map((name) => `"${name}"`).join(', ');
-        throw new ThrottlerOptionError('channel', known ? `one of ${known}` : 'undefined (no channels)', channel);
+        throw unknownChannelError(channel, resolved.channels.keys());
       }
       flush();
       actor.send({ type: 'SET_RATE', rate, channel });

@@ -1,7 +1,7 @@
 import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
-import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
+import { type Rate, validateCost } from '../rate/index.js';
 import { Deque } from './deque.js';
-import type { ResolvedOptions } from './options.js';
+import { type ResolvedOptions, unknownChannelError } from './options.js';
 import type { QueuedMessage } from './queued-message.js';
 
 /** Why a message left the queue without being delivered. */
@@ -80,14 +80,7 @@ export class Dispatcher<TMessage> {
     let smallestLimit = this.overall.smallestLimit;
     if (channel !== undefined) {
       const policy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
-      if (policy === undefined) {
-        const known = [...this.channelPolicies.keys()].map((name) => `"${name}"`).join(', ');
-        throw new ThrottlerOptionError(
-          'channel',
-          known ? `one of ${known}` : 'undefined (no channels are configured)',
-          channel,
-        );
-      }
+      if (policy === undefined) throw unknownChannelError(channel, this.channelPolicies.keys());
       smallestLimit = Math.min(smallestLimit, policy.smallestLimit);
     }
     return validateCost(cost ?? 1, smallestLimit);

@@ -71,6 +71,16 @@ const OVERFLOWS: readonly Overflow[] = ['reject', 'drop-oldest', 'drop-newest'];
 
 export const monotonicNow = (): number => performance.now();
 
+/** The error for a channel name that is not configured, listing the names that are. */
+export function unknownChannelError(channel: unknown, configured: Iterable<string>): ThrottlerOptionError {
+  const known = [...configured].map((name) => `"${name}"`).join(', ');
+  return new ThrottlerOptionError(
+    'channel',
+    known ? `one of ${known}` : 'undefined (no channels are configured)',
+    channel,
+  );
+}
+
 /** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
 function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
