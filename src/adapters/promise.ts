@@ -143,6 +143,9 @@ class Task {
   }
 }
 
+/** What a `schedule` call without options reads (one shared object, not one per call). */
+const NO_OPTIONS: ScheduleOptions = {};
+
 function isTask(value: unknown): value is Task {
   return value instanceof Task;
 }
@@ -201,8 +204,8 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   // schedule() calls made in one synchronous stretch reach the machine as one QUEUE_BATCH event in
   // a microtask: one transition per burst instead of one per task. Everything else that talks to
   // the machine sends the batch first, so FIFO order and cancellation see every task. A bounded
-  // queue gets one QUEUE per task instead: a batch is queued whole before anything is sent, so it
-  // could overflow where the same tasks one by one would not.
+  // queue gets one QUEUE per task instead: then overflow is decided against the queue as it is when
+  // each task arrives (a batch reaches it a microtask later, after a stretch in which slots may free up).
   const batchesTasks = resolved.capacity === Number.POSITIVE_INFINITY;
   let batch: Task[] = [];
   let flushScheduled = false;
@@ -225,7 +228,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   actor.start();
 
   const schedule = <R>(run: () => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions): Promise<Awaited<R>> => {
-    const { channel, cost, signal } = scheduleOptions ?? {};
+    const { channel, cost, signal } = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped) return Promise.reject(new ThrottlerStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason);

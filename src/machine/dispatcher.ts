@@ -148,7 +148,7 @@ export class Dispatcher<TMessage> {
           this.discard(head, 'cost-exceeds-limit');
           continue scan;
         }
-        const at = this.earliestFor(head, now);
+        const at = this.earliestFor(head.channel, head.cost, now);
         if (this.candidate === undefined || at < best || (at === best && head.seq < this.candidate.seq)) {
           best = at;
           this.candidate = head;
@@ -164,17 +164,24 @@ export class Dispatcher<TMessage> {
     return this.candidate;
   }
 
-  /** Delivers the message `nextDeliveryTime` found: out of the queue, into every policy's history. */
-  takeCandidate(now: number): QueuedMessage<TMessage> {
+  /**
+   * Takes the message `nextDeliveryTime` found out of the queue; the caller
+   * sends it and then records the delivery (`recordDelivery`) at the time it went.
+   */
+  takeCandidate(): QueuedMessage<TMessage> {
     const entry = this.candidate as QueuedMessage<TMessage>;
     (this.candidateQueue as Deque<QueuedMessage<TMessage>>).shift();
     this.candidate = undefined;
     this.candidateQueue = undefined;
-    this.recordStart(entry.channel, entry.cost, now);
     this.forgetId(entry);
     this.counts.queued -= 1;
-    this.counts.delivered += 1;
     return entry;
+  }
+
+  /** A message went to the target at `now`, from the queue or straight through. */
+  recordDelivery(channel: string | undefined, cost: number, now: number): void {
+    this.recordStart(channel, cost, now);
+    this.counts.delivered += 1;
   }
 
   /**
@@ -183,9 +190,10 @@ export class Dispatcher<TMessage> {
    * costs answer false so that the normal path reports them.
    */
   allowsNow(channel: string | undefined, cost: unknown, now: number): boolean {
-    if (typeof cost !== 'number' || !(cost >= 1) || cost > this.smallestLimitFor(channel)) return false;
+    if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > this.smallestLimitFor(channel))
+      return false;
     if (channel !== undefined && (typeof channel !== 'string' || !this.channelPolicies.has(channel))) return false;
-    return this.earliestFor(this.probe(channel, cost, now), now) <= now;
+    return this.earliestFor(channel, cost as number, now) <= now;
   }
 
   /** Whether a delivery keeps the throttler active afterwards (a voucher period starts running). */
@@ -203,7 +211,7 @@ export class Dispatcher<TMessage> {
       // Queued messages go first; the permit can be free no sooner than the next of them has gone.
       return Math.max(this.nextDeliveryTime(now) - now, 1);
     }
-    const at = this.earliestFor(this.probe(channel, cost, now), now);
+    const at = this.earliestFor(channel, cost, now);
     if (at > now) return at - now;
     this.recordStart(channel, cost, now);
     return 0;
@@ -350,11 +358,7 @@ export class Dispatcher<TMessage> {
     if (entry.id !== undefined && this.byId.get(entry.id) === entry) this.byId.delete(entry.id);
   }
 
-  /** A stand-in for a message that is not queued, to ask the policies about it. */
-  private probe(channel: string | undefined, cost: number, now: number): QueuedMessage<TMessage> {
-    return { seq: -1, message: undefined as TMessage, channel, cost, queuedAt: now, id: undefined, cancelled: false };
-  }
-
+  /** A start (a delivery or a permit) at `now`: into every policy's history, or in flight with countUntil 'done'. */
   private recordStart(channel: string | undefined, cost: number, now: number): void {
     const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
     if (this.options.countUntil === 'done') {
@@ -367,12 +371,13 @@ export class Dispatcher<TMessage> {
     if (this.tracksInFlight) this.inFlight += 1;
   }
 
-  private earliestFor(entry: QueuedMessage<TMessage>, now: number): number {
+  /** When a message of this channel and cost could go, were it next: what every policy in force allows. */
+  private earliestFor(channel: string | undefined, cost: number, now: number): number {
     if (this.inFlight >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
-    let at = Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, entry.cost));
-    if (entry.channel !== undefined) {
-      const channelPolicy = this.channelPolicies.get(entry.channel) as ThrottlePolicy;
-      at = Math.max(at, channelPolicy.earliestDelivery(now, entry.cost));
+    let at = Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
+    if (channel !== undefined) {
+      const channelPolicy = this.channelPolicies.get(channel) as ThrottlePolicy;
+      at = Math.max(at, channelPolicy.earliestDelivery(now, cost));
     }
     return at;
   }

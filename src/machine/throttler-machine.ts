@@ -68,6 +68,7 @@ interface Effects {
   emit(event: ThrottlerEmitted): void;
   cancel(id: string): void;
   raise(event: { type: 'WAKE' }, options: { id: string; delay: number }): void;
+  raise(event: { type: 'DRAINED' | 'WORK_WAITING' }): void;
   assign(changes: () => Partial<ThrottlerContext>): void;
 }
 
@@ -92,13 +93,52 @@ function relay(self: AnyActorRef, target: AnyActorRef, message: Message): void {
   else target.send(message);
 }
 
-/** Checks and queues a QUEUE event's message, emitting what was rejected or displaced. */
+/**
+ * Sends one message to the target and records the delivery: the one way a
+ * message is delivered, queued or not. Returns the time it was recorded at.
+ */
+function sendNow(
+  context: ThrottlerContext,
+  effects: Effects,
+  self: AnyActorRef,
+  target: AnyActorRef,
+  message: Message,
+  channel: string | undefined,
+  cost: number,
+  queuedAt: number | undefined,
+  now: number,
+  emitDelivery: boolean,
+): number {
+  relay(self, target, message);
+  // Recorded on a fresh reading taken once the target has the message: then a window never
+  // closes before the target saw what opened it, and receipts on a real clock keep the strict
+  // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
+  const at = Math.max(now, context.now());
+  context.dispatcher.recordDelivery(channel, cost, at);
+  if (emitDelivery) effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt: queuedAt ?? at });
+  return at;
+}
+
+/** The target a message may go to right now: set and still running (XState drops events to a stopped actor). */
+function liveTarget(context: ThrottlerContext): AnyActorRef | undefined {
+  const { target } = context;
+  return target !== undefined && target.getSnapshot().status === 'active' ? target : undefined;
+}
+
+/**
+ * Checks a QUEUE event's message and queues it, emitting what was rejected or
+ * displaced; with `deliverNow`, a message that nothing waits ahead of and that
+ * the rate allows now goes to the target at once instead, without a queue
+ * entry. Returns the clock reading to go on with.
+ */
 function acceptMessage(
   context: ThrottlerContext,
   event: Omit<QueueEvent<Message>, 'type'>,
   effects: Effects,
+  self: AnyActorRef,
   now: number,
-): void {
+  deliverNow: boolean,
+): number {
   const { dispatcher } = context;
   let cost: number;
   try {
@@ -106,7 +146,14 @@ function acceptMessage(
   } catch (error) {
     dispatcher.counts.rejected += 1;
     effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
-    return;
+    return now;
+  }
+  if (deliverNow && dispatcher.isEmpty && dispatcher.allowsNow(event.channel, cost, now)) {
+    const target = liveTarget(context);
+    if (target !== undefined) {
+      const emitDelivery = listensTo(self, 'delivered');
+      return sendNow(context, effects, self, target, event.message, event.channel, cost, undefined, now, emitDelivery);
+    }
   }
   if (dispatcher.enqueue(event.message, event.channel, cost, event.id, now) === 'rejected') {
     effects.emit({
@@ -117,13 +164,26 @@ function acceptMessage(
     });
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  return now;
 }
 
-/** Queues what a QUEUE or QUEUE_BATCH event carries, in order. */
-function acceptQueued(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects, now: number): void {
-  if (event.type === 'QUEUE') acceptMessage(context, event, effects, now);
-  else if (event.type === 'QUEUE_BATCH')
-    for (const entry of event.messages) acceptMessage(context, entry, effects, now);
+/**
+ * Takes in what a QUEUE or QUEUE_BATCH event carries, in order, each message as
+ * `acceptMessage` does: a burst the rate allows at once never enters the queue.
+ */
+function acceptQueued(
+  context: ThrottlerContext,
+  event: ThrottlerEvent,
+  effects: Effects,
+  self: AnyActorRef,
+  now: number,
+  deliverNow: boolean,
+): number {
+  if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, now, deliverNow);
+  if (event.type !== 'QUEUE_BATCH') return now;
+  let at = now;
+  for (const entry of event.messages) at = acceptMessage(context, entry, effects, self, at, deliverNow);
+  return at;
 }
 
 /**
@@ -149,23 +209,19 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
       target = undefined;
       break;
     }
-    const entry = dispatcher.peekCandidate() as QueuedMessage<Message>;
-    relay(self, target, entry.message);
-    // Recorded on a fresh reading taken once the target has the message: then a window never
-    // closes before the target saw what opened it, and receipts on a real clock keep the strict
-    // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
-    now = Math.max(now, context.now());
-    dispatcher.takeCandidate(now);
-    if (emitDeliveries) {
-      effects.emit({
-        type: 'delivered',
-        message: entry.message,
-        channel: entry.channel,
-        cost: entry.cost,
-        at: now,
-        queuedAt: entry.queuedAt,
-      });
-    }
+    const entry = dispatcher.takeCandidate();
+    now = sendNow(
+      context,
+      effects,
+      self,
+      target,
+      entry.message,
+      entry.channel,
+      entry.cost,
+      entry.queuedAt,
+      now,
+      emitDeliveries,
+    );
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
   let wakeAt = Number.POSITIVE_INFINITY;
@@ -180,6 +236,8 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
     }
   }
   effects.assign(published(context, target, wakeAt));
+  // Every event in `active` ends here, so this is where `active` learns it has nothing left to do.
+  if (target === undefined || !hasWork(context, now)) effects.raise({ type: 'DRAINED' });
 }
 
 /**
@@ -188,9 +246,28 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
  * period would keep it active afterwards (the timer strategy always goes active).
  */
 function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
-  const { dispatcher } = context;
-  if (context.target === undefined || !dispatcher.isEmpty || dispatcher.keepsActiveAfterDelivery) return false;
-  return dispatcher.allowsNow(event.channel, event.cost ?? 1, now);
+  const { dispatcher, target } = context;
+  if (target === undefined || !dispatcher.isEmpty || dispatcher.keepsActiveAfterDelivery) return false;
+  // A stopped target takes the long way, where the message is kept and the target let go of.
+  return dispatcher.allowsNow(event.channel, event.cost ?? 1, now) && target.getSnapshot().status === 'active';
+}
+
+/**
+ * The idle fast path, once `passesStraightThrough` said yes: the message goes to
+ * the target at once, without a queue entry. The most common event there is, so
+ * it does only what a delivery must: send, record, tell listeners, publish.
+ */
+function passThrough(context: ThrottlerContext, event: QueueEvent<Message>, effects: Effects, self: AnyActorRef): void {
+  const target = context.target as AnyActorRef;
+  const emitDelivery = listensTo(self, 'delivered');
+  const { message, channel, cost = 1 } = event;
+  sendNow(context, effects, self, target, message, channel, cost, undefined, Number.NEGATIVE_INFINITY, emitDelivery);
+  effects.assign(published(context, target, context.wakeAt));
+}
+
+/** In `idle`, after anything that may have given the throttler work: a target and something waiting. */
+function noticeWork(context: ThrottlerContext, effects: Effects): void {
+  if (context.target !== undefined && hasWork(context, context.now())) effects.raise({ type: 'WORK_WAITING' });
 }
 
 /**
@@ -199,6 +276,11 @@ function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Mess
  * than its rate allows. Active if and only if a target is set and a message
  * waits or the strategy's voucher period is still running; in `idle` no timer
  * is pending. One wake-up timer at most, re-armed only when its time changes.
+ *
+ * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
+ * actions that can change it, not an `always` transition: XState evaluates
+ * eventless guards after every event, and on the path one message takes that
+ * was a fifth of the machine's time (bench/README.md, W1).
  */
 export const throttlerMachine = setup({
   types: {
@@ -214,15 +296,23 @@ export const throttlerMachine = setup({
       event.type === 'QUEUE' && passesStraightThrough(context, event, context.now()),
   },
   actions: {
-    queueMessage: enqueueActions(({ context, event, enqueue }) => {
+    passThrough: enqueueActions(({ context, event, enqueue, self }) => {
+      if (event.type === 'QUEUE') passThrough(context, event, enqueue as unknown as Effects, self);
+    }),
+    noticeWork: enqueueActions(({ context, enqueue }) => {
+      noticeWork(context, enqueue as unknown as Effects);
+    }),
+    queueMessage: enqueueActions(({ context, event, enqueue, self }) => {
       const effects = enqueue as unknown as Effects;
-      acceptQueued(context, event, effects, context.now());
+      // In `idle` only a batch can go at once here (a single QUEUE that could takes passThrough);
+      // not with the timer strategy, whose every delivery starts a voucher period in `active`.
+      const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.keepsActiveAfterDelivery;
+      acceptQueued(context, event, effects, self, context.now(), deliverNow);
       effects.assign(published(context, context.target, context.wakeAt));
     }),
     queueAndDeliver: enqueueActions(({ context, event, enqueue, self }) => {
       const effects = enqueue as unknown as Effects;
-      const now = context.now();
-      acceptQueued(context, event, effects, now);
+      const now = acceptQueued(context, event, effects, self, context.now(), true);
       deliverDue(context, effects, self, now);
     }),
     deliverDue: enqueueActions(({ context, enqueue, self }) => {
@@ -342,27 +432,46 @@ export const throttlerMachine = setup({
   states: {
     idle: {
       description: 'No target, or nothing waiting and no voucher period running. No timer is pending.',
-      always: { guard: 'shouldBeActive', target: 'active' },
       on: {
         QUEUE: [
           {
             guard: 'passesStraightThrough',
-            actions: 'queueAndDeliver',
+            actions: 'passThrough',
             description: 'The rate allows it now and nothing waits: deliver at once and stay idle.',
           },
-          { actions: 'queueMessage', description: 'Queue a message; it waits here until a target is set.' },
+          {
+            actions: ['queueMessage', 'noticeWork'],
+            description: 'Queue a message; with a target the throttler becomes active to send it.',
+          },
         ],
         QUEUE_BATCH: {
-          actions: 'queueMessage',
+          actions: ['queueMessage', 'noticeWork'],
           description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
         },
-        SET_TARGET: { actions: 'setTarget', description: 'Set (or unset) the actor that receives the messages.' },
-        SET_RATE: { actions: 'setRate', description: "Replace the overall rate, or one channel's." },
-        CANCEL: { actions: 'cancelMessage', description: 'Take a waiting message out of the queue by its id.' },
-        PAUSE: { actions: 'pause', description: 'Deliver nothing until the given time (or until RESUME).' },
-        RESUME: { actions: 'resume', description: 'End a pause.' },
-        SETTLED: { actions: 'settle', description: 'A delivery finished on the receiving side.' },
-        TRY_ACQUIRE: { actions: 'tryAcquire', description: 'Take a permit now if one is free.' },
+        WORK_WAITING: {
+          guard: 'shouldBeActive',
+          target: 'active',
+          description: 'Raised here when a target is set and a message waits (or a voucher period runs).',
+        },
+        SET_TARGET: {
+          actions: ['setTarget', 'noticeWork'],
+          description: 'Set (or unset) the actor that receives the messages.',
+        },
+        SET_RATE: { actions: ['setRate', 'noticeWork'], description: "Replace the overall rate, or one channel's." },
+        CANCEL: {
+          actions: ['cancelMessage', 'noticeWork'],
+          description: 'Take a waiting message out of the queue by its id.',
+        },
+        PAUSE: {
+          actions: ['pause', 'noticeWork'],
+          description: 'Deliver nothing until the given time (or until RESUME).',
+        },
+        RESUME: { actions: ['resume', 'noticeWork'], description: 'End a pause.' },
+        SETTLED: { actions: ['settle', 'noticeWork'], description: 'A delivery finished on the receiving side.' },
+        TRY_ACQUIRE: {
+          actions: ['tryAcquire', 'noticeWork'],
+          description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
+        },
       },
     },
     active: {
@@ -370,8 +479,12 @@ export const throttlerMachine = setup({
         'Delivering: a target is set and messages wait, or the voucher period is running. One wake-up timer.',
       entry: ['activatePolicies', 'deliverDue'],
       exit: 'disarmWakeUp',
-      always: { guard: 'shouldBeIdle', target: 'idle' },
       on: {
+        DRAINED: {
+          guard: 'shouldBeIdle',
+          target: 'idle',
+          description: 'Raised here when nothing waits and no voucher period runs, or the target is gone.',
+        },
         QUEUE: { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
         QUEUE_BATCH: {
           actions: 'queueAndDeliver',

@@ -23,9 +23,9 @@ export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
 
 /**
  * Queue several messages in one event, in order: a burst then costs one transition instead of one
- * per message. Each entry is checked and queued as a QUEUE event with the same fields would be,
- * all of them before anything is sent: with `capacity`, a batch larger than the free room overflows
- * even where some of it could have gone at once.
+ * per message. Each entry is handled as a QUEUE event with the same fields would be: checked, then
+ * sent at once if nothing waits ahead of it and the rate allows it now, otherwise queued (and with
+ * `capacity`, overflowing as that QUEUE would). A part the rate allows at once never enters the queue.
  */
 export interface QueueBatchEvent<TMessage extends EventObject = AnyEventObject> {
   type: 'QUEUE_BATCH';
@@ -42,7 +42,9 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'RESUME' }
   | SettledEvent
   | TryAcquireEvent
-  | { type: 'WAKE' };
+  | { type: 'WAKE' }
+  | { type: 'WORK_WAITING' }
+  | { type: 'DRAINED' };
 
 /** A delivery has finished on the receiving side (for maxConcurrent and countUntil 'done'). */
 export interface SettledEvent {

@@ -253,17 +253,19 @@ describe('throttlerMachine', () => {
     expect(pendingTimers()).toBe(0);
   });
 
-  it('QUEUE_BATCH with no target keeps every entry; with capacity, the whole batch is queued before sending', () => {
+  it('QUEUE_BATCH with no target keeps every entry; with capacity, entries go at once or overflow as QUEUE events would', () => {
     const { actor } = startThrottler({ rate: '1/1s', strategy: 'sliding-window' });
     actor.send({ type: 'QUEUE_BATCH', messages: [{ message: msg(1) }, { message: msg(2) }] });
     expect(actor.getSnapshot()).toMatchObject({ value: 'idle', context: { counts: { queued: 2 } } });
 
     const target = createRecorder<Numbered>();
-    const bounded = startThrottler({ rate: '5/1s', strategy: 'sliding-window', capacity: 2, target: target.ref });
-    bounded.actor.send({ type: 'QUEUE_BATCH', messages: [1, 2, 3].map((n) => ({ message: msg(n) })) });
-    // Three QUEUE events would all pass at once; a batch is queued whole first, so the third overflows.
+    const bounded = startThrottler({ rate: '2/1s', strategy: 'sliding-window', capacity: 2, target: target.ref });
+    bounded.actor.send({ type: 'QUEUE_BATCH', messages: [1, 2, 3, 4, 5].map((n) => ({ message: msg(n) })) });
+    // 1 and 2 go at once without taking room in the queue; 3 and 4 fill it; 5 overflows.
     expect(target.messages().map((m) => m.n)).toEqual([1, 2]);
-    expect(bounded.actor.getSnapshot().context.counts).toMatchObject({ delivered: 2, rejected: 1 });
+    expect(bounded.actor.getSnapshot().context.counts).toMatchObject({ delivered: 2, queued: 2, rejected: 1 });
+    advance(1000);
+    expect(target.messages().map((m) => m.n)).toEqual([1, 2, 3, 4]);
   });
 
   it('snapshots change with every queued message (the queue is mutated in place, the version is not)', () => {

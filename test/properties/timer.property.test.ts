@@ -10,6 +10,7 @@ import {
   expectEachDeliveredOnce,
   machineRates,
   type Ordering,
+  type SendAs,
   scenarioArbitrary,
 } from '../support/scenarios.js';
 import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
@@ -26,8 +27,9 @@ function runTimer(
   config: RateConfig,
   ordering: Ordering,
   arrivals: readonly Arrival[],
+  sendAs: SendAs,
 ): { driven: DrivenThrottler; deliveries: ReturnType<DrivenThrottler['deliveries']> } {
-  const driven = driveToRest({ strategy: 'timer', ordering, ...machineRates(config) }, config, arrivals);
+  const driven = driveToRest({ strategy: 'timer', ordering, ...machineRates(config) }, config, arrivals, sendAs);
   return { driven, deliveries: driven.deliveries() };
 }
 
@@ -71,8 +73,8 @@ function fullestPeriods(config: RateConfig, deliveries: readonly Delivery[], act
 describe('timer (voucher) strategy, random rates, channels, costs and arrivals (virtual time)', () => {
   it('never delivers more than the limit (by cost) within one tick period, the ticks starting at activation', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
-        const { driven, deliveries } = runTimer(config, ordering, arrivals);
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals, sendAs }) => {
+        const { driven, deliveries } = runTimer(config, ordering, arrivals, sendAs);
         const activations = activationTimes(driven.emitted);
         expect(activations.length).toBeGreaterThan(0);
         expect(Math.min(...deliveries.map((delivery) => delivery.at))).toBeGreaterThanOrEqual(activations[0] as number);
@@ -86,8 +88,8 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
 
   it('delivers every message exactly once, in arrival order (globally, or within each channel)', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
-        const { driven, deliveries } = runTimer(config, ordering, arrivals);
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals, sendAs }) => {
+        const { driven, deliveries } = runTimer(config, ordering, arrivals, sendAs);
         expectEachDeliveredOnce(deliveries, arrivals);
         expectArrivalOrder(deliveries, arrivals, ordering);
         driven.actor.stop();
@@ -98,8 +100,8 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
 
   it('is idle with no timer pending once the queue is empty and the last voucher period has ended', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
-        const { driven } = runTimer(config, ordering, arrivals);
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals, sendAs }) => {
+        const { driven } = runTimer(config, ordering, arrivals, sendAs);
         expect(driven.actor.getSnapshot().value).toBe('idle');
         expect(pendingTimers()).toBe(0);
         driven.actor.stop();
@@ -110,8 +112,8 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
 
   it('is weaker than the sliding window, but never puts more than 2N in a window of one interval', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, arrivals }) => {
-        const { driven, deliveries } = runTimer(config, ordering, arrivals);
+      fc.property(scenarioArbitrary, ({ config, ordering, arrivals, sendAs }) => {
+        const { driven, deliveries } = runTimer(config, ordering, arrivals, sendAs);
         const beyondTwiceTheLimit = worstWindows(config, deliveries).filter(({ rate, cost }) => cost > 2 * rate.limit);
         expect(beyondTwiceTheLimit).toEqual([]);
         driven.actor.stop();

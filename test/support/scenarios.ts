@@ -77,10 +77,20 @@ export type Ordering = 'fifo' | 'per-channel';
 
 export const orderingArbitrary = fc.constantFrom<Ordering>('fifo', 'per-channel');
 
-/** Rates, an ordering, and arrivals that fit them. */
+/**
+ * How arrivals reach the machine: one QUEUE event each, or every group that
+ * arrives in the same millisecond as one QUEUE_BATCH (which must deliver the same).
+ */
+export type SendAs = 'events' | 'batches';
+
+export const sendAsArbitrary = fc.constantFrom<SendAs>('events', 'batches');
+
+/** Rates, an ordering, arrivals that fit them, and how they are sent. */
 export const scenarioArbitrary = fc
-  .tuple(rateConfigArbitrary, orderingArbitrary)
-  .chain(([config, ordering]) => arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, arrivals })));
+  .tuple(rateConfigArbitrary, orderingArbitrary, sendAsArbitrary)
+  .chain(([config, ordering, sendAs]) =>
+    arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, arrivals, sendAs })),
+  );
 
 /** Rates as the machine takes them. */
 export function machineRates(config: RateConfig): Pick<ThrottlerInput, 'rate' | 'channels'> {
@@ -124,6 +134,7 @@ export function driveSchedule(
   input: Omit<ThrottlerInput, 'target'>,
   arrivals: readonly Arrival[],
   prepare?: (actor: DrivenThrottler['actor']) => void,
+  sendAs: SendAs = 'events',
 ): DrivenThrottler {
   restoreRealTime();
   useVirtualTime();
@@ -139,14 +150,23 @@ export function driveSchedule(
     if (at > clock) advance(at - clock);
     clock = Math.max(clock, at);
   };
-  for (const arrival of arrivals) {
-    advanceTo(arrival.at);
-    actor.send({
-      type: 'QUEUE',
-      message: { type: 'tagged', id: arrival.id },
-      channel: arrival.channel,
-      cost: arrival.cost,
-    });
+  const entry = (arrival: Arrival) => ({
+    message: { type: 'tagged', id: arrival.id } as TaggedMessage,
+    channel: arrival.channel,
+    cost: arrival.cost,
+  });
+  for (let index = 0; index < arrivals.length; ) {
+    const first = arrivals[index] as Arrival;
+    advanceTo(first.at);
+    if (sendAs === 'events') {
+      actor.send({ type: 'QUEUE', ...entry(first) });
+      index += 1;
+      continue;
+    }
+    const sameTime: Arrival[] = [];
+    while (index < arrivals.length && (arrivals[index] as Arrival).at === first.at)
+      sameTime.push(arrivals[index++] as Arrival);
+    actor.send({ type: 'QUEUE_BATCH', messages: sameTime.map(entry) });
   }
   return {
     actor,
@@ -194,8 +214,9 @@ export function driveToRest(
   input: Omit<ThrottlerInput, 'target'>,
   config: RateConfig,
   arrivals: readonly Arrival[],
+  sendAs: SendAs = 'events',
 ): DrivenThrottler {
-  const driven = driveSchedule(input, arrivals);
+  const driven = driveSchedule(input, arrivals, undefined, sendAs);
   drain(driven, longestInterval(config));
   driven.advanceTo(driven.elapsed() + longestInterval(config));
   return driven;
