@@ -32,6 +32,7 @@
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import type { ThrottlerCounts } from '../machine/dispatcher.js';
 import { resolveOptions, type ThrottleOptions, unknownChannelError } from '../machine/options.js';
+import { SelfQueuedMessage } from '../machine/queued-message.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
@@ -92,29 +93,26 @@ export class ThrottlerStoppedError extends Error {
 }
 
 /**
- * A scheduled task, the message the throttler queues for it, and its entry in
- * a QUEUE_BATCH event: one object per task, so the hot path allocates as
- * little as it can.
+ * A scheduled task: the message the throttler queues for it, its entry in a
+ * QUEUE_BATCH event and its queue entry in the dispatcher, all one object, so
+ * a waiting task costs its promise and this (bench/README.md, W2).
  */
-class Task {
-  readonly type = 'task';
+class Task extends SelfQueuedMessage {
+  declare readonly type: 'task';
   /** It started, or was rejected while waiting: nothing may reject it (again) from now on. */
   leftQueue = false;
   /** The CANCEL key, when the task can be aborted: the task itself. */
-  id: Task | undefined;
-  private abort: { signal: AbortSignal; listener: () => void } | undefined;
+  id: Task | undefined = undefined;
+  resolve: (value: any) => void = settleNothing;
+  reject: (reason: unknown) => void = settleNothing;
+  private abort: { signal: AbortSignal; listener: () => void } | undefined = undefined;
 
   constructor(
     readonly run: () => unknown,
-    readonly resolve: (value: any) => void,
-    readonly reject: (reason: unknown) => void,
-    readonly channel: string | undefined,
-    readonly cost: number | undefined,
-  ) {}
-
-  /** As a batch entry, the task is its own message. */
-  get message(): Task {
-    return this;
+    public channel: string | undefined,
+    public cost: number | undefined,
+  ) {
+    super();
   }
 
   watch(signal: AbortSignal, onAbort: () => void): void {
@@ -142,6 +140,10 @@ class Task {
     this.reject(error);
   }
 }
+// On the prototype, not in every task: the target receives tasks as events, which need a type.
+Object.defineProperty(Task.prototype, 'type', { value: 'task' });
+
+function settleNothing(): void {}
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
@@ -232,9 +234,10 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped) return Promise.reject(new ThrottlerStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
-    let task!: Task;
+    const task = new Task(run, channel, cost);
     const promise = new Promise<Awaited<R>>((resolve, reject) => {
-      task = new Task(run, resolve, reject, channel, cost);
+      task.resolve = resolve;
+      task.reject = reject;
     });
     if (signal !== undefined) {
       task.id = task;

@@ -2,7 +2,7 @@ import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies
 import { type Rate, validateCost } from '../rate/index.js';
 import { Deque } from './deque.js';
 import { type ResolvedOptions, unknownChannelError } from './options.js';
-import type { QueuedMessage } from './queued-message.js';
+import { type QueuedMessage, SelfQueuedMessage } from './queued-message.js';
 
 /** Why a message left the queue without being delivered. */
 export type DropReason = 'drop-oldest' | 'drop-newest' | 'cancelled' | 'cost-exceeds-limit';
@@ -105,13 +105,19 @@ export class Dispatcher<TMessage> {
       const displaced = this.options.overflow === 'drop-oldest' ? this.removeOldest() : this.removeNewest();
       if (displaced) this.discard(displaced, this.options.overflow);
     }
-    // Without a channel and an id (the common case) both fields are left out, and read as undefined:
-    // every field costs 8 bytes a waiting message (bench/README.md, W2).
-    const entry = (
-      channel === undefined && id === undefined
-        ? { seq: this.nextSeq++, message, cost, queuedAt: now, cancelled: false }
-        : { seq: this.nextSeq++, message, channel, cost, queuedAt: now, id, cancelled: false }
-    ) as QueuedMessage<TMessage>;
+    let entry: QueuedMessage<TMessage>;
+    if (message instanceof SelfQueuedMessage) {
+      message.enter(this.nextSeq++, channel, cost, now, id);
+      entry = message as QueuedMessage<TMessage>;
+    } else {
+      // Without a channel and an id (the common case) both fields are left out, and read as undefined:
+      // every field costs 8 bytes a waiting message (bench/README.md, W2).
+      entry = (
+        channel === undefined && id === undefined
+          ? { seq: this.nextSeq++, message, cost, queuedAt: now, cancelled: false }
+          : { seq: this.nextSeq++, message, channel, cost, queuedAt: now, id, cancelled: false }
+      ) as QueuedMessage<TMessage>;
+    }
     this.queueFor(channel).push(entry);
     if (id !== undefined) this.byId.set(id, entry);
     this.counts.queued += 1;
