@@ -15,7 +15,7 @@ import PQueue from 'p-queue';
 import pThrottle from 'p-throttle';
 import { Subject } from 'rxjs';
 import { type AnyActorRef, assign, createActor, fromCallback, sendTo, setup } from 'xstate';
-import { createThrottler, throttleQueue, throttlerMachine } from '../src/index.js';
+import { createThrottler, preciseClock, throttleQueue, throttlerMachine } from '../src/index.js';
 
 /** At most `limit` task starts per `interval` milliseconds. */
 export interface RateSpec {
@@ -183,6 +183,59 @@ const OURS: Contender[] = [
     floor: 'baseline-batched-promises',
     open(rate, onStart) {
       const throttler = createThrottler({ rate: rateString(rate), strategy: 'sliding-window' });
+      return promiseInstance(
+        onStart,
+        (task) => throttler.schedule(task),
+        () => throttler.stop(),
+      );
+    },
+  },
+  {
+    id: 'machine-exact',
+    name: "ours: machine (sliding-window, timerPrecision 'exact')",
+    kind: 'ours',
+    queues: true,
+    workloads: ['w3'],
+    configuration: (rate) =>
+      `createActor(throttlerMachine, { input: { rate: '${rateString(rate)}', strategy: 'sliding-window',` +
+      " timerPrecision: 'exact', target }, clock: preciseClock() }) + one QUEUE event per task",
+    why: 'The machine with its wake-ups kept to the fraction of a millisecond (W3 only: the timer is all it changes).',
+    open(rate, onStart) {
+      const target = startingTarget(onStart);
+      const actor = createActor(throttlerMachine, {
+        input: { rate: rateString(rate), strategy: 'sliding-window', timerPrecision: 'exact', target },
+        clock: preciseClock(),
+      }).start();
+      return {
+        task: (index) => ({ type: 'task', index }),
+        submit(tasks) {
+          for (let index = 0; index < tasks.length; index++) {
+            actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
+          }
+        },
+        stop() {
+          actor.stop();
+          target.stop();
+        },
+        stoppable: true,
+      };
+    },
+  },
+  {
+    id: 'promise-exact',
+    name: "ours: createThrottler (sliding-window, timerPrecision 'exact')",
+    kind: 'ours',
+    queues: true,
+    workloads: ['w3'],
+    configuration: (rate) =>
+      `createThrottler({ rate: '${rateString(rate)}', strategy: 'sliding-window', timerPrecision: 'exact' }).schedule(fn)`,
+    why: 'The promise API with its wake-ups kept to the fraction of a millisecond (W3 only).',
+    open(rate, onStart) {
+      const throttler = createThrottler({
+        rate: rateString(rate),
+        strategy: 'sliding-window',
+        timerPrecision: 'exact',
+      });
       return promiseInstance(
         onStart,
         (task) => throttler.schedule(task),

@@ -142,8 +142,7 @@ export function targets(results: BenchResults): Target[] {
       met: ours.complete && ours.enqueueSeconds < 1,
     });
   }
-  const sliding = byId(results.w3, 'machine-sliding');
-  if (sliding !== undefined) {
+  for (const sliding of results.w3.filter((one) => one.contender.kind === 'ours')) {
     out.push({
       workload: 'W3',
       target: `${sliding.contender.name}: zero violating windows`,
@@ -153,7 +152,7 @@ export function targets(results: BenchResults): Target[] {
     out.push({
       workload: 'W3',
       target: `${sliding.contender.name}: p99 lateness under 2 ms`,
-      measured: `${fixed(sliding.latenessP99Ms, 2)} ms`,
+      measured: `${fixed(sliding.latenessP99Ms, 2)} ms (own-window delay p99: ${fixed(sliding.ownDelayP99Ms, 2)} ms)`,
       met: sliding.started === sliding.tasks && sliding.latenessP99Ms < 2,
     });
   }

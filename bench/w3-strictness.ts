@@ -11,7 +11,9 @@
  * (stats.ts, idealStrictSchedule). A negative lateness is a start earlier than
  * a strict window allows.
  *
- * All contenders run in one period, side by side, each shifted by a fraction
+ * Each contender first runs a few thousand tasks untimed (warmUp), so that the
+ * first burst is not billed for the JIT compiling its path. Then
+ * all contenders run in one period, side by side, each shifted by a fraction
  * of the interval so that their timers do not fire in the same instant (a
  * task started late because another library's callbacks were running would
  * bill that library's work to this one).
@@ -36,6 +38,11 @@ export interface StrictnessOptions {
   stagger?: number;
   /** Extra time beyond the ideal schedule's end before a contender is abandoned. */
   graceMs?: number;
+  /**
+   * Tasks each contender first runs through a limit that never binds, untimed, so that W3 measures
+   * timers rather than the JIT compiling the first burst's path (default 2,000; 0: none).
+   */
+  warmUpTasks?: number;
 }
 
 /** 600 tasks in six bursts of 100, one a second, against 50 per second (the queue drains after about 11 s). */
@@ -76,6 +83,29 @@ interface Track {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Runs `tasks` tasks through the contender at a limit that never binds, and waits for all to start. */
+async function warmUp(contender: Contender, tasks: number): Promise<void> {
+  if (tasks <= 0) return;
+  let started = 0;
+  let allStarted: () => void = () => {};
+  const everyStart = new Promise<void>((resolve) => {
+    allStarted = resolve;
+  });
+  const instance = contender.open({ limit: 1_000_000_000, interval: 1000 }, () => {
+    started += 1;
+    if (started === tasks) allStarted();
+  });
+  const promises: unknown[] = new Array(tasks).fill(undefined);
+  instance.submit(
+    Array.from({ length: tasks }, (_, index) => instance.task(index)),
+    promises,
+  );
+  // A contender too slow to start them all within 10 s (Bottleneck: 2.5 ms a task) is warm enough by then.
+  await Promise.race([everyStart, sleep(10_000)]);
+  for (const promise of promises) (promise as Promise<unknown> | undefined)?.catch(() => {});
+  if (instance.stoppable) await instance.stop();
+}
+
 /** Runs every contender through the same bursts in one period and judges their start times. */
 export async function strictness(
   contenders: readonly Contender[],
@@ -88,6 +118,8 @@ export async function strictness(
   const plannedArrivals = bursts.flatMap((size, burst) => Array.from({ length: size }, () => burst * burstEvery));
   const idealEnd = idealStrictSchedule(plannedArrivals, rate.interval, rate.limit).at(-1) ?? 0;
   const graceMs = options.graceMs ?? 2 * rate.interval;
+
+  for (const contender of contenders) await warmUp(contender, options.warmUpTasks ?? 2_000);
 
   const tracks = contenders.map(async (contender, position): Promise<Track> => {
     await sleep(position * stagger);

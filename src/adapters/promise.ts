@@ -32,6 +32,7 @@
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import type { ThrottlerCounts } from '../machine/dispatcher.js';
 import { resolveOptions, type ThrottleOptions, unknownChannelError } from '../machine/options.js';
+import { preciseClock } from '../machine/precise-clock.js';
 import { SelfQueuedMessage } from '../machine/queued-message.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
@@ -197,9 +198,11 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     }),
   ).start();
 
+  // timerPrecision 'exact' needs a clock that keeps fractions of a millisecond.
+  const timerClock = clock ?? (resolved.timerPrecision === 'exact' ? preciseClock(now) : undefined);
   const actor = createActor(throttlerMachine, {
     input: { ...throttleOptions, target: runner as AnyActorRef },
-    ...(clock === undefined ? {} : { clock }),
+    ...(timerClock === undefined ? {} : { clock: timerClock }),
     ...(inspect === undefined ? {} : { inspect }),
   });
 

@@ -24,6 +24,7 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { type AnyActorRef, createActor, fromCallback } from 'xstate';
 import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
+import { preciseClock } from '../machine/precise-clock.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { ThrottlerOptionError } from '../rate/index.js';
@@ -66,7 +67,14 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
     throw new ThrottlerOptionError('scheduler', 'an RxJS scheduler', scheduler);
   }
   if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
-  resolveOptions(throttleOptions);
+  const resolved = resolveOptions(throttleOptions);
+  // timerPrecision 'exact' needs a clock that keeps fractions of a millisecond; a scheduler keeps its own time.
+  const clock =
+    scheduler !== undefined
+      ? schedulerClock(scheduler)
+      : resolved.timerPrecision === 'exact'
+        ? preciseClock(resolved.now)
+        : undefined;
 
   return (source) =>
     new Observable<T>((subscriber) => {
@@ -87,7 +95,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
       ).start();
       const throttler = createActor(throttlerMachine, {
         input: { ...throttleOptions, target: emitter as AnyActorRef },
-        ...(scheduler === undefined ? {} : { clock: schedulerClock(scheduler) }),
+        ...(clock === undefined ? {} : { clock }),
       });
       const onDiscarded = (event: ThrottlerEmitted): void => {
         if (event.type !== 'dropped' && event.type !== 'rejected') return;

@@ -202,6 +202,11 @@ export class Dispatcher<TMessage> {
     return this.earliestFor(channel, cost as number, now) <= now;
   }
 
+  /** Whether the wake-up timer is armed for the exact moment rather than whole milliseconds. */
+  get wakesExactly(): boolean {
+    return this.options.timerPrecision === 'exact';
+  }
+
   /** Whether a delivery keeps the throttler active afterwards (a voucher period starts running). */
   get keepsActiveAfterDelivery(): boolean {
     return this.options.strategy === 'timer';

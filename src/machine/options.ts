@@ -17,6 +17,9 @@ export type Overflow = 'reject' | 'drop-oldest' | 'drop-newest';
 /** When a delivery stops counting: at its start, or once it has settled. */
 export type CountUntil = 'start' | 'done';
 
+/** How the one wake-up timer is armed: for whole milliseconds, or for the exact moment. */
+export type TimerPrecision = 'ms' | 'exact';
+
 /** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
 export interface ThrottleOptions {
   /** `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. */
@@ -50,6 +53,15 @@ export interface ThrottleOptions {
   maxConcurrent?: number;
   /** The time source, in milliseconds. Default `performance.now()` (monotonic, never the wall clock). */
   now?: () => number;
+  /**
+   * `'ms'` (default): the wake-up timer is armed for whole milliseconds, rounded up, which is all
+   * `setTimeout` counts; each wake comes up to about a millisecond after its moment, and with a
+   * strict window that delay carries into every later window. `'exact'`: armed for the exact
+   * (fractional) delay, for a clock that keeps it: `preciseClock()`, which `createThrottler` and
+   * `throttleQueue` use by themselves unless given a `clock` or `scheduler`. For the machine, pass
+   * it to `createActor` as `clock`.
+   */
+  timerPrecision?: TimerPrecision;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -64,6 +76,7 @@ export interface ResolvedOptions {
   readonly countUntil: CountUntil;
   readonly maxConcurrent: number;
   readonly now: () => number;
+  readonly timerPrecision: TimerPrecision;
 }
 
 const ORDERINGS: readonly Ordering[] = ['fifo', 'per-channel'];
@@ -132,6 +145,10 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   if (typeof now !== 'function') {
     throw new ThrottlerOptionError('now', 'a function returning the time in milliseconds', now);
   }
+  const timerPrecision = withDefault(options.timerPrecision, 'ms');
+  if (timerPrecision !== 'ms' && timerPrecision !== 'exact') {
+    throw new ThrottlerOptionError('timerPrecision', '"ms" or "exact"', timerPrecision);
+  }
   return {
     rates,
     strategy,
@@ -143,6 +160,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     countUntil,
     maxConcurrent,
     now,
+    timerPrecision,
   };
 }
 

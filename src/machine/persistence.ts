@@ -81,6 +81,8 @@ export function restoreThrottler(persisted: unknown, options: RestoreOptions = {
     overflow: saved.options.overflow,
     countUntil: saved.options.countUntil,
     maxConcurrent: saved.options.maxConcurrent ?? undefined,
+    // Absent from snapshots saved before the option existed.
+    timerPrecision: saved.options.timerPrecision ?? undefined,
     now,
   });
   const restartedAt = resolved.now();

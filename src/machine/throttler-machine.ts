@@ -230,8 +230,10 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
   if (wakeAt !== context.wakeAt) {
     if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
     if (wakeAt !== Number.POSITIVE_INFINITY) {
-      // Rounded up: a timer a fraction of a millisecond early would only wake us to wait again.
-      const delay = Math.min(MAX_TIMER_DELAY, Math.ceil(wakeAt - now));
+      // Rounded up unless the clock keeps fractions: setTimeout truncates them, and a timer a fraction
+      // of a millisecond early would only wake us to wait again.
+      const exact = wakeAt - now;
+      const delay = Math.min(MAX_TIMER_DELAY, dispatcher.wakesExactly ? exact : Math.ceil(exact));
       effects.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
     }
   }

@@ -19,6 +19,7 @@ describe('resolveOptions', () => {
       countUntil: 'start',
       maxConcurrent: Number.POSITIVE_INFINITY,
       now: monotonicNow,
+      timerPrecision: 'ms',
     });
   });
 

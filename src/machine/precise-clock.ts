@@ -1,0 +1,55 @@
+import { monotonicNow } from './options.js';
+import type { Clock } from './types.js';
+
+/**
+ * How long before its moment a precise wake-up hands over from the native
+ * timer to event-loop turns. Node's timers count whole milliseconds on a loop
+ * clock read once per turn, so one fires up to about a millisecond late, or
+ * now and then early: 2 ms covers both.
+ */
+export const PRECISE_CLOCK_LEAD_MS = 2;
+
+/** A wake-up in progress: the native timer while far from the moment, then one setImmediate turn at a time. */
+interface PreciseTimeout {
+  timer: ReturnType<typeof setTimeout> | undefined;
+  turn: ReturnType<typeof setImmediate> | undefined;
+}
+
+/**
+ * An XState clock that calls back at the exact (fractional) moment, for the
+ * throttler's `timerPrecision: 'exact'`: a native timer for all but the last
+ * {@link PRECISE_CLOCK_LEAD_MS} ms, then event-loop turns (`setImmediate`,
+ * so I/O and other callbacks still run in between) until `now()` reaches the
+ * moment. Never early; late only by one turn of the loop. The price is those
+ * turns: up to about 2 ms of them per wake-up, which matters only for wake-ups
+ * a few milliseconds apart.
+ *
+ * With a strict sliding window this is what keeps late wake-ups from adding
+ * up: each message may go only once the one `limit` places ahead of it has been
+ * gone a whole interval, so a wake-up 1 ms late makes every later window 1 ms late too.
+ */
+export function preciseClock(now: () => number = monotonicNow): Clock {
+  return {
+    setTimeout(callback: () => void, timeout: number): PreciseTimeout {
+      const due = now() + timeout;
+      const pending: PreciseTimeout = { timer: undefined, turn: undefined };
+      const check = (): void => {
+        pending.timer = undefined;
+        pending.turn = undefined;
+        if (now() >= due) callback();
+        else pending.turn = setImmediate(check);
+      };
+      const coarse = Math.floor(timeout - PRECISE_CLOCK_LEAD_MS);
+      if (coarse >= 1) pending.timer = setTimeout(check, coarse);
+      else pending.turn = setImmediate(check);
+      return pending;
+    },
+    clearTimeout(pending: PreciseTimeout | undefined): void {
+      if (pending === undefined) return;
+      if (pending.timer !== undefined) clearTimeout(pending.timer);
+      if (pending.turn !== undefined) clearImmediate(pending.turn);
+      pending.timer = undefined;
+      pending.turn = undefined;
+    },
+  };
+}
