@@ -99,7 +99,8 @@ export class ThrottlerStoppedError extends Error {
  * a waiting task costs its promise and this (bench/README.md, W2).
  */
 class Task extends SelfQueuedMessage {
-  declare readonly type: 'task';
+  /** The target receives tasks as events; inspectors and persisted snapshots show this type. */
+  readonly type = 'task';
   /** It started, or was rejected while waiting: nothing may reject it (again) from now on. */
   leftQueue = false;
   /** The CANCEL key, when the task can be aborted: the task itself. */
@@ -140,9 +141,12 @@ class Task extends SelfQueuedMessage {
     this.unwatch();
     this.reject(error);
   }
+
+  /** The machine has it: queued (the dispatcher dated it), started, or rejected. */
+  get reachedMachine(): boolean {
+    return !Number.isNaN(this.queuedAt) || this.leftQueue;
+  }
 }
-// On the prototype, not in every task: the target receives tasks as events, which need a type.
-Object.defineProperty(Task.prototype, 'type', { value: 'task' });
 
 function settleNothing(): void {}
 
@@ -162,6 +166,11 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   let stopped = false;
 
   const start = (task: Task): void => {
+    if (task.leftQueue) {
+      // Aborted while its QUEUE_BATCH waited in a busy machine's mailbox: already rejected, never run.
+      if (reportsSettling) reportSettled(task);
+      return;
+    }
     task.unwatch();
     task.leftQueue = true;
     let result: unknown;
@@ -214,12 +223,32 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const batchesTasks = resolved.capacity === Number.POSITIVE_INFINITY;
   let batch: Task[] = [];
   let flushScheduled = false;
+  /** Tasks of the unsent batch rejected by their AbortSignal: the batch is filtered before it goes. */
+  let abortedInBatch = 0;
+  // Sends made while the machine is busy (from inside a task or an actor.on listener) wait in its
+  // mailbox, and stopping the actor clears the mailbox: those tasks are kept here until they arrive,
+  // so that stop() can reject the ones that never did.
+  let inMailbox: Task[][] = [];
+  let pruneInMailboxAt = 16;
+  const send = (tasks: Task[], event: Parameters<typeof actor.send>[0]): void => {
+    actor.send(event);
+    if ((tasks[0] as Task).reachedMachine) return;
+    inMailbox.push(tasks);
+    if (inMailbox.length >= pruneInMailboxAt) {
+      // What arrived since is forgotten; pruning only as the list doubles keeps it O(1) a send.
+      inMailbox = inMailbox.filter((waiting) => !(waiting[0] as Task).reachedMachine);
+      pruneInMailboxAt = Math.max(16, 2 * inMailbox.length);
+    }
+  };
   const flush = (): void => {
     flushScheduled = false;
-    if (batch.length === 0) return;
-    const messages = batch;
+    let messages = batch;
     batch = [];
-    actor.send({ type: 'QUEUE_BATCH', messages });
+    if (abortedInBatch > 0) {
+      messages = messages.filter((task) => !task.leftQueue);
+      abortedInBatch = 0;
+    }
+    if (messages.length > 0) send(messages, { type: 'QUEUE_BATCH', messages });
   };
 
   // A task leaves the queue without starting only through these events: each rejects its promise.
@@ -245,12 +274,16 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     if (signal !== undefined) {
       task.id = task;
       task.watch(signal, () => {
+        // Rejected now, whether the machine has it yet or not; then taken out of its queue, if there.
+        const inBatch = !task.reachedMachine;
+        task.fail(signal.reason);
+        if (inBatch) abortedInBatch += 1;
         flush();
         actor.send({ type: 'CANCEL', id: task });
       });
     }
     if (!batchesTasks) {
-      actor.send({ type: 'QUEUE', message: task, channel, cost, id: task.id });
+      send([task], { type: 'QUEUE', message: task, channel, cost, id: task.id });
       return promise;
     }
     batch.push(task);
@@ -310,11 +343,22 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (stopped) return;
       flush();
       stopped = true;
-      const waiting = actor.getSnapshot().context.dispatcher.waiting();
+      const { dispatcher } = actor.getSnapshot().context;
+      let swept = false;
+      const rejectLeftBehind = (): void => {
+        if (swept) return;
+        swept = true;
+        const error = new ThrottlerStoppedError();
+        for (const entry of dispatcher.waiting()) if (isTask(entry.message)) entry.message.fail(error);
+        for (const tasks of inMailbox) for (const task of tasks) task.fail(error);
+        inMailbox = [];
+      };
+      // Called from inside a task (or a listener) the actor stops once the event it is handling is
+      // done, and the rest of that event (a burst's later tasks) is queued meanwhile: the sweep waits.
+      actor.subscribe({ complete: rejectLeftBehind });
       actor.stop();
       runner.stop();
-      const error = new ThrottlerStoppedError();
-      for (const entry of waiting) if (isTask(entry.message)) entry.message.fail(error);
+      if (actor.getSnapshot().status !== 'active') rejectLeftBehind();
     },
     get counts() {
       flush();

@@ -106,7 +106,9 @@ export class Dispatcher<TMessage> {
       if (displaced) this.discard(displaced, this.options.overflow);
     }
     let entry: QueuedMessage<TMessage>;
-    if (message instanceof SelfQueuedMessage) {
+    // Only one never queued before: a restore from a live snapshot hands over messages another
+    // throttler still holds as its entries, and those must stay untouched (they get an entry of their own).
+    if (message instanceof SelfQueuedMessage && Number.isNaN(message.queuedAt)) {
       message.enter(this.nextSeq++, channel, cost, now, id);
       entry = message as QueuedMessage<TMessage>;
     } else {
@@ -427,18 +429,24 @@ export class Dispatcher<TMessage> {
     return tail;
   }
 
+  /** The message that has waited longest, left in place; no policy is asked (they may not be active). */
+  peekOldest(): QueuedMessage<TMessage> | undefined {
+    return this.oldestHead()?.oldest;
+  }
+
   private removeOldest(): QueuedMessage<TMessage> | undefined {
-    let oldestQueue: Deque<QueuedMessage<TMessage>> | undefined;
-    let oldest: QueuedMessage<TMessage> | undefined;
+    const found = this.oldestHead();
+    found?.queue.shift();
+    return found?.oldest;
+  }
+
+  private oldestHead(): { oldest: QueuedMessage<TMessage>; queue: Deque<QueuedMessage<TMessage>> } | undefined {
+    let found: { oldest: QueuedMessage<TMessage>; queue: Deque<QueuedMessage<TMessage>> } | undefined;
     for (const queue of this.queues.values()) {
       const head = this.liveHead(queue);
-      if (head !== undefined && (oldest === undefined || head.seq < oldest.seq)) {
-        oldest = head;
-        oldestQueue = queue;
-      }
+      if (head !== undefined && (found === undefined || head.seq < found.oldest.seq)) found = { oldest: head, queue };
     }
-    oldestQueue?.shift();
-    return oldest;
+    return found;
   }
 
   private removeNewest(): QueuedMessage<TMessage> | undefined {

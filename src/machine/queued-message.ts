@@ -1,4 +1,8 @@
-/** A message waiting in the throttler, with what the throttler needs to know about it. */
+/**
+ * A message waiting in the throttler, with what the throttler needs to know
+ * about it. Read-only to everything but the dispatcher, which writes the fields
+ * once, as the message is queued (for a SelfQueuedMessage, through `enter`).
+ */
 export interface QueuedMessage<TMessage> {
   /** Arrival order across all channels; FIFO order is this order. */
   readonly seq: number;
@@ -16,9 +20,10 @@ export interface QueuedMessage<TMessage> {
 /**
  * A message that is its own queue entry: the dispatcher fills in these fields
  * and queues the message itself instead of wrapping it in a new object. Only
- * the library's own adapters build these (the promise API's tasks), for
- * objects made for one queue and nothing else: a million waiting tasks then
- * cost a million objects fewer (bench/README.md, W2).
+ * the library's own adapters build these (the promise API's tasks): a million
+ * waiting tasks then cost a million objects fewer (bench/README.md, W2). A
+ * message is its own entry only the first time it is queued; queued again (a
+ * restore from a live snapshot) it is wrapped like any other message.
  */
 export abstract class SelfQueuedMessage {
   seq = 0;

@@ -136,6 +136,7 @@ function acceptMessage(
   event: Omit<QueueEvent<Message>, 'type'>,
   effects: Effects,
   self: AnyActorRef,
+  arrivedAt: number,
   now: number,
   deliverNow: boolean,
 ): number {
@@ -152,10 +153,10 @@ function acceptMessage(
     const target = liveTarget(context);
     if (target !== undefined) {
       const emitDelivery = listensTo(self, 'delivered');
-      return sendNow(context, effects, self, target, event.message, event.channel, cost, undefined, now, emitDelivery);
+      return sendNow(context, effects, self, target, event.message, event.channel, cost, arrivedAt, now, emitDelivery);
     }
   }
-  if (dispatcher.enqueue(event.message, event.channel, cost, event.id, now) === 'rejected') {
+  if (dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt) === 'rejected') {
     effects.emit({
       type: 'rejected',
       message: event.message,
@@ -170,20 +171,22 @@ function acceptMessage(
 /**
  * Takes in what a QUEUE or QUEUE_BATCH event carries, in order, each message as
  * `acceptMessage` does: a burst the rate allows at once never enters the queue.
+ * Every message of the event arrived at `arrivedAt`; `now` moves on as
+ * deliveries are made. Returns the clock reading to go on with.
  */
 function acceptQueued(
   context: ThrottlerContext,
   event: ThrottlerEvent,
   effects: Effects,
   self: AnyActorRef,
-  now: number,
+  arrivedAt: number,
   deliverNow: boolean,
 ): number {
-  if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, now, deliverNow);
-  if (event.type !== 'QUEUE_BATCH') return now;
-  let at = now;
-  for (const entry of event.messages) at = acceptMessage(context, entry, effects, self, at, deliverNow);
-  return at;
+  if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
+  if (event.type !== 'QUEUE_BATCH') return arrivedAt;
+  let now = arrivedAt;
+  for (const entry of event.messages) now = acceptMessage(context, entry, effects, self, arrivedAt, now, deliverNow);
+  return now;
 }
 
 /**
@@ -263,13 +266,30 @@ function passThrough(context: ThrottlerContext, event: QueueEvent<Message>, effe
   const target = context.target as AnyActorRef;
   const emitDelivery = listensTo(self, 'delivered');
   const { message, channel, cost = 1 } = event;
-  sendNow(context, effects, self, target, message, channel, cost, undefined, Number.NEGATIVE_INFINITY, emitDelivery);
+  const arrivedAt = context.now();
+  sendNow(context, effects, self, target, message, channel, cost, arrivedAt, arrivedAt, emitDelivery);
   effects.assign(published(context, target, context.wakeAt));
 }
 
-/** In `idle`, after anything that may have given the throttler work: a target and something waiting. */
+/**
+ * In `idle`, after anything that may have given the throttler work: with a
+ * target and something waiting, it goes `active`. A target that has stopped
+ * is let go of here instead, as `deliverDue` would, without a pass through
+ * `active` that would tell listeners it had started and stopped delivering.
+ */
 function noticeWork(context: ThrottlerContext, effects: Effects): void {
-  if (context.target !== undefined && hasWork(context, context.now())) effects.raise({ type: 'WORK_WAITING' });
+  const { target, dispatcher } = context;
+  const now = context.now();
+  if (target === undefined || !hasWork(context, now)) return;
+  // With nothing queued, only a voucher period keeps it busy: no message is at risk. (The policies
+  // are not asked here: in `idle` they have not been activated, and asking would start their periods.)
+  const waiting = dispatcher.peekOldest();
+  if (waiting === undefined || target.getSnapshot().status === 'active') {
+    effects.raise({ type: 'WORK_WAITING' });
+    return;
+  }
+  effects.emit({ type: 'targetLost', target, message: waiting.message, at: now });
+  effects.assign(published(context, undefined, context.wakeAt));
 }
 
 /**

@@ -1,5 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createThrottler, type Throttler, ThrottlerOptionError, ThrottlerStoppedError } from '../../src/index.js';
+import {
+  createThrottler,
+  restoreThrottler,
+  type Throttler,
+  ThrottlerOptionError,
+  ThrottlerStoppedError,
+} from '../../src/index.js';
 import { now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -332,6 +338,134 @@ describe('createThrottler: abort, stop, overflow', () => {
     expect(pendingTimers()).toBe(0);
     await expect(throttler.schedule(() => 1)).rejects.toBeInstanceOf(ThrottlerStoppedError);
     expect(() => throttler.tryAcquire()).toThrow(ThrottlerStoppedError);
+  });
+
+  /** Records how each promise settled: `name:ok:value` or `name:err:ErrorName`. */
+  function settlements() {
+    const out: string[] = [];
+    const track = (promise: Promise<unknown>, name: string) =>
+      promise.then(
+        (value) => out.push(`${name}:ok:${String(value)}`),
+        (error: unknown) => out.push(`${name}:err:${(error as Error).name}`),
+      );
+    return { out, track };
+  }
+
+  it.each(['sliding-window', 'timer'] as const)(
+    'stop() from inside a task rejects the rest of its burst, queued while the stop waited (%s)',
+    async (strategy) => {
+      const throttler = createThrottler({ rate: '10/1s', strategy });
+      const { out, track } = settlements();
+      track(
+        throttler.schedule(() => 'a'),
+        'a',
+      );
+      // A second burst while active (the timer strategy's voucher period runs after the first task).
+      await advance(5);
+      track(
+        throttler.schedule(() => {
+          throttler.stop();
+          return 'b';
+        }),
+        'b',
+      );
+      track(
+        throttler.schedule(() => 'c'),
+        'c',
+      );
+      track(
+        throttler.schedule(() => 'd'),
+        'd',
+      );
+      await advance(10);
+      expect(out.sort()).toEqual(['a:ok:a', 'b:ok:b', 'c:err:ThrottlerStoppedError', 'd:err:ThrottlerStoppedError']);
+      expect(pendingTimers()).toBe(0);
+    },
+  );
+
+  it('stop() from inside a task rejects what the task scheduled just before (a bounded queue sends at once)', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', capacity: 10 });
+    const { out, track } = settlements();
+    track(
+      throttler.schedule(() => {
+        // Sent while the throttler is busy delivering this task: it waits in the actor's mailbox.
+        track(
+          throttler.schedule(() => 'inner'),
+          'inner',
+        );
+        throttler.stop();
+        return 'outer';
+      }),
+      'outer',
+    );
+    track(
+      throttler.schedule(() => 'next'),
+      'next',
+    );
+    await advance(10);
+    expect(out.sort()).toEqual(['inner:err:ThrottlerStoppedError', 'next:err:ThrottlerStoppedError', 'outer:ok:outer']);
+  });
+
+  it('a task aborted before its burst reaches the throttler never runs, and is rejected with the reason', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const controller = new AbortController();
+    const { out, track } = settlements();
+    let ran = false;
+    track(
+      throttler.schedule(
+        () => {
+          ran = true;
+        },
+        { signal: controller.signal },
+      ),
+      'aborted',
+    );
+    track(
+      throttler.schedule(() => 'other'),
+      'other',
+    );
+    controller.abort();
+    await advance(10);
+    expect(ran).toBe(false);
+    expect(out.sort()).toEqual(['aborted:err:AbortError', 'other:ok:other']);
+    throttler.stop();
+  });
+
+  it('a task is an event with a readable type, also where inspectors serialise it', async () => {
+    const events: unknown[] = [];
+    const throttler = createThrottler({
+      rate: '10/1s',
+      inspect: (event) => {
+        if (event.type === '@xstate.event' && (event.event as { type?: unknown }).type !== 'QUEUE_BATCH')
+          events.push(JSON.parse(JSON.stringify(event.event)));
+      },
+    });
+    await throttler.schedule(() => 1);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'task' }));
+    throttler.stop();
+  });
+
+  it("restoring a live snapshot object (not its JSON) leaves the original throttler's tasks alone", async () => {
+    const throttler = createThrottler({ rate: '1/20ms', strategy: 'sliding-window' });
+    const controller = new AbortController();
+    const { out, track } = settlements();
+    track(
+      throttler.schedule(() => 'a'),
+      'a',
+    );
+    track(
+      throttler.schedule(() => 'b', { signal: controller.signal }),
+      'b',
+    );
+    await advance(2);
+    const copy = restoreThrottler(throttler.actor.getPersistedSnapshot());
+    // The copy holds task b too; cancelling it there must not touch b's place in the original.
+    copy.send({ type: 'CANCEL', id: copy.getSnapshot().context.dispatcher.waiting()[0]?.id });
+    copy.stop();
+    await advance(30);
+    expect(out.sort()).toEqual(['a:ok:a', 'b:ok:b']);
+    expect(throttler.actor.getSnapshot().value).toBe('idle');
+    throttler.stop();
   });
 
   it('a full queue with overflow "reject" rejects the new task', async () => {

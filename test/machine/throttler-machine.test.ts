@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActor, createMachine, type EventObject } from 'xstate';
+import { createActor, createMachine, type EventObject, fromCallback } from 'xstate';
 import { MAX_TIMER_DELAY, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
@@ -266,6 +266,45 @@ describe('throttlerMachine', () => {
     expect(bounded.actor.getSnapshot().context.counts).toMatchObject({ delivered: 2, queued: 2, rejected: 1 });
     advance(1000);
     expect(target.messages().map((m) => m.n)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("QUEUE_BATCH: every entry's queuedAt is when the batch arrived, even when deliveries take time", () => {
+    let time = 0;
+    // A target that takes 100 ms of the throttler's clock per message.
+    const target = createActor(
+      fromCallback<Numbered>(({ receive }) =>
+        receive(() => {
+          time += 100;
+        }),
+      ),
+    ).start();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '2/10s', strategy: 'sliding-window', target, now: () => time },
+    }).start();
+    const delivered: Array<[number, number, number]> = [];
+    actor.on('delivered', (event) => delivered.push([(event.message as Numbered).n, event.queuedAt, event.at]));
+    actor.send({ type: 'QUEUE_BATCH', messages: [1, 2, 3].map((n) => ({ message: msg(n) })) });
+    time = 20_000;
+    advance(20_000);
+    expect(delivered).toEqual([
+      [1, 0, 100],
+      [2, 0, 200],
+      [3, 0, 20_100],
+    ]);
+    actor.stop();
+  });
+
+  it.each([
+    ['QUEUE', { type: 'QUEUE', message: msg(1) }],
+    ['QUEUE_BATCH', { type: 'QUEUE_BATCH', messages: [{ message: msg(1) }] }],
+  ] as const)('a %s to a stopped target in idle lets the target go without passing through active', (_name, event) => {
+    const target = createRecorder<Numbered>();
+    const { actor, emitted } = startThrottler({ rate: '5/1s', strategy: 'sliding-window', target: target.ref });
+    target.ref.stop();
+    actor.send(event);
+    expect(emitted.map((e) => e.type)).toEqual(['targetLost']);
+    expect(actor.getSnapshot()).toMatchObject({ value: 'idle', context: { target: undefined, counts: { queued: 1 } } });
+    expect(pendingTimers()).toBe(0);
   });
 
   it('snapshots change with every queued message (the queue is mutated in place, the version is not)', () => {

@@ -11,6 +11,8 @@ import {
   type Ordering,
   orderingArbitrary,
   rateConfigArbitrary,
+  type SendAs,
+  sendAsArbitrary,
 } from '../support/scenarios.js';
 import { pendingTimers, restoreRealTime } from '../support/virtual-time.js';
 
@@ -56,8 +58,8 @@ function spansOverBound(
 }
 
 /** Runs the arrivals through until nothing is queued and one longest interval more has passed. */
-function run(input: Omit<ThrottlerInput, 'target'>, config: RateConfig, arrivals: readonly Arrival[]) {
-  const driven = driveToRest(input, config, arrivals);
+function run(input: Omit<ThrottlerInput, 'target'>, config: RateConfig, arrivals: readonly Arrival[], sendAs: SendAs) {
+  const driven = driveToRest(input, config, arrivals, sendAs);
   const result = {
     deliveries: driven.deliveries(),
     state: driven.actor.getSnapshot().value,
@@ -72,8 +74,9 @@ function expectEachOnceInOrderThenIdle(
   input: Omit<ThrottlerInput, 'target'> & { ordering: Ordering },
   config: RateConfig,
   arrivals: readonly Arrival[],
+  sendAs: SendAs,
 ) {
-  const { deliveries, state, timers } = run(input, config, arrivals);
+  const { deliveries, state, timers } = run(input, config, arrivals, sendAs);
   expectEachDeliveredOnce(deliveries, arrivals);
   expectArrivalOrder(deliveries, arrivals, input.ordering);
   expect(state).toBe('idle');
@@ -82,18 +85,24 @@ function expectEachOnceInOrderThenIdle(
 
 describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, costs and arrivals', () => {
   const scenarioArbitrary = fc
-    .tuple(rateConfigArbitrary, orderingArbitrary, fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }))
-    .chain(([config, ordering, maxBurst]) =>
-      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, maxBurst, arrivals })),
+    .tuple(
+      rateConfigArbitrary,
+      orderingArbitrary,
+      fc.option(fc.integer({ min: 1, max: 10 }), { nil: undefined }),
+      sendAsArbitrary,
+    )
+    .chain(([config, ordering, maxBurst, sendAs]) =>
+      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, maxBurst, arrivals, sendAs })),
     );
 
   it('grants at most maxBurst + limit × (b − a) / interval + the one pre-consumed request over any span [a, b]', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals }) => {
+      fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals, sendAs }) => {
         const { deliveries } = run(
           { strategy: 'token-bucket', ordering, maxBurst, ...machineRates(config) },
           config,
           arrivals,
+          sendAs,
         );
         // The default burst is one interval's worth: the limit.
         expect(spansOverBound(config, deliveries, ({ rate }) => maxBurst ?? rate.limit)).toEqual([]);
@@ -104,11 +113,12 @@ describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, co
 
   it('delivers every message exactly once, in arrival order, then is idle with no timer pending', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals }) => {
+      fc.property(scenarioArbitrary, ({ config, ordering, maxBurst, arrivals, sendAs }) => {
         expectEachOnceInOrderThenIdle(
           { strategy: 'token-bucket', ordering, maxBurst, ...machineRates(config) },
           config,
           arrivals,
+          sendAs,
         );
       }),
       { numRuns: NUM_RUNS },
@@ -123,18 +133,20 @@ describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, c
       orderingArbitrary,
       fc.integer({ min: 1, max: 5000 }),
       fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+      sendAsArbitrary,
     )
-    .chain(([config, ordering, warmup, coldFactor]) =>
-      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, warmup, coldFactor, arrivals })),
+    .chain(([config, ordering, warmup, coldFactor, sendAs]) =>
+      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, warmup, coldFactor, arrivals, sendAs })),
     );
 
   it('is never faster than the full rate: over any span [a, b] at most limit × (b − a) / interval + the pre-consumed request', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals }) => {
+      fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals, sendAs }) => {
         const { deliveries } = run(
           { strategy: 'warming-up', ordering, warmup, coldFactor, ...machineRates(config) },
           config,
           arrivals,
+          sendAs,
         );
         // Stored permits are no burst here: spending one costs at least the stable interval.
         expect(spansOverBound(config, deliveries, () => 0)).toEqual([]);
@@ -145,11 +157,12 @@ describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, c
 
   it('delivers every message exactly once, in arrival order, then is idle with no timer pending', () => {
     fc.assert(
-      fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals }) => {
+      fc.property(scenarioArbitrary, ({ config, ordering, warmup, coldFactor, arrivals, sendAs }) => {
         expectEachOnceInOrderThenIdle(
           { strategy: 'warming-up', ordering, warmup, coldFactor, ...machineRates(config) },
           config,
           arrivals,
+          sendAs,
         );
       }),
       { numRuns: NUM_RUNS },
