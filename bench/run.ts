@@ -25,7 +25,7 @@ export const DEFAULT_CONFIG: BenchConfig = {
   w1: { size: 200_000, rounds: 5 },
   w2: { size: 1_000_000, rounds: 1, rate: BURST_RATE },
   w3: STRICTNESS_DEFAULTS,
-  w4: { small: 100_000, large: 400_000, rounds: 2 },
+  w4: { small: 100_000, large: 400_000, rounds: 3 },
 };
 
 export interface RunOptions {
