@@ -32,6 +32,8 @@ interface CheckResult {
   /** The promise API: ms after scheduling at which tasks 1-4 started, and how task 5 ended after stop(). */
   taskStarts: number[];
   stoppedTask: string;
+  /** The promise API with timerPrecision 'exact': ms after scheduling at which tasks 1-3 started. */
+  exactStarts: number[];
   /** The RxJS operator: values in the order emitted, and ms after subscribing at which each came. */
   operatorValues: number[];
   operatorTimes: number[];
@@ -102,6 +104,12 @@ async function scenario(lib, xstate, rxjs) {
   tasks.stop();
   const stoppedTask = await fifth;
 
+  // timerPrecision 'exact' (preciseClock): the third task waits a whole window after the first, never less.
+  const exact = createThrottler({ rate: '2/50ms', strategy: 'sliding-window', timerPrecision: 'exact' });
+  const exactAt = performance.now();
+  const exactStarts = await Promise.all([1, 2, 3].map(() => exact.schedule(() => performance.now() - exactAt)));
+  exact.stop();
+
   // The RxJS operator: the same rate, three values, completion after the last.
   const subscribedAt = performance.now();
   const emitted = await new Promise((resolve, reject) => {
@@ -121,6 +129,7 @@ async function scenario(lib, xstate, rxjs) {
     warnings,
     taskStarts,
     stoppedTask,
+    exactStarts,
     operatorValues: emitted.map(([value]) => value),
     operatorTimes: emitted.map(([, at]) => at),
   };
@@ -241,6 +250,9 @@ describe('the built package in production mode', () => {
       expect(task3 - task1).toBeGreaterThanOrEqual(45);
       expect(task4).toBeGreaterThanOrEqual(task3);
       expect(result.stoppedTask).toBe('ThrottlerStoppedError');
+      const [exact1, , exact3] = result.exactStarts as [number, number, number];
+      expect(exact3 - exact1).toBeGreaterThanOrEqual(50);
+      expect(exact3 - exact1).toBeLessThan(1_000);
 
       expect(result.operatorValues).toEqual([1, 2, 3]);
       const [value1, , value3] = result.operatorTimes as [number, number, number];
