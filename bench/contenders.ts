@@ -106,6 +106,26 @@ function startingTarget(onStart: (index: number) => void): AnyActorRef {
   ).start();
 }
 
+/** An actor fed one QUEUE event per task that delivers to `target`: stopping stops both. */
+function queueEventInstance(
+  actor: { send(event: { type: 'QUEUE'; message: IndexedMessage }): void; stop(): void },
+  target: AnyActorRef,
+): Instance {
+  return {
+    task: (index) => ({ type: 'task', index }),
+    submit(tasks) {
+      for (let index = 0; index < tasks.length; index++) {
+        actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
+      }
+    },
+    stop() {
+      actor.stop();
+      target.stop();
+    },
+    stoppable: true,
+  };
+}
+
 function machineContender(strategy: 'sliding-window' | 'timer'): Contender {
   return {
     id: strategy === 'sliding-window' ? 'machine-sliding' : 'machine-timer',
@@ -122,19 +142,7 @@ function machineContender(strategy: 'sliding-window' | 'timer'): Contender {
       const actor = createActor(throttlerMachine, {
         input: { rate: rateString(rate), strategy, target },
       }).start();
-      return {
-        task: (index) => ({ type: 'task', index }),
-        submit(tasks) {
-          for (let index = 0; index < tasks.length; index++) {
-            actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
-          }
-        },
-        stop() {
-          actor.stop();
-          target.stop();
-        },
-        stoppable: true,
-      };
+      return queueEventInstance(actor, target);
     },
   };
 }
@@ -206,19 +214,7 @@ const OURS: Contender[] = [
         input: { rate: rateString(rate), strategy: 'sliding-window', timerPrecision: 'exact', target },
         clock: preciseClock(),
       }).start();
-      return {
-        task: (index) => ({ type: 'task', index }),
-        submit(tasks) {
-          for (let index = 0; index < tasks.length; index++) {
-            actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
-          }
-        },
-        stop() {
-          actor.stop();
-          target.stop();
-        },
-        stoppable: true,
-      };
+      return queueEventInstance(actor, target);
     },
   },
   {
@@ -474,19 +470,7 @@ const BASELINES: Contender[] = [
     open(_rate, onStart) {
       const target = startingTarget(onStart);
       const actor = createActor(forwardingMachine, { input: { target } }).start();
-      return {
-        task: (index) => ({ type: 'task', index }),
-        submit(tasks) {
-          for (let index = 0; index < tasks.length; index++) {
-            actor.send({ type: 'QUEUE', message: tasks[index] as IndexedMessage });
-          }
-        },
-        stop() {
-          actor.stop();
-          target.stop();
-        },
-        stoppable: true,
-      };
+      return queueEventInstance(actor, target);
     },
   },
   {
