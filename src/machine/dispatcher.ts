@@ -431,22 +431,25 @@ export class Dispatcher<TMessage> {
 
   /** The message that has waited longest, left in place; no policy is asked (they may not be active). */
   peekOldest(): QueuedMessage<TMessage> | undefined {
-    return this.oldestHead()?.oldest;
+    return this.queueWithOldest()?.peekFirst();
   }
 
   private removeOldest(): QueuedMessage<TMessage> | undefined {
-    const found = this.oldestHead();
-    found?.queue.shift();
-    return found?.oldest;
+    return this.queueWithOldest()?.shift();
   }
 
-  private oldestHead(): { oldest: QueuedMessage<TMessage>; queue: Deque<QueuedMessage<TMessage>> } | undefined {
-    let found: { oldest: QueuedMessage<TMessage>; queue: Deque<QueuedMessage<TMessage>> } | undefined;
+  /** The queue whose head has waited longest, tombstones in front dropped (so its first entry is that head). */
+  private queueWithOldest(): Deque<QueuedMessage<TMessage>> | undefined {
+    let oldestQueue: Deque<QueuedMessage<TMessage>> | undefined;
+    let oldest: QueuedMessage<TMessage> | undefined;
     for (const queue of this.queues.values()) {
       const head = this.liveHead(queue);
-      if (head !== undefined && (found === undefined || head.seq < found.oldest.seq)) found = { oldest: head, queue };
+      if (head !== undefined && (oldest === undefined || head.seq < oldest.seq)) {
+        oldest = head;
+        oldestQueue = queue;
+      }
     }
-    return found;
+    return oldestQueue;
   }
 
   private removeNewest(): QueuedMessage<TMessage> | undefined {
