@@ -31,8 +31,8 @@
  */
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import type { ThrottlerCounts } from '../machine/dispatcher.js';
-import { resolveOptions, type ThrottleOptions, unknownChannelError } from '../machine/options.js';
-import { preciseClock } from '../machine/precise-clock.js';
+import { resolveOptions, type ThrottleOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
+import { clockFor } from '../machine/precise-clock.js';
 import { SelfQueuedMessage } from '../machine/queued-message.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
@@ -122,11 +122,6 @@ class Task extends SelfQueuedMessage {
     this.abort = { signal, listener: onAbort };
   }
 
-  /** The reason it was aborted with, once its signal fired. */
-  get abortReason(): unknown {
-    return this.abort?.signal.reason;
-  }
-
   /** It started or left the queue: the signal no longer concerns it. */
   unwatch(): void {
     if (this.abort !== undefined) {
@@ -162,7 +157,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const { clock, inspect, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
   const resolved = resolveOptions(throttleOptions);
   const { now } = resolved;
-  const reportsSettling = resolved.maxConcurrent !== Number.POSITIVE_INFINITY || resolved.countUntil === 'done';
+  const reportsSettling = tracksInFlight(resolved);
   let stopped = false;
 
   const start = (task: Task): void => {
@@ -207,8 +202,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     }),
   ).start();
 
-  // timerPrecision 'exact' needs a clock that keeps fractions of a millisecond.
-  const timerClock = clock ?? (resolved.timerPrecision === 'exact' ? preciseClock(now) : undefined);
+  const timerClock = clock ?? clockFor(resolved);
   const actor = createActor(throttlerMachine, {
     input: { ...throttleOptions, target: runner as AnyActorRef },
     ...(timerClock === undefined ? {} : { clock: timerClock }),
@@ -251,11 +245,11 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     if (messages.length > 0) send(messages, { type: 'QUEUE_BATCH', messages });
   };
 
-  // A task leaves the queue without starting only through these events: each rejects its promise.
+  // A task leaves the queue without starting only through these events (or its AbortSignal, which
+  // rejects it before the CANCEL is sent): each rejects its promise.
   const failDiscarded = (event: ThrottlerEmitted): void => {
     if ((event.type !== 'dropped' && event.type !== 'rejected') || !isTask(event.message)) return;
-    const task = event.message;
-    task.fail(event.type === 'dropped' && event.reason === 'cancelled' ? task.abortReason : event.error);
+    event.message.fail(event.error);
   };
   actor.on('dropped', failDiscarded);
   actor.on('rejected', failDiscarded);

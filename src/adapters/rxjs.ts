@@ -24,7 +24,7 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { type AnyActorRef, createActor, fromCallback } from 'xstate';
 import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
-import { preciseClock } from '../machine/precise-clock.js';
+import { clockFor } from '../machine/precise-clock.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { ThrottlerOptionError } from '../rate/index.js';
@@ -68,13 +68,8 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
   }
   if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
   const resolved = resolveOptions(throttleOptions);
-  // timerPrecision 'exact' needs a clock that keeps fractions of a millisecond; a scheduler keeps its own time.
-  const clock =
-    scheduler !== undefined
-      ? schedulerClock(scheduler)
-      : resolved.timerPrecision === 'exact'
-        ? preciseClock(resolved.now)
-        : undefined;
+  // A scheduler keeps its own time, whatever timerPrecision says.
+  const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);
 
   return (source) =>
     new Observable<T>((subscriber) => {

@@ -1,7 +1,7 @@
 import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
 import { type Rate, validateCost } from '../rate/index.js';
 import { Deque } from './deque.js';
-import { type ResolvedOptions, unknownChannelError } from './options.js';
+import { type ResolvedOptions, tracksInFlight, unknownChannelError } from './options.js';
 import { type QueuedMessage, SelfQueuedMessage } from './queued-message.js';
 
 /** Why a message left the queue without being delivered. */
@@ -59,7 +59,7 @@ export class Dispatcher<TMessage> {
       this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
     }
     if (options.ordering === 'fifo') this.queues.set(NO_CHANNEL, new Deque());
-    this.tracksInFlight = options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
+    this.tracksInFlight = tracksInFlight(options);
     // XState's getPersistedSnapshot walks context objects key by key and replaces any that reach an
     // actor ref (a message's replyTo) with a plain copy: that copy has no toJSON and would walk the
     // whole queue. With the fields hidden from for..in the walk stops here and JSON uses toJSON.

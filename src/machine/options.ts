@@ -84,6 +84,11 @@ const OVERFLOWS: readonly Overflow[] = ['reject', 'drop-oldest', 'drop-newest'];
 
 export const monotonicNow = (): number => performance.now();
 
+/** Whether deliveries count until they settle (SETTLED events): with `maxConcurrent` or `countUntil: 'done'`. */
+export function tracksInFlight(options: ResolvedOptions): boolean {
+  return options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
+}
+
 /** The error for a channel name that is not configured, listing the names that are. */
 export function unknownChannelError(channel: unknown, configured: Iterable<string>): ThrottlerOptionError {
   const known = [...configured].map((name) => `"${name}"`).join(', ');

@@ -1,4 +1,4 @@
-import { monotonicNow } from './options.js';
+import { monotonicNow, type ResolvedOptions } from './options.js';
 import type { Clock } from './types.js';
 
 /**
@@ -55,4 +55,13 @@ export function preciseClock(now: () => number = monotonicNow): Clock {
       pending.turn = undefined;
     },
   };
+}
+
+/**
+ * The clock the adapters arm the machine's timer on when the caller gave none:
+ * `timerPrecision: 'exact'` needs one that keeps fractions of a millisecond (on
+ * the same time source); otherwise XState's own (`setTimeout`).
+ */
+export function clockFor(options: ResolvedOptions): Clock | undefined {
+  return options.timerPrecision === 'exact' ? preciseClock(options.now) : undefined;
 }
