@@ -1,6 +1,7 @@
 import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
-import { type Rate, validateCost } from '../rate/index.js';
+import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
 import { Deque } from './deque.js';
+import { InFlightDeliveries } from './in-flight.js';
 import { type ResolvedOptions, tracksInFlight, unknownChannelError } from './options.js';
 import { type QueuedMessage, SelfQueuedMessage } from './queued-message.js';
 
@@ -44,14 +45,18 @@ export class Dispatcher<TMessage> {
   private nextSeq = 0;
   private pausedUntil = Number.NEGATIVE_INFINITY;
   /** Deliveries sent and not yet settled (tracked only with maxConcurrent or countUntil 'done'). */
-  private inFlight = 0;
+  private readonly inFlight = new InFlightDeliveries();
   private readonly tracksInFlight: boolean;
   /** What the last `nextDeliveryTime` found: the message that goes next and its queue. */
   private candidate: QueuedMessage<TMessage> | undefined;
   private candidateQueue: Deque<QueuedMessage<TMessage>> | undefined;
 
-  constructor(options: ResolvedOptions, now: number) {
+  /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
+  private readonly readNow: () => number;
+
+  constructor(options: ResolvedOptions, now: number, readNow: () => number = options.now) {
     this.options = options;
+    this.readNow = readNow;
     this.rates = options.rates;
     this.channelRates = new Map(options.channels);
     this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
@@ -68,7 +73,7 @@ export class Dispatcher<TMessage> {
 
   /** Deliveries not yet settled. */
   get inFlightCount(): number {
-    return this.inFlight;
+    return this.inFlight.count;
   }
 
   get isEmpty(): boolean {
@@ -209,8 +214,12 @@ export class Dispatcher<TMessage> {
     return this.options.timerPrecision === 'exact';
   }
 
-  /** Whether a delivery keeps the throttler active afterwards (a voucher period starts running). */
-  get keepsActiveAfterDelivery(): boolean {
+  /**
+   * Whether messages go only through `active`, never straight through in `idle`:
+   * the timer's tick period starts when the throttler becomes active (Akka), so
+   * its policies must hear of the activation before anything is delivered.
+   */
+  get deliversOnlyWhenActive(): boolean {
     return this.options.strategy === 'timer';
   }
 
@@ -230,13 +239,38 @@ export class Dispatcher<TMessage> {
     return 0;
   }
 
-  /** A delivery sent earlier has settled (SETTLED event): it leaves the in-flight count and, with countUntil 'done', enters the window now. */
-  settle(channel: string | undefined, cost: number, now: number): void {
-    if (!this.tracksInFlight || this.inFlight === 0) return;
-    this.inFlight -= 1;
+  /**
+   * A delivery sent earlier has settled (SETTLED event): it leaves the in-flight
+   * count and, with countUntil 'done', enters the window now. It must match a
+   * delivery in flight by channel and cost; otherwise nothing changes and a
+   * ThrottlerOptionError says why (a wrong or repeated settle must never open
+   * the window, nor hold a slot forever).
+   */
+  settle(channel: unknown, cost: unknown, now: number): void {
+    if (!this.tracksInFlight) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        'sent only with maxConcurrent or countUntil "done" (nothing else is tracked in flight)',
+        { channel, cost },
+      );
+    }
+    if (channel !== undefined && typeof channel !== 'string') {
+      throw new ThrottlerOptionError('channel', 'the channel of a delivery in flight, or undefined', channel);
+    }
+    const settled = cost ?? 1;
+    if (typeof settled !== 'number' || !Number.isSafeInteger(settled) || settled <= 0) {
+      throw new ThrottlerOptionError('cost', 'the positive integer cost of a delivery in flight', cost);
+    }
+    if (!this.inFlight.settle(channel, settled)) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        `the channel and cost of a delivery in flight (in flight: ${this.inFlight.describe()})`,
+        { channel, cost: settled },
+      );
+    }
     if (this.options.countUntil === 'done') {
-      this.overall.releaseInFlight?.(now, cost);
-      if (channel !== undefined) this.channelPolicies.get(channel)?.releaseInFlight?.(now, cost);
+      this.overall.releaseInFlight?.(now, settled);
+      if (channel !== undefined) this.channelPolicies.get(channel)?.releaseInFlight?.(now, settled);
     }
   }
 
@@ -244,13 +278,6 @@ export class Dispatcher<TMessage> {
   activate(now: number): void {
     this.overall.activate(now);
     for (const policy of this.channelPolicies.values()) policy.activate(now);
-  }
-
-  /** Until when the policies keep the throttler active with nothing queued. */
-  holdsActiveUntil(): number {
-    let until = this.overall.holdsActiveUntil();
-    for (const policy of this.channelPolicies.values()) until = Math.max(until, policy.holdsActiveUntil());
-    return until;
   }
 
   /** Replaces the overall rates, or one channel's; an unknown channel is an error. */
@@ -304,7 +331,7 @@ export class Dispatcher<TMessage> {
     first.sort((a, b) => a.seq - b.seq);
     return {
       ...this.counts,
-      inFlight: this.inFlight,
+      inFlight: this.inFlight.count,
       pausedUntil: this.pausedUntil,
       firstWaiting: first
         .slice(0, limit)
@@ -342,11 +369,11 @@ export class Dispatcher<TMessage> {
    * monotonic clock starts elsewhere, can move it back onto its own.
    */
   toJSON(): PersistedDispatcher<TMessage> {
-    const { now, ...options } = this.options;
+    const { now: _source, ...options } = this.options;
     return {
       format: PERSISTED_FORMAT,
       options: { ...options, rates: this.rates, channels: [...this.channelRates] },
-      state: this.save(Date.now() - now()),
+      state: this.save(Date.now() - this.readNow()),
     };
   }
 
@@ -381,12 +408,12 @@ export class Dispatcher<TMessage> {
       this.overall.recordDelivery(now, cost);
       channelPolicy?.recordDelivery(now, cost);
     }
-    if (this.tracksInFlight) this.inFlight += 1;
+    if (this.tracksInFlight) this.inFlight.start(channel, cost);
   }
 
   /** When a message of this channel and cost could go, were it next: what every policy in force allows. */
   private earliestFor(channel: string | undefined, cost: number, now: number): number {
-    if (this.inFlight >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
+    if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     let at = Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
     if (channel !== undefined) {
       const channelPolicy = this.channelPolicies.get(channel) as ThrottlePolicy;

@@ -43,9 +43,10 @@ import { type Actor, type ActorOptions, type AnyActorRef, type AnyEventObject, c
 import type { PolicyState } from '../policies/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { Dispatcher, type DispatcherState, PERSISTED_FORMAT, type PersistedDispatcher } from './dispatcher.js';
+import { checkTarget } from './event-checks.js';
+import { initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import { throttlerMachine } from './throttler-machine.js';
-import type { ThrottlerContext } from './types.js';
 
 export type ThrottlerActor = Actor<typeof throttlerMachine>;
 
@@ -65,9 +66,7 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
  */
 export function restoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
   const { target, now, ...actorOptions } = options;
-  if (target !== undefined && typeof (target as Partial<AnyActorRef> | null)?.send !== 'function') {
-    throw new ThrottlerOptionError('target', 'an actor ref or undefined', target);
-  }
+  checkTarget(target);
   const saved = savedDispatcher(persisted);
   const resolved = resolveOptions({
     rate: saved.options.rates,
@@ -85,20 +84,11 @@ export function restoreThrottler(persisted: unknown, options: RestoreOptions = {
     timerPrecision: saved.options.timerPrecision ?? undefined,
     now,
   });
-  const restartedAt = resolved.now();
-  const dispatcher = new Dispatcher<AnyEventObject>(resolved, restartedAt);
-  // Saved times are wall-clock ms; this moves them onto the new time source.
-  dispatcher.load(settleInFlight(saved.state, Date.now()), restartedAt - Date.now());
   const previousVersion = (persisted as { context: { version?: unknown } }).context.version;
-  const context: ThrottlerContext = {
-    dispatcher,
-    now: resolved.now,
-    target: undefined,
-    wakeAt: Number.POSITIVE_INFINITY,
-    counts: { ...dispatcher.counts },
-    inFlight: dispatcher.inFlightCount,
-    version: (typeof previousVersion === 'number' ? previousVersion : 0) + 1,
-  };
+  const context = initialContext(resolved, undefined, (typeof previousVersion === 'number' ? previousVersion : 0) + 1);
+  // Saved times are wall-clock ms; this moves them onto the new time source.
+  context.dispatcher.load(settleInFlight(saved.state, Date.now()), context.now() - Date.now());
+  context.counts = { ...context.dispatcher.counts };
   // Idle with no timer and no target is the one state that needs nothing XState cannot restore;
   // SET_TARGET then takes the ordinary path to active, which arms the timer.
   const snapshot = {

@@ -1,9 +1,24 @@
-import { type AnyActorRef, type AnyEventObject, enqueueActions, setup } from 'xstate';
+import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions, setup } from 'xstate';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
-import { Dispatcher, type DropReason } from './dispatcher.js';
+import type { DropReason } from './dispatcher.js';
+import { batchEntryError, batchError, checkTarget, messageError, pauseUntil, replyError } from './event-checks.js';
+import { initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import type { QueuedMessage } from './queued-message.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+
+/** The event types a user sends (WAKE, WORK_WAITING and DRAINED are the machine's own). */
+const EVENT_TYPES = [
+  'QUEUE',
+  'QUEUE_BATCH',
+  'SET_TARGET',
+  'SET_RATE',
+  'CANCEL',
+  'PAUSE',
+  'RESUME',
+  'SETTLED',
+  'TRY_ACQUIRE',
+] as const;
 
 /** The id of the single wake-up timer, so it can be cancelled before it is armed again. */
 const WAKE_UP_ID = 'throttler.wakeUp';
@@ -23,12 +38,14 @@ const DROP_EXPLANATIONS: Record<DropReason, string> = {
   'cost-exceeds-limit': 'its cost is larger than the limit now in force, so it could never be delivered',
 };
 
-function isActorRef(value: unknown): value is AnyActorRef {
-  return typeof value === 'object' && value !== null && typeof (value as AnyActorRef).send === 'function';
-}
-
-function hasWork(context: ThrottlerContext, now: number): boolean {
-  return !context.dispatcher.isEmpty || context.dispatcher.holdsActiveUntil() > now;
+/**
+ * Whether a message waits. Only that keeps the throttler active: a timer period
+ * that merely runs out with nothing queued needs no timer (the timer policy
+ * works out its ticks from the time it is asked), so nothing holds the process
+ * open while nothing waits.
+ */
+function hasWork(context: ThrottlerContext): boolean {
+  return !context.dispatcher.isEmpty;
 }
 
 /** The `dropped` events for what left the queue undelivered since the last look. */
@@ -70,6 +87,39 @@ interface Effects {
   raise(event: { type: 'WAKE' }, options: { id: string; delay: number }): void;
   raise(event: { type: 'DRAINED' | 'WORK_WAITING' }): void;
   assign(changes: () => Partial<ThrottlerContext>): void;
+}
+
+/**
+ * The one way the machine's actions get their effects, typed for its own
+ * events (XState's enqueuer is typed for every action at once). After the
+ * action, anything that went wrong reading the clock is reported against the
+ * event that was being handled: a bad `now()` is seen, and time stood still.
+ */
+function withEffects(
+  body: (context: ThrottlerContext, event: ThrottlerEvent, effects: Effects, self: AnyActorRef) => void,
+) {
+  return enqueueActions<
+    ThrottlerContext,
+    ThrottlerEvent,
+    undefined,
+    ThrottlerEvent,
+    never,
+    never,
+    never,
+    never,
+    ThrottlerEmitted
+  >(({ context, event, enqueue, self }) => {
+    // The one cast: XState types the enqueuer for every action and delay of a machine at once.
+    const effects = enqueue as unknown as Effects;
+    body(context, event, effects, self);
+    const fault = context.clock.takeFault();
+    if (fault !== undefined) effects.emit({ type: 'invalidEvent', event, error: fault });
+  });
+}
+
+/** Refuses an event the machine cannot act on: it is reported, and nothing changes. */
+function refuse(effects: Effects, event: ThrottlerEvent | EventObject, error: Error): void {
+  effects.emit({ type: 'invalidEvent', event, error });
 }
 
 /**
@@ -119,9 +169,17 @@ function sendNow(
   return at;
 }
 
-/** Whether a target can still receive: XState drops events sent to a stopped actor without a word. */
+/**
+ * Whether a target can still receive: XState drops events sent to a stopped
+ * actor without a word. A ref whose snapshot cannot be read counts as stopped,
+ * so the message stays queued and `targetLost` says so.
+ */
 function isRunning(target: AnyActorRef): boolean {
-  return target.getSnapshot().status === 'active';
+  try {
+    return target.getSnapshot()?.status === 'active';
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -142,6 +200,8 @@ function acceptMessage(
   const { dispatcher } = context;
   let cost: number;
   try {
+    const invalidMessage = messageError(event.message);
+    if (invalidMessage !== undefined) throw invalidMessage;
     cost = dispatcher.checkMessage(event.channel, event.cost);
   } catch (error) {
     dispatcher.counts.rejected += 1;
@@ -183,8 +243,22 @@ function acceptQueued(
 ): number {
   if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
   if (event.type !== 'QUEUE_BATCH') return arrivedAt;
+  const invalidBatch = batchError(event.messages);
+  if (invalidBatch !== undefined) {
+    refuse(effects, event, invalidBatch);
+    return arrivedAt;
+  }
   let now = arrivedAt;
-  for (const entry of event.messages) now = acceptMessage(context, entry, effects, self, arrivedAt, now, deliverNow);
+  for (let index = 0; index < event.messages.length; index++) {
+    const entry = event.messages[index] as Omit<QueueEvent<Message>, 'type'>;
+    const invalidEntry = batchEntryError(entry, index);
+    if (invalidEntry !== undefined) {
+      context.dispatcher.counts.rejected += 1;
+      effects.emit({ type: 'rejected', message: entry as never, reason: 'invalid', error: invalidEntry });
+      continue;
+    }
+    now = acceptMessage(context, entry, effects, self, arrivedAt, now, deliverNow);
+  }
   return now;
 }
 
@@ -226,8 +300,7 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
     );
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
-  let wakeAt = Number.POSITIVE_INFINITY;
-  if (target !== undefined) wakeAt = dispatcher.isEmpty ? dispatcher.holdsActiveUntil() : nextAt;
+  let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : nextAt;
   if (!(wakeAt > now)) wakeAt = Number.POSITIVE_INFINITY;
   if (wakeAt !== context.wakeAt) {
     if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
@@ -241,17 +314,18 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
   }
   effects.assign(published(context, target, wakeAt));
   // Every event in `active` ends here, so this is where `active` learns it has nothing left to do.
-  if (target === undefined || !hasWork(context, now)) effects.raise({ type: 'DRAINED' });
+  if (target === undefined || !hasWork(context)) effects.raise({ type: 'DRAINED' });
 }
 
 /**
  * Whether an idle throttler may pass this message straight through and stay
- * idle: a target, nothing waiting, the policies allow it now, and no voucher
- * period would keep it active afterwards (the timer strategy always goes active).
+ * idle: a target, nothing waiting, a valid message, the policies allow it now,
+ * and the strategy delivers outside `active` (the timer's period starts on activation).
  */
 function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
   const { dispatcher, target } = context;
-  if (target === undefined || !dispatcher.isEmpty || dispatcher.keepsActiveAfterDelivery) return false;
+  if (target === undefined || !dispatcher.isEmpty || dispatcher.deliversOnlyWhenActive) return false;
+  if (messageError(event.message) !== undefined) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
   return dispatcher.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
 }
@@ -278,16 +352,14 @@ function passThrough(context: ThrottlerContext, event: QueueEvent<Message>, effe
  */
 function noticeWork(context: ThrottlerContext, effects: Effects): void {
   const { target, dispatcher } = context;
-  const now = context.now();
-  if (target === undefined || !hasWork(context, now)) return;
-  // With nothing queued, only a voucher period keeps it busy: no message is at risk. (The policies
-  // are not asked here: in `idle` they have not been activated, and asking would start their periods.)
+  if (target === undefined || !hasWork(context)) return;
+  // The policies are not asked here: in `idle` they have not been activated, and asking would start their periods.
   const waiting = dispatcher.peekOldest();
   if (waiting === undefined || isRunning(target)) {
     effects.raise({ type: 'WORK_WAITING' });
     return;
   }
-  effects.emit({ type: 'targetLost', target, message: waiting.message, at: now });
+  effects.emit({ type: 'targetLost', target, message: waiting.message, at: context.now() });
   effects.assign(published(context, undefined, context.wakeAt));
 }
 
@@ -295,13 +367,17 @@ function noticeWork(context: ThrottlerContext, effects: Effects): void {
  * The throttler: an XState v5 machine, `idle` or `active`, that queues
  * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
  * than its rate allows. Active if and only if a target is set and a message
- * waits or the strategy's voucher period is still running; in `idle` no timer
- * is pending. One wake-up timer at most, re-armed only when its time changes.
+ * waits; in `idle` no timer is pending. One wake-up timer at most, re-armed
+ * only when its time changes.
  *
  * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
  * actions that can change it, not an `always` transition: XState evaluates
  * eventless guards after every event, and on the path one message takes that
  * was 8% of the machine's time (bench/README.md, W1).
+ *
+ * Every event is checked before it changes anything: a bad field is reported
+ * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
+ * An event type the machine does not know is reported too, so a typo shows.
  */
 export const throttlerMachine = setup({
   types: {
@@ -311,95 +387,90 @@ export const throttlerMachine = setup({
     emitted: {} as ThrottlerEmitted,
   },
   guards: {
-    shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context, context.now()),
-    shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context, context.now()),
+    shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context),
+    shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context),
     passesStraightThrough: ({ context, event }) =>
       event.type === 'QUEUE' && passesStraightThrough(context, event, context.now()),
   },
   actions: {
-    passThrough: enqueueActions(({ context, event, enqueue, self }) => {
-      if (event.type === 'QUEUE') passThrough(context, event, enqueue as unknown as Effects, self);
+    passThrough: withEffects((context, event, effects, self) => {
+      if (event.type === 'QUEUE') passThrough(context, event, effects, self);
     }),
-    noticeWork: enqueueActions(({ context, enqueue }) => {
-      noticeWork(context, enqueue as unknown as Effects);
+    noticeWork: withEffects((context, _event, effects) => {
+      noticeWork(context, effects);
     }),
-    queueMessage: enqueueActions(({ context, event, enqueue, self }) => {
-      const effects = enqueue as unknown as Effects;
+    queueMessage: withEffects((context, event, effects, self) => {
       // In `idle` only a batch can go at once here (a single QUEUE that could takes passThrough);
       // not with the timer strategy, whose every delivery starts a voucher period in `active`.
-      const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.keepsActiveAfterDelivery;
+      const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.deliversOnlyWhenActive;
       acceptQueued(context, event, effects, self, context.now(), deliverNow);
       effects.assign(published(context, context.target, context.wakeAt));
     }),
-    queueAndDeliver: enqueueActions(({ context, event, enqueue, self }) => {
-      const effects = enqueue as unknown as Effects;
+    queueAndDeliver: withEffects((context, event, effects, self) => {
       const now = acceptQueued(context, event, effects, self, context.now(), true);
       deliverDue(context, effects, self, now);
     }),
-    deliverDue: enqueueActions(({ context, enqueue, self }) => {
-      deliverDue(context, enqueue as unknown as Effects, self, context.now());
+    deliverDue: withEffects((context, _event, effects, self) => {
+      deliverDue(context, effects, self, context.now());
     }),
-    setTarget: enqueueActions(({ context, event, enqueue }) => {
+    setTarget: withEffects((context, event, effects) => {
       if (event.type !== 'SET_TARGET') return;
-      if (event.target !== undefined && !isActorRef(event.target)) {
-        enqueue.emit({
-          type: 'invalidEvent',
-          event,
-          error: new ThrottlerOptionError('target', 'an actor ref or undefined', event.target),
-        });
+      try {
+        checkTarget(event.target);
+      } catch (error) {
+        refuse(effects, event, error as Error);
         return;
       }
-      enqueue.assign(published(context, event.target, context.wakeAt));
+      effects.assign(published(context, event.target, context.wakeAt));
     }),
-    setRate: enqueueActions(({ context, event, enqueue }) => {
+    setRate: withEffects((context, event, effects) => {
       if (event.type !== 'SET_RATE') return;
       try {
         const option = event.channel === undefined ? 'rate' : `channels.${event.channel}`;
         context.dispatcher.setRates(parseRates(event.rate, option), event.channel, context.now());
       } catch (error) {
         // The running actor stays as it was: a bad rate is reported, never half-applied.
-        enqueue.emit({ type: 'invalidEvent', event, error: error as Error });
+        refuse(effects, event, error as Error);
         return;
       }
-      enqueue.assign(published(context, context.target, context.wakeAt));
+      effects.assign(published(context, context.target, context.wakeAt));
     }),
-    cancelMessage: enqueueActions(({ context, event, enqueue }) => {
+    cancelMessage: withEffects((context, event, effects) => {
       if (event.type !== 'CANCEL') return;
       if (context.dispatcher.cancel(event.id)) {
-        for (const dropped of takeDiscarded(context)) enqueue.emit(dropped);
-        enqueue.assign(published(context, context.target, context.wakeAt));
+        for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+        effects.assign(published(context, context.target, context.wakeAt));
       }
     }),
-    pause: enqueueActions(({ context, event, enqueue }) => {
+    pause: withEffects((context, event, effects) => {
       if (event.type !== 'PAUSE') return;
-      const now = context.now();
-      const { until, duration } = event;
-      if (until !== undefined && (typeof until !== 'number' || Number.isNaN(until))) {
-        enqueue.emit({
-          type: 'invalidEvent',
-          event,
-          error: new ThrottlerOptionError('until', 'a time in ms on the throttler clock', until),
-        });
+      try {
+        context.dispatcher.pause(pauseUntil(event, context.now()));
+      } catch (error) {
+        refuse(effects, event, error as Error);
         return;
       }
-      if (duration !== undefined && (typeof duration !== 'number' || !(duration >= 0))) {
-        enqueue.emit({
-          type: 'invalidEvent',
-          event,
-          error: new ThrottlerOptionError('duration', 'a duration >= 0 in ms', duration),
-        });
-        return;
-      }
-      context.dispatcher.pause(until ?? (duration === undefined ? Number.POSITIVE_INFINITY : now + duration));
-      enqueue.assign(published(context, context.target, context.wakeAt));
+      effects.assign(published(context, context.target, context.wakeAt));
     }),
-    settle: enqueueActions(({ context, event, enqueue }) => {
+    settle: withEffects((context, event, effects) => {
       if (event.type !== 'SETTLED') return;
-      context.dispatcher.settle(event.channel, event.cost ?? 1, context.now());
-      enqueue.assign(published(context, context.target, context.wakeAt));
+      try {
+        context.dispatcher.settle(event.channel, event.cost, context.now());
+      } catch (error) {
+        // A settle that matches nothing in flight changes nothing: it could open the window.
+        refuse(effects, event, error as Error);
+        return;
+      }
+      effects.assign(published(context, context.target, context.wakeAt));
     }),
-    tryAcquire: enqueueActions(({ context, event, enqueue }) => {
+    tryAcquire: withEffects((context, event, effects) => {
       if (event.type !== 'TRY_ACQUIRE') return;
+      const invalidReply = replyError(event.reply);
+      if (invalidReply !== undefined) {
+        // No permit is taken for an answer nobody can read.
+        refuse(effects, event, invalidReply);
+        return;
+      }
       const { dispatcher } = context;
       try {
         const cost = dispatcher.checkMessage(event.channel, event.cost);
@@ -408,51 +479,45 @@ export const throttlerMachine = setup({
         event.reply.error = error as Error;
         return;
       }
-      enqueue.assign(published(context, context.target, context.wakeAt));
+      effects.assign(published(context, context.target, context.wakeAt));
     }),
-    resume: enqueueActions(({ context, enqueue }) => {
+    resume: withEffects((context, _event, effects) => {
       context.dispatcher.resume();
-      enqueue.assign(published(context, context.target, context.wakeAt));
+      effects.assign(published(context, context.target, context.wakeAt));
     }),
-    activatePolicies: enqueueActions(({ context, enqueue, self }) => {
+    refuseUnknownEvent: withEffects((_context, event, effects) => {
+      const { type } = event as EventObject;
+      refuse(effects, event, new ThrottlerOptionError('type', `one of ${EVENT_TYPES.join(', ')}`, type));
+    }),
+    activatePolicies: withEffects((context, _event, effects, self) => {
       const now = context.now();
       context.dispatcher.activate(now);
-      if (listensTo(self, 'activated')) enqueue.emit({ type: 'activated', at: now });
+      if (listensTo(self, 'activated')) effects.emit({ type: 'activated', at: now });
     }),
-    /** The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. */
-    forgetSpentWakeUp: enqueueActions(({ enqueue }) => {
-      enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
+    /**
+     * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed.
+     * Cancelled all the same: a WAKE sent from outside must not leave the real timer behind.
+     */
+    forgetSpentWakeUp: withEffects((_context, _event, effects) => {
+      effects.cancel(WAKE_UP_ID);
+      effects.assign(() => ({ wakeAt: Number.POSITIVE_INFINITY }));
     }),
-    disarmWakeUp: enqueueActions(({ context, enqueue, self }) => {
+    disarmWakeUp: withEffects((context, _event, effects, self) => {
       if (context.wakeAt !== Number.POSITIVE_INFINITY) {
-        enqueue.cancel(WAKE_UP_ID);
-        enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
+        effects.cancel(WAKE_UP_ID);
+        effects.assign(() => ({ wakeAt: Number.POSITIVE_INFINITY }));
       }
-      if (listensTo(self, 'idled')) enqueue.emit({ type: 'idled', at: context.now() });
+      if (listensTo(self, 'idled')) effects.emit({ type: 'idled', at: context.now() });
     }),
   },
 }).createMachine({
   id: 'throttler',
   description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
-  context: ({ input }) => {
-    const options = resolveOptions(input);
-    if (input.target !== undefined && !isActorRef(input.target)) {
-      throw new ThrottlerOptionError('target', 'an actor ref or undefined', input.target);
-    }
-    return {
-      dispatcher: new Dispatcher<Message>(options, options.now()),
-      now: options.now,
-      target: input.target,
-      wakeAt: Number.POSITIVE_INFINITY,
-      counts: { queued: 0, delivered: 0, dropped: 0, rejected: 0 },
-      inFlight: 0,
-      version: 0,
-    };
-  },
+  context: ({ input }) => initialContext(resolveOptions(input), checkTarget(input.target)),
   initial: 'idle',
   states: {
     idle: {
-      description: 'No target, or nothing waiting and no voucher period running. No timer is pending.',
+      description: 'No target, or nothing waiting. No timer is pending.',
       on: {
         QUEUE: [
           {
@@ -469,11 +534,15 @@ export const throttlerMachine = setup({
           actions: ['queueMessage', 'noticeWork'],
           description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
         },
-        WORK_WAITING: {
-          guard: 'shouldBeActive',
-          target: 'active',
-          description: 'Raised here when a target is set and a message waits (or a voucher period runs).',
-        },
+        WORK_WAITING: [
+          {
+            guard: 'shouldBeActive',
+            target: 'active',
+            description: 'Raised here when a target is set and a message waits.',
+          },
+          // Without this, a WORK_WAITING whose guard fails would fall through to the wildcard.
+          { description: 'No target, or nothing waits: stay idle.' },
+        ],
         SET_TARGET: {
           actions: ['setTarget', 'noticeWork'],
           description: 'Set (or unset) the actor that receives the messages.',
@@ -493,19 +562,25 @@ export const throttlerMachine = setup({
           actions: ['tryAcquire', 'noticeWork'],
           description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
         },
+        WAKE: { description: 'Nothing is due in idle: a wake-up (only ever sent from outside) is ignored.' },
+        DRAINED: { description: 'Already idle.' },
+        '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
     active: {
-      description:
-        'Delivering: a target is set and messages wait, or the voucher period is running. One wake-up timer.',
+      description: 'Delivering: a target is set and messages wait. One wake-up timer.',
       entry: ['activatePolicies', 'deliverDue'],
       exit: 'disarmWakeUp',
       on: {
-        DRAINED: {
-          guard: 'shouldBeIdle',
-          target: 'idle',
-          description: 'Raised here when nothing waits and no voucher period runs, or the target is gone.',
-        },
+        DRAINED: [
+          {
+            guard: 'shouldBeIdle',
+            target: 'idle',
+            description: 'Raised here when nothing waits, or the target is gone.',
+          },
+          // Without this, a DRAINED whose guard fails would fall through to the wildcard.
+          { description: 'Messages still wait for the target: stay active.' },
+        ],
         QUEUE: { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
         QUEUE_BATCH: {
           actions: 'queueAndDeliver',
@@ -522,6 +597,8 @@ export const throttlerMachine = setup({
         RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
         SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
         TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
+        WORK_WAITING: { description: 'Already active.' },
+        '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
   },

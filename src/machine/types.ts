@@ -1,6 +1,7 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
 import type { Dispatcher, DropReason, ThrottlerCounts } from './dispatcher.js';
+import type { MonotoneClock } from './monotone-clock.js';
 import type { ThrottleOptions } from './options.js';
 
 /** The machine's input: the throttle options, and optionally the first target. */
@@ -88,7 +89,10 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
 export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
   /** The queue and the policies; mutated only by the machine's own actions. */
   readonly dispatcher: Dispatcher<TMessage>;
+  /** The time now: the `now` option's reading, checked and never running backwards. */
   readonly now: () => number;
+  /** What `now` reads through; it keeps what went wrong with the source until the machine reports it. */
+  readonly clock: MonotoneClock;
   target: AnyActorRef | undefined;
   /** When the pending wake-up timer fires; Infinity when none is pending. */
   wakeAt: number;

@@ -31,12 +31,6 @@ export class AllOfPolicies implements ThrottlePolicy {
     for (const part of this.parts) part.activate(now);
   }
 
-  holdsActiveUntil(): number {
-    let until = Number.NEGATIVE_INFINITY;
-    for (const part of this.parts) until = Math.max(until, part.holdsActiveUntil());
-    return until;
-  }
-
   /** Same number of rates: each part keeps its state under its new rate. Otherwise the parts start afresh. */
   setRates(rates: readonly Rate[], now: number): void {
     if (rates.length === this.parts.length) {

@@ -23,11 +23,6 @@ export interface ThrottlePolicy {
   recordDelivery(at: number, cost: number): void;
   /** The throttler went from idle to active at `now` (a voucher timer starts its period here). */
   activate(now: number): void;
-  /**
-   * Until when this policy keeps the throttler active although nothing is queued
-   * (the voucher period of the latest delivery); `-Infinity` when it never does.
-   */
-  holdsActiveUntil(): number;
   /** Replaces the rates at `now`, keeping as much history as the algorithm allows. */
   setRates(rates: readonly Rate[], now: number): void;
   /**

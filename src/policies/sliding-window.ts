@@ -36,10 +36,6 @@ export class SlidingWindowPolicy implements ThrottlePolicy {
 
   activate(): void {}
 
-  holdsActiveUntil(): number {
-    return Number.NEGATIVE_INFINITY;
-  }
-
   earliestDelivery(now: number, cost: number): number {
     this.log.forgetUpTo(now - this.longestInterval);
     let earliest = now;

@@ -32,10 +32,6 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy {
 
   activate(): void {}
 
-  holdsActiveUntil(): number {
-    return Number.NEGATIVE_INFINITY;
-  }
-
   earliestDelivery(now: number): number {
     return Math.max(now, this.nextFree);
   }

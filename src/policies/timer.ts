@@ -26,12 +26,15 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
   }
 
   /**
-   * The tick starts when the throttler becomes active, as in Akka. If the
-   * previous period is still running (the target was unset and set again
-   * within it), it goes on: a fresh set of vouchers there would exceed the rate.
+   * The tick starts when the throttler becomes active, as in Akka. If the period
+   * of the latest delivery is still running (the queue emptied, or the target was
+   * unset, and work came back within it), it goes on: a fresh set of vouchers
+   * there would exceed the rate. A period in which nothing was delivered holds
+   * nothing back, so it never carries over: however the throttler went idle
+   * (drained, target unset, target lost), the next activation starts a period.
    */
   activate(now: number): void {
-    if (this.periodStart !== Number.NEGATIVE_INFINITY && now < this.periodStart + this.rate.interval) return;
+    if (now < this.latestDeliveryPeriodEnd) return;
     this.restartPeriod(now);
   }
 
@@ -46,10 +49,6 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
     this.rollPeriod(at);
     this.vouchers -= cost;
     this.latestDeliveryPeriodEnd = this.periodStart + this.rate.interval;
-  }
-
-  holdsActiveUntil(): number {
-    return this.latestDeliveryPeriodEnd;
   }
 
   /** Like Akka's SetRate: a full set of vouchers of the new rate, and the tick restarts now. */

@@ -101,20 +101,27 @@ describe('throttlerMachine', () => {
     ]);
   });
 
-  it('goes idle after draining, once the voucher period of the latest delivery ends, with no timer pending', () => {
+  it('goes idle as soon as the queue is empty, with no timer pending; the voucher period still holds the next message', () => {
     const target = createRecorder();
     const { actor, emitted } = startThrottler({ rate: '3/1s', target: target.ref });
     actor.send({ type: 'QUEUE', message: msg(1) });
-    advance(300);
-    actor.send({ type: 'QUEUE', message: msg(2) });
-    expect(actor.getSnapshot().value).toBe('active');
-    expect(pendingTimers()).toBe(1);
-    advance(699);
-    expect(actor.getSnapshot().value).toBe('active');
-    advance(1);
     expect(actor.getSnapshot().value).toBe('idle');
     expect(pendingTimers()).toBe(0);
-    expect(emitted.map((e) => e.type)).toEqual(['activated', 'delivered', 'delivered', 'idled']);
+    advance(300);
+    actor.send({ type: 'QUEUE', message: msg(2) });
+    actor.send({ type: 'QUEUE', message: msg(3) });
+    actor.send({ type: 'QUEUE', message: msg(4) });
+    // The period that began at 0 goes on: its last voucher went to message 3, message 4 waits for the tick.
+    expect(target.times()).toEqual([0, 300, 300]);
+    expect(actor.getSnapshot().value).toBe('active');
+    expect(pendingTimers()).toBe(1);
+    advance(700);
+    expect(target.times()).toEqual([0, 300, 300, 1_000]);
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(pendingTimers()).toBe(0);
+    // Each message that found the queue empty went through active and back; message 4 waited there.
+    const cycle = ['activated', 'delivered', 'idled'];
+    expect(emitted.map((e) => e.type)).toEqual([...cycle, ...cycle, ...cycle, ...cycle]);
   });
 
   it('the sliding window goes idle as soon as the queue is empty', () => {
@@ -169,21 +176,19 @@ describe('throttlerMachine', () => {
 
   it('a timer that fires early wakes, finds nothing due, and re-arms for the remainder', () => {
     const target = createRecorder<Numbered>();
-    let skew = 0;
     const { actor } = startThrottler({
       rate: '1/1s',
       strategy: 'sliding-window',
       target: target.ref,
-      // The time source runs 5 ms behind the timers: every timer looks 5 ms early.
-      now: () => performance.now() - skew,
+      // The time source runs half a percent slower than the timers: every timer looks early.
+      now: () => performance.now() * 0.995,
     });
     actor.send({ type: 'QUEUE', message: msg(1) });
-    skew = 5;
     actor.send({ type: 'QUEUE', message: msg(2) });
     advance(1000);
     expect(target.received).toHaveLength(1);
     expect(pendingTimers()).toBe(1);
-    advance(5);
+    advance(6);
     expect(target.received).toHaveLength(2);
   });
 

@@ -50,11 +50,15 @@ describe('AllOfPolicies', () => {
     expect(new AllOfPolicies([perSecond(10), perMinute(4)], timerPart, 0).smallestLimit).toBe(4);
   });
 
-  it('holds the throttler active until the latest part lets go', () => {
+  it('on activation, each part keeps the period of its latest delivery while it runs', () => {
     const policy = activeTimers([perSecond(2), { limit: 5, interval: 5_000 }], 0);
-    expect(policy.holdsActiveUntil()).toBe(Number.NEGATIVE_INFINITY);
     deliverAt(policy, [100]);
-    expect(policy.holdsActiveUntil()).toBe(5_000);
+    // At 2000 the 2/1s part starts a new period; the 5/5s part's period runs until 5000.
+    policy.activate(2_000);
+    deliverAt(policy, [2_000, 2_000]);
+    expect(policy.earliestDelivery(2_000, 1)).toBe(3_000);
+    deliverAt(policy, [3_000, 3_000]);
+    expect(policy.earliestDelivery(3_000, 1)).toBe(5_000);
   });
 
   it('passes activation to every part (each voucher timer starts its period there)', () => {

@@ -76,17 +76,16 @@ describe('VoucherTimerPolicy', () => {
     expect(policy.earliestDelivery(400, 1)).toBe(1_400);
   });
 
-  describe('holdsActiveUntil', () => {
-    it('is -Infinity before any delivery', () => {
-      expect(activeTimer(perSecond(2), 0).holdsActiveUntil()).toBe(Number.NEGATIVE_INFINITY);
-    });
-
-    it('is the end of the period of the latest delivery', () => {
-      const policy = activeTimer(perSecond(2), 0);
-      deliverAt(policy, [300]);
-      expect(policy.holdsActiveUntil()).toBe(1_000);
-      deliverAt(policy, [1_200]);
-      expect(policy.holdsActiveUntil()).toBe(2_000);
+  describe('activate after a period in which nothing was delivered', () => {
+    it('starts a new period: only a delivery holds its period over an activation', () => {
+      // 2 per 250 ms: both vouchers spent at 0; the throttler is asked at the 250 tick (the period
+      // rolls there) but delivers nothing, goes idle and is activated again at 400.
+      const policy = activeTimer({ limit: 2, interval: 250 }, 0);
+      deliverAt(policy, [0, 0]);
+      expect(policy.earliestDelivery(250, 1)).toBe(250);
+      policy.activate(400);
+      deliverAt(policy, [400, 400]);
+      expect(policy.earliestDelivery(400, 1)).toBe(650);
     });
   });
 
@@ -127,11 +126,13 @@ describe('VoucherTimerPolicy', () => {
       expect(policy.smallestLimit).toBe(5);
     });
 
-    it('moves the active hold to the new period end when a delivery period was running', () => {
+    it('keeps the restarted period over an activation when a delivery period was running', () => {
       const policy = activeTimer(perSecond(3), 0);
       deliverAt(policy, [0]);
       policy.setRates([{ limit: 3, interval: 2_000 }], 500);
-      expect(policy.holdsActiveUntil()).toBe(2_500);
+      policy.activate(2_400);
+      deliverAt(policy, [2_400, 2_400, 2_400]);
+      expect(policy.earliestDelivery(2_400, 1)).toBe(2_500);
     });
 
     it('before activation only changes the rate: the period starts on activation', () => {
@@ -150,15 +151,15 @@ describe('VoucherTimerPolicy', () => {
     expect(saved).toEqual({ kind: 'timer', periodStart: -300, vouchers: 1, latestDeliveryPeriodEnd: 700 });
     const restored = new VoucherTimerPolicy(perSecond(3));
     restored.load(JSON.parse(JSON.stringify(saved)), 10_000);
-    expect(restored.holdsActiveUntil()).toBe(10_700);
-    deliverAt(restored, [10_000]);
-    expect(restored.earliestDelivery(10_000, 1)).toBe(10_700);
+    // The period of the latest delivery ends at 10_700: an activation before then keeps it.
+    restored.activate(10_600);
+    deliverAt(restored, [10_600]);
+    expect(restored.earliestDelivery(10_600, 1)).toBe(10_700);
   });
 
   it('saves a never-started period as null and loads it back as not started', () => {
     const restored = new VoucherTimerPolicy(perSecond(1));
     restored.load(new VoucherTimerPolicy(perSecond(1)).save(0), 0);
-    expect(restored.holdsActiveUntil()).toBe(Number.NEGATIVE_INFINITY);
     restored.activate(5_000);
     deliverAt(restored, [5_000]);
     expect(restored.earliestDelivery(5_000, 1)).toBe(6_000);

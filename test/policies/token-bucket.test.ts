@@ -127,10 +127,10 @@ describe('TokenBucketPolicy (Guava SmoothBursty)', () => {
     expect(limiterClock(restored, 10_000).acquireMany(3)).toEqual([0, 0, 500]);
   });
 
-  it('never holds the throttler active', () => {
+  it('ignores activation (no period of its own)', () => {
     const policy = new TokenBucketPolicy(perSecond(2), 0);
     policy.recordDelivery(0, 1);
     policy.activate();
-    expect(policy.holdsActiveUntil()).toBe(Number.NEGATIVE_INFINITY);
+    expect(policy.earliestDelivery(0)).toBe(500);
   });
 });

@@ -42,15 +42,16 @@ function activationTimes(emitted: readonly ThrottlerEmitted[]): number[] {
  * For every rate, the most cost delivered within one of its tick periods.
  * Periods follow the documented rule: an activation starts a train of ticks
  * [a, a + T), [a + T, a + 2T), ... unless the period in which this rate last
- * delivered (or last started) is still running then; that train goes on, since
- * a fresh set of vouchers mid-period could exceed the rate.
+ * delivered is still running then; that train goes on, since a fresh set of
+ * vouchers mid-period could exceed the rate. A period in which nothing was
+ * delivered holds nothing back, so it never carries over an activation.
  */
 function fullestPeriods(config: RateConfig, deliveries: readonly Delivery[], activations: readonly number[]) {
   return scopesOf(config).map(({ channel, rate }) => {
     const inScope = deliveries.filter((delivery) => channel === undefined || delivery.channel === channel);
     const costPerPeriod = new Map<number, number>();
     let trainStart = Number.NEGATIVE_INFINITY;
-    let latestUse = Number.NEGATIVE_INFINITY;
+    let latestDelivery = Number.NEGATIVE_INFINITY;
     const periodStartOf = (at: number) => trainStart + Math.floor((at - trainStart) / rate.interval) * rate.interval;
     let next = 0;
     for (const activation of [...activations, Number.POSITIVE_INFINITY]) {
@@ -59,11 +60,10 @@ function fullestPeriods(config: RateConfig, deliveries: readonly Delivery[], act
         const delivery = inScope[next] as Delivery;
         const period = periodStartOf(delivery.at);
         costPerPeriod.set(period, (costPerPeriod.get(period) ?? 0) + delivery.cost);
-        latestUse = delivery.at;
+        latestDelivery = delivery.at;
       }
-      if (trainStart === Number.NEGATIVE_INFINITY || activation >= periodStartOf(latestUse) + rate.interval) {
+      if (latestDelivery === Number.NEGATIVE_INFINITY || activation >= periodStartOf(latestDelivery) + rate.interval) {
         trainStart = activation;
-        latestUse = activation;
       }
     }
     return { channel, rate, cost: Math.max(0, ...costPerPeriod.values()) };

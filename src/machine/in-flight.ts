@@ -1,0 +1,58 @@
+import { describeValue } from '../rate/index.js';
+
+/**
+ * Deliveries sent and not yet settled (with `maxConcurrent` or `countUntil: 'done'`),
+ * counted by channel and cost.
+ *
+ * A SETTLED event says "one delivery of this channel and cost has finished". It
+ * is matched against what is in flight: with `countUntil: 'done'` a settle puts
+ * its cost into the window and frees the slot, so a settle that matched nothing
+ * (repeated, or with another cost or channel) would open the strict window or
+ * leave a slot held forever. Deliveries of one channel and cost are
+ * interchangeable for the window, so counting them is enough: no id is needed,
+ * and the match is O(1).
+ */
+export class InFlightDeliveries {
+  private readonly byChannel = new Map<string | undefined, Map<number, number>>();
+  private total = 0;
+
+  get count(): number {
+    return this.total;
+  }
+
+  start(channel: string | undefined, cost: number): void {
+    let byCost = this.byChannel.get(channel);
+    if (byCost === undefined) {
+      byCost = new Map();
+      this.byChannel.set(channel, byCost);
+    }
+    byCost.set(cost, (byCost.get(cost) ?? 0) + 1);
+    this.total += 1;
+  }
+
+  /** Takes one delivery of this channel and cost out; false (and nothing changes) when none is in flight. */
+  settle(channel: string | undefined, cost: number): boolean {
+    const byCost = this.byChannel.get(channel);
+    const waiting = byCost?.get(cost);
+    if (byCost === undefined || waiting === undefined) return false;
+    if (waiting === 1) {
+      byCost.delete(cost);
+      // Channels come and go (keyed limits): an empty entry is not kept.
+      if (byCost.size === 0) this.byChannel.delete(channel);
+    } else {
+      byCost.set(cost, waiting - 1);
+    }
+    this.total -= 1;
+    return true;
+  }
+
+  /** What is in flight, in a few words (for error messages). */
+  describe(): string {
+    const parts: string[] = [];
+    for (const [channel, byCost] of this.byChannel) {
+      for (const [cost, count] of byCost) parts.push(`${count} of channel ${describeValue(channel)} with cost ${cost}`);
+      if (parts.length >= 5) break;
+    }
+    return parts.length === 0 ? 'nothing' : parts.join(', ');
+  }
+}
