@@ -47,6 +47,7 @@ import { checkTarget } from './event-checks.js';
 import { initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import { throttlerMachine } from './throttler-machine.js';
+import { idleSnapshot } from './xstate-internals.js';
 
 export type ThrottlerActor = Actor<typeof throttlerMachine>;
 
@@ -91,19 +92,10 @@ export function restoreThrottler(persisted: unknown, options: RestoreOptions = {
   context.counts = { ...context.dispatcher.counts };
   // Idle with no timer and no target is the one state that needs nothing XState cannot restore;
   // SET_TARGET then takes the ordinary path to active, which arms the timer.
-  const snapshot = {
-    status: 'active',
-    value: 'idle',
-    historyValue: {},
-    context,
-    children: {},
-    output: undefined,
-    error: undefined,
-  };
   // XState ignores input when restoring a snapshot; the type still asks for one.
   const actor = createActor(throttlerMachine, {
     ...actorOptions,
-    snapshot: snapshot as never,
+    snapshot: idleSnapshot(context),
     input: undefined as never,
   });
   actor.start();

@@ -6,6 +6,7 @@ import { initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import type { QueuedMessage } from './queued-message.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+import { listensTo, relay } from './xstate-internals.js';
 
 /** The event types a user sends (WAKE, WORK_WAITING and DRAINED are the machine's own). */
 const EVENT_TYPES = [
@@ -120,27 +121,6 @@ function withEffects(
 /** Refuses an event the machine cannot act on: it is reported, and nothing changes. */
 function refuse(effects: Effects, event: ThrottlerEvent | EventObject, error: Error): void {
   effects.emit({ type: 'invalidEvent', event, error });
-}
-
-/**
- * Whether anyone listens for an emitted event type. Building, resolving and
- * deferring an emit action per delivery costs more than the delivery itself,
- * and XState would drop it anyway; if its internals ever change, we emit always.
- */
-function listensTo(self: AnyActorRef, type: ThrottlerEmitted['type']): boolean {
-  const listeners = (self as unknown as { eventListeners?: unknown }).eventListeners;
-  if (!(listeners instanceof Map)) return true;
-  return (listeners.get(type)?.size ?? 0) > 0 || (listeners.get('*')?.size ?? 0) > 0;
-}
-
-/**
- * Sends a message to the target the way XState's sendTo does (through the
- * system, so inspectors see who sent it), falling back to a plain send.
- */
-function relay(self: AnyActorRef, target: AnyActorRef, message: Message): void {
-  const system = self.system as { _relay?: (source: AnyActorRef, target: AnyActorRef, event: Message) => void };
-  if (typeof system._relay === 'function') system._relay(self, target, message);
-  else target.send(message);
 }
 
 /**

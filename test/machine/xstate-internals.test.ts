@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+import { type AnyActorRef, createActor, createMachine, fromCallback } from 'xstate';
+import { idleSnapshot, listensTo, relay, XSTATE_CHECKED_VERSION } from '../../src/machine/xstate-internals.js';
+
+/**
+ * The XState internals the throttler relies on (src/machine/xstate-internals.ts),
+ * checked against the XState installed here. If one of these fails after an
+ * XState upgrade, read the new XState and update that file (and the version it
+ * names) before anything else.
+ */
+const installedVersion = (
+  JSON.parse(readFileSync(createRequire(import.meta.url).resolve('xstate/package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
+
+describe(`XState internals (checked against ${XSTATE_CHECKED_VERSION})`, () => {
+  it('names the installed major.minor, so an upgrade is a decision, not an accident', () => {
+    const majorMinor = (version: string) => version.split('.').slice(0, 2).join('.');
+    expect(majorMinor(installedVersion), `XState ${installedVersion} is installed`).toBe(
+      majorMinor(XSTATE_CHECKED_VERSION),
+    );
+  });
+
+  it('an actor keeps its listeners in a private Map eventListeners, by type, with Sets', () => {
+    const actor = createActor(createMachine({})).start();
+    const listeners = (actor as unknown as { eventListeners?: unknown }).eventListeners;
+    expect(listeners).toBeInstanceOf(Map);
+    expect(listensTo(actor, 'delivered')).toBe(false);
+    const subscription = actor.on('delivered', () => {});
+    expect((listeners as Map<string, unknown>).get('delivered')).toBeInstanceOf(Set);
+    expect(listensTo(actor, 'delivered')).toBe(true);
+    subscription.unsubscribe();
+    expect(listensTo(actor, 'delivered')).toBe(false);
+    actor.on('*', () => {});
+    expect(listensTo(actor, 'idled')).toBe(true);
+  });
+
+  it('the system relays an event from a source to a target through a private _relay', () => {
+    const received: unknown[] = [];
+    const target = createActor(fromCallback(({ receive }) => receive((event) => received.push(event)))).start();
+    const source = createActor(createMachine({})).start();
+    expect(typeof (source.system as { _relay?: unknown })._relay).toBe('function');
+    relay(source, target as AnyActorRef, { type: 'hello' });
+    expect(received).toEqual([{ type: 'hello' }]);
+  });
+
+  it('a hand-built idle snapshot restores with its context as given, and runs', () => {
+    const machine = createMachine({
+      types: {} as { context: { n: number } },
+      context: { n: 0 },
+      initial: 'idle',
+      states: { idle: { on: { GO: 'busy' } }, busy: {} },
+    });
+    const actor = createActor(machine, { snapshot: idleSnapshot({ n: 42 }) }).start();
+    expect(actor.getSnapshot().value).toBe('idle');
+    expect(actor.getSnapshot().context).toEqual({ n: 42 });
+    actor.send({ type: 'GO' });
+    expect(actor.getSnapshot().value).toBe('busy');
+  });
+});
