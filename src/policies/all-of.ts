@@ -23,8 +23,8 @@ export class AllOfPolicies implements ThrottlePolicy {
     return earliest;
   }
 
-  recordDelivery(at: number, cost: number): void {
-    for (const part of this.parts) part.recordDelivery(at, cost);
+  recordDelivery(at: number, cost: number, requestedAt?: number): void {
+    for (const part of this.parts) part.recordDelivery(at, cost, requestedAt);
   }
 
   activate(now: number): void {
