@@ -37,16 +37,18 @@ export class AllOfPolicies implements ThrottlePolicy {
     return until;
   }
 
-  /** Same number of rates: each part keeps its state under its new rate. Otherwise the parts start afresh. */
+  /**
+   * Same number of rates: each part keeps its state under its new rate. Otherwise the parts start
+   * afresh. A rate a part refuses (its constructor throws) changes nothing.
+   */
   setRates(rates: readonly Rate[], now: number): void {
+    // Built first even when the old parts stay, so that a refused rate throws before any part changed.
+    const fresh = rates.map((rate) => this.createPart(rate, now));
     if (rates.length === this.parts.length) {
       for (const [index, rate] of rates.entries()) this.parts[index]?.setRates([rate], now);
     } else {
-      this.parts = rates.map((rate) => {
-        const part = this.createPart(rate, now);
-        part.activate(now);
-        return part;
-      });
+      for (const part of fresh) part.activate(now);
+      this.parts = fresh;
     }
     this.smallestLimit = smallestLimitOf(rates);
   }
