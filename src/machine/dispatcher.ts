@@ -191,9 +191,9 @@ export class Dispatcher<TMessage> {
     return entry;
   }
 
-  /** A message went to the target at `now`, from the queue or straight through. */
-  recordDelivery(channel: string | undefined, cost: number, now: number): void {
-    this.recordStart(channel, cost, now);
+  /** A message that arrived at `requestedAt` went to the target at `now`, from the queue or straight through. */
+  recordDelivery(channel: string | undefined, cost: number, now: number, requestedAt: number): void {
+    this.recordStart(channel, cost, now, requestedAt);
     this.counts.delivered += 1;
   }
 
@@ -398,15 +398,18 @@ export class Dispatcher<TMessage> {
     if (entry.id !== undefined && this.byId.get(entry.id) === entry) this.byId.delete(entry.id);
   }
 
-  /** A start (a delivery or a permit) at `now`: into every policy's history, or in flight with countUntil 'done'. */
-  private recordStart(channel: string | undefined, cost: number, now: number): void {
+  /**
+   * A start (a delivery or a permit) at `now`, asked for at `requestedAt`: into every policy's
+   * history, or in flight with countUntil 'done'.
+   */
+  private recordStart(channel: string | undefined, cost: number, now: number, requestedAt = now): void {
     const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
     if (this.options.countUntil === 'done') {
       this.overall.holdInFlight?.(cost);
       channelPolicy?.holdInFlight?.(cost);
     } else {
-      this.overall.recordDelivery(now, cost);
-      channelPolicy?.recordDelivery(now, cost);
+      this.overall.recordDelivery(now, cost, requestedAt);
+      channelPolicy?.recordDelivery(now, cost, requestedAt);
     }
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
   }

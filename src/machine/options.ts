@@ -1,4 +1,4 @@
-import { STRATEGIES, type StrategyName, type StrategyOptions } from '../policies/index.js';
+import { STRATEGIES, type StrategyName, type StrategyOptions, warmUpCurve } from '../policies/index.js';
 import {
   type DurationInput,
   parseDuration,
@@ -159,7 +159,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     strategy,
     channels,
     ordering,
-    strategyOptions: resolveStrategyOptions(strategy, options),
+    strategyOptions: resolveStrategyOptions(strategy, options, rates, channels),
     capacity,
     overflow,
     countUntil,
@@ -169,10 +169,26 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   };
 }
 
-function resolveStrategyOptions(strategy: StrategyName, options: ThrottleOptions): StrategyOptions {
+/**
+ * Checks maxBurst, warmup and coldFactor, and for warming-up that its arithmetic stays finite
+ * with every rate configured (SET_RATE checks a new rate again as it builds its policy).
+ */
+function resolveStrategyOptions(
+  strategy: StrategyName,
+  options: ThrottleOptions,
+  rates: readonly Rate[],
+  channels: ReadonlyMap<string, Rate[]>,
+): StrategyOptions {
   const { maxBurst, warmup, coldFactor } = options;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
+  }
+  if (maxBurst !== undefined && maxBurst > Number.MAX_SAFE_INTEGER) {
+    throw new ThrottlerOptionError(
+      'maxBurst',
+      'at most 2^53 - 1: above that, taking a permit out of the store leaves the count unchanged (a burst without end)',
+      maxBurst,
+    );
   }
   if (coldFactor !== undefined && (typeof coldFactor !== 'number' || !Number.isFinite(coldFactor) || coldFactor < 1)) {
     throw new ThrottlerOptionError('coldFactor', 'a finite number >= 1', coldFactor);
@@ -181,7 +197,14 @@ function resolveStrategyOptions(strategy: StrategyName, options: ThrottleOptions
     if (warmup === undefined) {
       throw new ThrottlerOptionError('warmup', 'a positive duration for the warming-up strategy, e.g. "3s"', warmup);
     }
-    return { warmup: parseDuration(warmup, 'warmup'), coldFactor: coldFactor ?? 3, maxBurst };
+    const warmupMs = parseDuration(warmup, 'warmup');
+    const checkRates = (list: readonly Rate[], option: string) => {
+      for (const [index, rate] of list.entries())
+        warmUpCurve(rate, warmupMs, coldFactor ?? 3, list.length > 1 ? `${option}[${index}]` : option);
+    };
+    checkRates(rates, 'rate');
+    for (const [name, channelRates] of channels) checkRates(channelRates, `channels.${name}`);
+    return { warmup: warmupMs, coldFactor: coldFactor ?? 3, maxBurst };
   }
   return {
     maxBurst,

@@ -144,7 +144,7 @@ function sendNow(
   // closes before the target saw what opened it, and receipts on a real clock keep the strict
   // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
   const at = Math.max(now, context.now());
-  context.dispatcher.recordDelivery(channel, cost, at);
+  context.dispatcher.recordDelivery(channel, cost, at, queuedAt ?? now);
   if (emitDelivery) effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt: queuedAt ?? at });
   return at;
 }

@@ -23,24 +23,26 @@ export class AllOfPolicies implements ThrottlePolicy {
     return earliest;
   }
 
-  recordDelivery(at: number, cost: number): void {
-    for (const part of this.parts) part.recordDelivery(at, cost);
+  recordDelivery(at: number, cost: number, requestedAt?: number): void {
+    for (const part of this.parts) part.recordDelivery(at, cost, requestedAt);
   }
 
   activate(now: number): void {
     for (const part of this.parts) part.activate(now);
   }
 
-  /** Same number of rates: each part keeps its state under its new rate. Otherwise the parts start afresh. */
+  /**
+   * Same number of rates: each part keeps its state under its new rate. Otherwise the parts start
+   * afresh. A rate a part refuses (its constructor throws) changes nothing.
+   */
   setRates(rates: readonly Rate[], now: number): void {
+    // Built first even when the old parts stay, so that a refused rate throws before any part changed.
+    const fresh = rates.map((rate) => this.createPart(rate, now));
     if (rates.length === this.parts.length) {
       for (const [index, rate] of rates.entries()) this.parts[index]?.setRates([rate], now);
     } else {
-      this.parts = rates.map((rate) => {
-        const part = this.createPart(rate, now);
-        part.activate(now);
-        return part;
-      });
+      for (const part of fresh) part.activate(now);
+      this.parts = fresh;
     }
     this.smallestLimit = smallestLimitOf(rates);
   }

@@ -4,10 +4,10 @@ import type { StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js'
 import { SlidingWindowPolicy } from './sliding-window.js';
 import { VoucherTimerPolicy } from './timer.js';
 import { TokenBucketPolicy } from './token-bucket.js';
-import { WarmingUpPolicy } from './warming-up.js';
+import { WarmingUpPolicy, warmUpCurve } from './warming-up.js';
 
 export type { PolicyState, StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js';
-export { AllOfPolicies, SlidingWindowPolicy, TokenBucketPolicy, VoucherTimerPolicy, WarmingUpPolicy };
+export { AllOfPolicies, SlidingWindowPolicy, TokenBucketPolicy, VoucherTimerPolicy, WarmingUpPolicy, warmUpCurve };
 
 export const STRATEGIES: readonly StrategyName[] = ['timer', 'sliding-window', 'token-bucket', 'warming-up'];
 

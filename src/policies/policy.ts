@@ -19,8 +19,14 @@ import type { Rate } from '../rate/index.js';
 export interface ThrottlePolicy {
   /** The earliest time >= now at which a delivery of `cost` may happen. */
   earliestDelivery(now: number, cost: number): number;
-  /** Records a delivery of `cost` at time `at`; the caller has checked it was allowed. */
-  recordDelivery(at: number, cost: number): void;
+  /**
+   * Records a delivery of `cost` at time `at`; the caller has checked it was allowed.
+   * `requestedAt` (default `at`) is when the message asked to go: its arrival, or `at` for one
+   * that went at once. Windows and vouchers count `at`, the actual send. The smooth policies
+   * reserve from the request, as Guava does, so their schedule is the same however late the timer
+   * fired: a wake-up rounded up to whole ms is not idle time (idle time stores permits).
+   */
+  recordDelivery(at: number, cost: number, requestedAt?: number): void;
   /** The throttler went from idle to active at `now` (a voucher timer starts its period here). */
   activate(now: number): void;
   /** Replaces the rates at `now`, keeping as much history as the algorithm allows. */

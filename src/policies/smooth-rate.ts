@@ -2,6 +2,16 @@ import type { Rate } from '../rate/index.js';
 import type { PolicyState, ThrottlePolicy } from './policy.js';
 
 /**
+ * How far a grant may trail the send it is for, in ms. A send less than this after its grant was
+ * a late wake-up (a timer armed in whole ms fires up to 1 ms after its moment): the grant stands,
+ * as Guava's, which reserves at request time, would. A send held back longer (a pause, no target,
+ * another rate that binds) counts as a request made then, less this slack, and the time before it
+ * as idle: a schedule that fell further behind the sends would later let a backlog through at once.
+ * So each send is at most this long after its grant, and never before it.
+ */
+export const GRANT_SLACK_MS = 1;
+
+/**
  * The reservation arithmetic shared by Guava's SmoothBursty and SmoothWarmingUp
  * (SmoothRateLimiter): permits are granted one `stableInterval` apart, unused
  * time is stored as permits up to `maxPermits`, and a request is granted at
@@ -36,11 +46,24 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy {
     return Math.max(now, this.nextFree);
   }
 
-  recordDelivery(at: number, cost: number): void {
-    this.resync(at);
+  /**
+   * Guava's reserveEarliestAvailable, for a request made at `requestedAt` and sent at `at`: it is
+   * granted at the later of its request and `nextFree`, and the schedule goes on from that grant,
+   * not from the send (see {@link GRANT_SLACK_MS} for how far apart the two may be).
+   */
+  recordDelivery(at: number, cost: number, requestedAt = at): void {
+    const grantedAt = Math.min(at, Math.max(requestedAt, this.nextFree, at - GRANT_SLACK_MS));
+    this.resync(grantedAt);
     const storedToSpend = Math.min(cost, this.storedPermits);
     const freshPermits = cost - storedToSpend;
     const wait = this.storedPermitsToWaitTime(this.storedPermits, storedToSpend) + freshPermits * this.stableInterval;
+    // The options are refused where this arithmetic would not be finite; a NaN let through here
+    // would answer every later earliestDelivery with NaN, and the machine would send everything at once.
+    if (!(wait >= 0 && wait < Number.POSITIVE_INFINITY)) {
+      throw new RangeError(
+        `${this.kind}: a delivery of cost ${cost} came to a wait of ${wait} ms at ${this.rate.limit} per ${this.rate.interval} ms`,
+      );
+    }
     this.nextFree += wait;
     this.storedPermits -= storedToSpend;
   }

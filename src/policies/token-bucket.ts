@@ -22,7 +22,8 @@ export class TokenBucketPolicy extends SmoothRatePolicy {
   protected resize(): void {
     const previousMax = this.maxPermits;
     this.maxPermits = this.maxBurst ?? this.rate.limit;
-    this.storedPermits = previousMax === 0 ? 0 : (this.storedPermits * this.maxPermits) / previousMax;
+    // Scaled by the ratio: the product could overflow where the ratio is 1 (a maxBurst near 1e308).
+    this.storedPermits = previousMax === 0 ? 0 : this.storedPermits * (this.maxPermits / previousMax);
   }
 
   protected coolDownInterval(): number {
