@@ -60,6 +60,9 @@ function browserProject(executablePath: string): TestProjectInlineConfiguration 
     test: {
       name: 'browser',
       include: BROWSER_SUITES,
+      // After the node project, not beside it: the node project's real-time suites (soak, bench, the
+      // built package) have time budgets that Chromium and its bundler would eat into on a small machine.
+      sequence: { groupOrder: 1 },
       browser: {
         enabled: true,
         headless: true,
