@@ -9,20 +9,28 @@ import type { Clock } from './types.js';
  */
 export const PRECISE_CLOCK_LEAD_MS = 2;
 
-/** A wake-up in progress: the native timer while far from the moment, then one setImmediate turn at a time. */
+/**
+ * A wake-up in progress: the native timer while far from the moment, then one
+ * event-loop turn at a time (see {@link awaitTurn}).
+ */
 interface PreciseTimeout {
+  /** The native timer (also a turn where neither setImmediate nor MessageChannel exists). */
   timer: ReturnType<typeof setTimeout> | undefined;
-  turn: ReturnType<typeof setImmediate> | undefined;
+  /** Node's turn: a pending setImmediate. */
+  immediate: ReturnType<typeof setImmediate> | undefined;
+  /** A browser's turn: the channel whose next message is the next turn, open until the wake-up ends. */
+  channel: MessageChannel | undefined;
 }
 
 /**
  * An XState clock that calls back at the exact (fractional) moment, for the
  * throttler's `timerPrecision: 'exact'`: a native timer for all but the last
- * {@link PRECISE_CLOCK_LEAD_MS} ms, then event-loop turns (`setImmediate`,
- * so I/O and other callbacks still run in between) until `now()` reaches the
- * moment. Never early; late only by one turn of the loop. The price is those
- * turns: up to about 2 ms of them per wake-up, which matters only for wake-ups
- * a few milliseconds apart.
+ * {@link PRECISE_CLOCK_LEAD_MS} ms, then event-loop turns (`setImmediate` in
+ * Node, a `MessageChannel` message in browsers, so I/O, input and other
+ * callbacks still run in between) until `now()` reaches the moment. Never
+ * early; late only by one turn of the loop. The price is those turns: up to
+ * about 2 ms of them per wake-up, which matters only for wake-ups a few
+ * milliseconds apart.
  *
  * Why it matters with a strict sliding window: each message may go only once
  * the one `limit` places ahead of it has been gone a whole interval, so a
@@ -35,26 +43,63 @@ export function preciseClock(now: () => number = monotonicNow): Clock {
   return {
     setTimeout(callback: () => void, timeout: number): PreciseTimeout {
       const due = now() + timeout;
-      const pending: PreciseTimeout = { timer: undefined, turn: undefined };
+      const pending: PreciseTimeout = { timer: undefined, immediate: undefined, channel: undefined };
       const check = (): void => {
         pending.timer = undefined;
-        pending.turn = undefined;
-        if (now() >= due) callback();
-        else pending.turn = setImmediate(check);
+        pending.immediate = undefined;
+        if (now() < due) {
+          awaitTurn(pending, check);
+          return;
+        }
+        closeChannel(pending);
+        callback();
       };
       const coarse = Math.floor(timeout - PRECISE_CLOCK_LEAD_MS);
       if (coarse >= 1) pending.timer = setTimeout(check, coarse);
-      else pending.turn = setImmediate(check);
+      else awaitTurn(pending, check);
       return pending;
     },
     clearTimeout(pending: PreciseTimeout | undefined): void {
       if (pending === undefined) return;
       if (pending.timer !== undefined) clearTimeout(pending.timer);
-      if (pending.turn !== undefined) clearImmediate(pending.turn);
+      if (pending.immediate !== undefined) clearImmediate(pending.immediate);
       pending.timer = undefined;
-      pending.turn = undefined;
+      pending.immediate = undefined;
+      closeChannel(pending);
     },
   };
+}
+
+/**
+ * Calls `check` after one turn of the event loop. Node: `setImmediate`, which
+ * runs once this turn's I/O is done. Browsers have no `setImmediate`: a
+ * `MessageChannel` message is a task of its own, so input and rendering run in
+ * between, where `queueMicrotask` would never yield (it starves the loop) and
+ * a nested `setTimeout(0)` is clamped to 4 ms. Node has `MessageChannel` too,
+ * but an open port keeps the process alive, hence `setImmediate` first; the
+ * timer is the last resort of a runtime with neither. Looked up per turn, not
+ * once, so that fake timers installed later are seen.
+ */
+function awaitTurn(pending: PreciseTimeout, check: () => void): void {
+  if (typeof setImmediate === 'function') {
+    pending.immediate = setImmediate(check);
+  } else if (typeof MessageChannel === 'function') {
+    if (pending.channel === undefined) {
+      pending.channel = new MessageChannel();
+      pending.channel.port1.onmessage = check;
+    }
+    pending.channel.port2.postMessage(undefined);
+  } else {
+    pending.timer = setTimeout(check, 0);
+  }
+}
+
+/** Closes a wake-up's channel: a message already posted is then never delivered. */
+function closeChannel(pending: PreciseTimeout): void {
+  if (pending.channel === undefined) return;
+  pending.channel.port1.close();
+  pending.channel.port2.close();
+  pending.channel = undefined;
 }
 
 /**

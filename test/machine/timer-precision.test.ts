@@ -6,8 +6,11 @@
  * own tests run on real timers and assert only that it never fires early and
  * that it can be cancelled (bounds on lateness are generous: the machine
  * running the tests may be busy); what it buys is measured in bench/ (W3).
+ * They run once with the runtime's own globals and once each without
+ * setImmediate (as in browsers: MessageChannel turns) and without either (a
+ * timer per turn); the browser project runs them in real Chromium too.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import {
   type Clock,
@@ -22,7 +25,10 @@ import { expectOptionError } from '../support/option-error.js';
 import { createRecorder } from '../support/recorder.js';
 import { restoreRealTime } from '../support/virtual-time.js';
 
-afterEach(restoreRealTime);
+afterEach(() => {
+  restoreRealTime();
+  vi.unstubAllGlobals();
+});
 
 /** A clock that only records the delays it is asked for, and a time source moved by hand. */
 function recordingClock() {
@@ -89,7 +95,21 @@ describe('timerPrecision', () => {
   });
 });
 
-describe('preciseClock (real timers)', () => {
+/** The event-loop turns preciseClock can take, from the runtime's own down to a timer per turn. */
+const runtimes = [
+  ['the runtime', {}],
+  ['no setImmediate (a browser)', { setImmediate: undefined, clearImmediate: undefined }],
+  [
+    'neither setImmediate nor MessageChannel',
+    { setImmediate: undefined, clearImmediate: undefined, MessageChannel: undefined },
+  ],
+] as const;
+
+describe.each(runtimes)('preciseClock (real timers) with the turns of %s', (_name, globals) => {
+  beforeEach(() => {
+    for (const [name, value] of Object.entries(globals)) vi.stubGlobal(name, value);
+  });
+
   it.each([0.3, 1.5, 5.25, 20.7])('never calls back before a %s ms timeout is over', async (timeout) => {
     const clock = preciseClock();
     const armedAt = performance.now();
@@ -149,5 +169,43 @@ describe('preciseClock (real timers)', () => {
     await both;
     expect(startedAt).toEqual([0, 10]);
     throttler.stop();
+  });
+});
+
+describe('preciseClock without setImmediate (a browser)', () => {
+  it('takes its event-loop turns on one MessageChannel per wake-up, closed when it fires or is cancelled', async () => {
+    vi.stubGlobal('setImmediate', undefined);
+    vi.stubGlobal('clearImmediate', undefined);
+    const opened: MessageChannel[] = [];
+    const closed = new Set<MessagePort>();
+    const Native = MessageChannel;
+    vi.stubGlobal(
+      'MessageChannel',
+      class extends Native {
+        constructor() {
+          super();
+          opened.push(this);
+          for (const port of [this.port1, this.port2]) {
+            const close = port.close.bind(port);
+            port.close = () => {
+              closed.add(port);
+              close();
+            };
+          }
+        }
+      },
+    );
+    let time = 0;
+    const clock = preciseClock(() => time);
+    let fired = 0;
+    clock.setTimeout(() => fired++, 1);
+    const cancelled = clock.setTimeout(() => fired++, 1);
+    await sleep(20); // many turns, each a message on the same channel
+    expect(opened).toHaveLength(2);
+    clock.clearTimeout(cancelled);
+    time = 1;
+    await sleep(20);
+    expect(fired).toBe(1);
+    expect([...closed]).toHaveLength(4);
   });
 });

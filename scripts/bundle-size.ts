@@ -1,0 +1,49 @@
+// The size of the core entry point as a browser app's bundler would include it:
+// src/index.ts bundled for the browser, minified, with xstate and rxjs left out
+// (they are peer dependencies, in the app's bundle anyway), then gzipped.
+// `npm run size` prints it; test/build/bundle-size.test.ts holds it to the budget.
+import { pathToFileURL } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { build } from 'esbuild';
+
+/** The most the core entry point may weigh, minified and gzipped (bytes); raise it on purpose only. */
+export const GZIP_BUDGET_BYTES = 13_000;
+
+export interface BundleSize {
+  minified: number;
+  gzipped: number;
+  /** Every import left in the bundle: only the peer dependencies may remain. */
+  imports: string[];
+}
+
+export async function measureCoreBundle(): Promise<BundleSize> {
+  const result = await build({
+    entryPoints: ['src/index.ts'],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    // The browser platform refuses Node built-ins, so a node: import on any path fails the build.
+    platform: 'browser',
+    target: 'es2022',
+    external: ['xstate', 'rxjs'],
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const [output] = result.outputFiles;
+  if (output === undefined) throw new Error('esbuild wrote no output');
+  const imports = Object.values(result.metafile.outputs).flatMap((file) => file.imports.map(({ path }) => path));
+  return { minified: output.contents.length, gzipped: gzipSync(output.contents, { level: 9 }).length, imports };
+}
+
+const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
+
+// Run as a script (`npm run size`), not when the test imports it.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { minified, gzipped, imports } = await measureCoreBundle();
+  console.log(
+    `core entry point (src/index.ts; ${[...new Set(imports)].join(', ')} external): ${kB(minified)} minified, ` +
+      `${kB(gzipped)} gzipped (${gzipped} bytes; budget ${GZIP_BUDGET_BYTES})`,
+  );
+  if (gzipped > GZIP_BUDGET_BYTES) process.exitCode = 1;
+}
