@@ -113,9 +113,9 @@ describe('recordTimeline', () => {
         window.attributes['data-count'],
       ]),
     ).toEqual([
+      [undefined, '3'],
       ['search', '1'],
       ['__proto__', '2'],
-      [undefined, '3'],
     ]);
     throttler.stop();
   });
