@@ -12,7 +12,18 @@ const examples = readdirSync(examplesDir).filter((file) => file.endsWith('.ts'))
 
 /** What a correct run prints, for the examples whose output says something checkable. */
 const expectedOutput: Record<string, RegExp[]> = {
-  'demo.ts': [/strategy "timer"/, /most jobs in any 1000 ms window: 3\n/, /job 9/],
+  'demo.ts': [
+    /strategy "timer"/,
+    /most jobs in any 1000 ms window: 3\n/,
+    /job 9/,
+    /Timeline of both runs \(open it in a browser\): .*xstate-throttler-timeline\.svg\n/,
+  ],
+  'timeline.ts': [
+    /overall 5\/200ms: busiest window 5\/5\n/,
+    /search 2\/200ms: busiest window [12]\/2\n/,
+    /upload 2\/200ms: busiest window 2\/2\n/,
+    /timeline of \d+ events written to .*\.svg\n/,
+  ],
   'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
   'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],

@@ -168,6 +168,40 @@ scenario(lib, xstate, rxjs).then((result) => {
 });
 `;
 
+/** The timeline entry point, loaded by its subpath: it renders, and its errors are the core's class. */
+const TIMELINE_SCENARIO = `
+function timelineScenario(timeline, core) {
+  const events = [0, 10, 20, 1500].map((at) => ({ type: 'delivered', at, queuedAt: at, cost: 1, channel: undefined }));
+  const svg = timeline.renderTimeline({ events, rate: '2/1s' });
+  let error;
+  try {
+    timeline.renderTimeline({ events: [{ type: 'delivered', at: 0, queuedAt: 0, cost: 0 }] });
+  } catch (caught) {
+    error = caught;
+  }
+  return {
+    startsAsSvg: svg.startsWith('<svg '),
+    count: timeline.busiestWindows({ events, rate: '2/1s' })[0].count,
+    errorIsCoreClass: error instanceof core.ThrottlerOptionError,
+    errorMessage: error && error.message,
+  };
+}
+`;
+
+const TIMELINE_ESM = `
+import * as timeline from 'xstate-throttler/timeline';
+import * as core from 'xstate-throttler';
+${TIMELINE_SCENARIO}
+console.log('RESULT ' + JSON.stringify({ resolved: import.meta.resolve('xstate-throttler/timeline'), ...timelineScenario(timeline, core) }));
+`;
+
+const TIMELINE_CJS = `
+const timeline = require('xstate-throttler/timeline');
+const core = require('xstate-throttler');
+${TIMELINE_SCENARIO}
+console.log('RESULT ' + JSON.stringify({ resolved: require.resolve('xstate-throttler/timeline'), ...timelineScenario(timeline, core) }));
+`;
+
 /**
  * Runs a check script in its own Node process with NODE_ENV=production and
  * returns its report and how long the process took to exit after reporting
@@ -212,6 +246,8 @@ beforeAll(async () => {
   symlinkSync(join(repo, 'node_modules', 'rxjs'), join(sandbox, 'node_modules', 'rxjs'), 'dir');
   writeFileSync(join(sandbox, 'check.mjs'), ESM_CHECK);
   writeFileSync(join(sandbox, 'check.cjs'), CJS_CHECK);
+  writeFileSync(join(sandbox, 'timeline.mjs'), TIMELINE_ESM);
+  writeFileSync(join(sandbox, 'timeline.cjs'), TIMELINE_CJS);
 }, 60_000);
 
 afterAll(() => {
@@ -259,6 +295,24 @@ describe('the built package in production mode', () => {
       expect(value3 - value1).toBeGreaterThanOrEqual(45);
       expect(value3 - value1).toBeLessThan(1_000);
       expect(exitDelayMs).toBeLessThan(5_000);
+    },
+  );
+
+  it.each([
+    ['timeline.mjs', 'dist/esm/timeline/index.js'],
+    ['timeline.cjs', 'dist/cjs/timeline/index.js'],
+  ])(
+    '%s: xstate-throttler/timeline loads from its own subpath, renders, and throws the core error class',
+    async (script, entry) => {
+      const { result } = await runCheck(script);
+      const report = result as unknown as Record<string, unknown>;
+      expect(report.resolved).toMatch(new RegExp(`/${entry.replaceAll('.', '\\.')}$`));
+      expect(report).toMatchObject({
+        startsAsSvg: true,
+        count: 3,
+        errorIsCoreClass: true,
+        errorMessage: 'events[0].cost must be a positive integer, got 0',
+      });
     },
   );
 

@@ -1,0 +1,10 @@
+/**
+ * `xstate-throttler/timeline`: a picture of what a throttler did, as SVG, and a recorder for the
+ * events it needs. A separate entry point: the core package never loads it.
+ */
+export type { BusiestWindow } from './busiest-window.js';
+export type { TimelineEvent, TimelineRates } from './events.js';
+export { MAX_CHANNEL_LANES } from './lanes.js';
+export { busiestWindows, type TimelineInput } from './panel-input.js';
+export { type RecordTimelineOptions, recordTimeline, type TimelineRecording } from './recorder.js';
+export { MAX_PANELS, renderTimeline, renderTimelines, type TimelineOptions } from './render.js';
