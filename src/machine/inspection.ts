@@ -1,12 +1,19 @@
-import type { InspectionEvent, Observer } from 'xstate';
+import type { ActorRefLike, AnyEventObject, InspectionEvent, Observer } from 'xstate';
 import { Dispatcher } from './dispatcher.js';
 
 /**
  * Wraps an inspector (e.g. `createBrowserInspector().inspect` from
- * @statelyai/inspect) so that a throttler's snapshots reach it with the queue
- * summarised: the counts and the first `maxMessages` waiting messages instead of
- * the live queue, which may hold a million entries and would be serialised on
- * every event. Snapshots of other actors pass through untouched.
+ * @statelyai/inspect) so that a throttler reaches it summarised: the counts and
+ * the first `maxMessages` waiting messages instead of the live queue, which may
+ * hold a million entries and would be serialised on every event. Three places
+ * carry a throttler's queue to an inspector, and all three are summarised:
+ * - every snapshot (`@xstate.snapshot`);
+ * - the actor's registration (`@xstate.actor`): the inspector reads the actor's
+ *   snapshot itself, later, when the queue may have grown, so it is handed a
+ *   view of the actor whose `getSnapshot()` returns the summary;
+ * - a `QUEUE_BATCH` event (`@xstate.event`, and the snapshot event it caused):
+ *   its first `maxMessages` messages and `batchSize`, the count of all of them.
+ * Other actors and events pass through untouched.
  *
  * ```ts
  * createActor(throttlerMachine, { input, inspect: summarizeInspection(inspector.inspect) });
@@ -17,13 +24,58 @@ export function summarizeInspection(
   { maxMessages = 10 }: { maxMessages?: number } = {},
 ): (event: InspectionEvent) => void {
   const forward = typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event);
-  return (event) => {
-    if (!('snapshot' in event)) return forward(event);
-    const snapshot = event.snapshot as { context?: { dispatcher?: unknown } };
-    const dispatcher = snapshot.context?.dispatcher;
-    if (!(dispatcher instanceof Dispatcher)) return forward(event);
+  const summarizeSnapshot = (snapshot: unknown): unknown => {
+    const dispatcher = (snapshot as { context?: { dispatcher?: unknown } } | undefined)?.context?.dispatcher;
+    if (!(dispatcher instanceof Dispatcher)) return snapshot;
+    const machineSnapshot = snapshot as { context: object };
     // A machine snapshot's toJSON reads `this`, so the copy serialises with the summary.
-    const summarised = { ...snapshot, context: { ...snapshot.context, dispatcher: dispatcher.summary(maxMessages) } };
-    forward({ ...event, snapshot: summarised } as unknown as InspectionEvent);
+    return { ...machineSnapshot, context: { ...machineSnapshot.context, dispatcher: dispatcher.summary(maxMessages) } };
   };
+  const summarizeEvent = (event: AnyEventObject): AnyEventObject => {
+    const { messages } = (event ?? {}) as { messages?: unknown };
+    if (event?.type !== 'QUEUE_BATCH' || !Array.isArray(messages) || messages.length <= maxMessages) return event;
+    return { ...event, messages: messages.slice(0, maxMessages), batchSize: messages.length };
+  };
+  return (inspectionEvent) => {
+    forward(summarizeOne(inspectionEvent, summarizeSnapshot, summarizeEvent));
+  };
+}
+
+/** One inspection event with a throttler's queue summarised; anything else returned as it was. */
+function summarizeOne(
+  inspectionEvent: InspectionEvent,
+  summarizeSnapshot: (snapshot: unknown) => unknown,
+  summarizeEvent: (event: AnyEventObject) => AnyEventObject,
+): InspectionEvent {
+  if (inspectionEvent.type === '@xstate.actor') {
+    // Its snapshot cannot be read yet (the actor is starting): every actor gets the view, which
+    // summarises only what turns out to be a throttler's snapshot when the inspector reads it.
+    return { ...inspectionEvent, actorRef: summarizingView(inspectionEvent.actorRef, summarizeSnapshot) };
+  }
+  if (inspectionEvent.type === '@xstate.event') {
+    const event = summarizeEvent(inspectionEvent.event);
+    return event === inspectionEvent.event ? inspectionEvent : { ...inspectionEvent, event };
+  }
+  if (inspectionEvent.type === '@xstate.snapshot') {
+    const event = summarizeEvent(inspectionEvent.event);
+    const snapshot = summarizeSnapshot(inspectionEvent.snapshot) as typeof inspectionEvent.snapshot;
+    if (event === inspectionEvent.event && snapshot === inspectionEvent.snapshot) return inspectionEvent;
+    return { ...inspectionEvent, event, snapshot };
+  }
+  return inspectionEvent;
+}
+
+/**
+ * The actor as an inspector sees it at registration: the same ref, except that
+ * `getSnapshot()` (read by the inspector whenever it gets round to it) returns
+ * the summary. Every other member is the actor's own, bound to it.
+ */
+function summarizingView<TRef extends ActorRefLike>(actorRef: TRef, summarize: (snapshot: unknown) => unknown): TRef {
+  return new Proxy(actorRef, {
+    get(target, property) {
+      if (property === 'getSnapshot') return () => summarize(target.getSnapshot());
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
