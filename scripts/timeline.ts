@@ -1,9 +1,10 @@
 /**
  * `npm run timeline`: regenerates docs/timeline.svg, the picture the README shows. The demo's load
  * (`npm start`) through a 3-per-second throttler, with the `timer` and then the `sliding-window`
- * strategy, in virtual time so the picture is the same on every run.
+ * strategy, in virtual time so the picture is the same on every run. With `--check` it writes
+ * nothing and fails if the committed picture is not what the renderer draws now.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor, fromCallback, SimulatedClock } from 'xstate';
 import { type StrategyName, throttlerMachine } from '../src/index.js';
@@ -36,5 +37,14 @@ function run(strategy: StrategyName): TimelineInput {
 }
 
 const file = join(import.meta.dirname, '..', 'docs', 'timeline.svg');
-writeFileSync(file, renderTimelines([run('timer'), run('sliding-window')]));
-console.log(`timeline written to ${file}`);
+const svg = renderTimelines([run('timer'), run('sliding-window')]);
+if (process.argv.includes('--check')) {
+  if (readFileSync(file, 'utf8') !== svg) {
+    console.error(`${file} is out of date: run npm run timeline`);
+    process.exit(1);
+  }
+  console.log(`${file} is up to date`);
+} else {
+  writeFileSync(file, svg);
+  console.log(`timeline written to ${file}`);
+}
