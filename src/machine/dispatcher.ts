@@ -3,6 +3,12 @@ import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js'
 import { Deque } from './deque.js';
 import { InFlightDeliveries } from './in-flight.js';
 import { type ResolvedOptions, tracksInFlight, unknownChannelError } from './options.js';
+import {
+  type DispatcherState,
+  PERSISTED_FORMAT,
+  type PersistedDispatcher,
+  type RestoredState,
+} from './persisted-format.js';
 import { type QueuedMessage, SelfQueuedMessage } from './queued-message.js';
 
 /** Why a message left the queue without being delivered. */
@@ -37,8 +43,8 @@ export class Dispatcher<TMessage> {
   /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
   private rates: Rate[];
   private readonly channelRates: Map<string, Rate[]>;
-  private readonly overall: ThrottlePolicy;
-  private readonly channelPolicies = new Map<string, ThrottlePolicy>();
+  private readonly overall: ThrottlePolicy<PolicyState>;
+  private readonly channelPolicies = new Map<string, ThrottlePolicy<PolicyState>>();
   /** One queue in FIFO mode; one per channel (undefined: no channel) in per-channel mode. */
   private readonly queues = new Map<string | undefined, Deque<QueuedMessage<TMessage>>>();
   private readonly byId = new Map<unknown, QueuedMessage<TMessage>>();
@@ -339,11 +345,15 @@ export class Dispatcher<TMessage> {
     };
   }
 
-  /** Everything needed to continue elsewhere, with times shifted by `shift` ms. Messages must be serialisable. */
-  save(shift: number): DispatcherState<TMessage> {
-    const channels: Record<string, PolicyState> = {};
-    for (const [name, policy] of this.channelPolicies) channels[name] = policy.save(shift);
+  /**
+   * Everything needed to continue elsewhere, with times shifted by `shift` ms, saved at `now` (unshifted).
+   * Messages must be serialisable.
+   */
+  save(now: number, shift: number): DispatcherState<TMessage> {
+    const channels: Array<[string, PolicyState]> = [];
+    for (const [name, policy] of this.channelPolicies) channels.push([name, policy.save(shift)]);
     return {
+      savedAt: now + shift,
       queue: this.waiting().map((entry) => ({
         message: entry.message,
         channel: entry.channel,
@@ -370,26 +380,31 @@ export class Dispatcher<TMessage> {
    */
   toJSON(): PersistedDispatcher<TMessage> {
     const { now: _source, ...options } = this.options;
+    // The machine's checked time line (never backwards), not the raw source: saved times must agree with it.
+    const reading = this.readNow();
     return {
       format: PERSISTED_FORMAT,
       options: { ...options, rates: this.rates, channels: [...this.channelRates] },
-      state: this.save(Date.now() - this.readNow()),
+      state: this.save(reading, Date.now() - reading),
     };
   }
 
-  /** Restores what `save` produced into this (freshly built) dispatcher. */
-  load(state: DispatcherState<TMessage>, shift: number): void {
-    this.overall.load(state.overall, shift);
-    for (const [name, policyState] of Object.entries(state.channels))
-      this.channelPolicies.get(name)?.load(policyState, shift);
+  /**
+   * Restores into this fresh dispatcher a saved state read back by `readState`, shifting its times by `shift`.
+   * Each policy checks its own state as it loads it (a ThrottlerOptionError leaves this half-restored: throw it
+   * away); cost in flight at the save settles at `settledAt`, since nothing can report it settled any more.
+   */
+  load(state: RestoredState<TMessage>, shift: number, settledAt: number): void {
+    const { overall, savedAt = Number.POSITIVE_INFINITY } = state;
+    this.overall.load(overall.saved, shift, overall.path, savedAt);
+    for (const [name, { saved, path }] of state.channels) {
+      this.channelPolicies.get(name)?.load(saved, shift, path, savedAt);
+    }
+    this.overall.settleAllInFlight?.(settledAt);
+    for (const policy of this.channelPolicies.values()) policy.settleAllInFlight?.(settledAt);
     for (const saved of state.queue)
       this.enqueue(saved.message, saved.channel, saved.cost, saved.id, saved.queuedAt + shift);
-    this.pausedUntil =
-      state.pausedUntil === 'forever'
-        ? Number.POSITIVE_INFINITY
-        : state.pausedUntil === null
-          ? Number.NEGATIVE_INFINITY
-          : state.pausedUntil + shift;
+    this.pausedUntil = state.pausedUntil + shift;
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 
@@ -509,31 +524,4 @@ export interface DispatcherSummary<TMessage> extends ThrottlerCounts {
   inFlight: number;
   pausedUntil: number;
   firstWaiting: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number }>;
-}
-
-/** A dispatcher's saved state: plain JSON when the messages are. */
-export interface DispatcherState<TMessage> {
-  queue: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number; id: unknown }>;
-  overall: PolicyState;
-  channels: Record<string, PolicyState>;
-  pausedUntil: number | 'forever' | null;
-  counts: ThrottlerCounts;
-}
-
-/** Marks a dispatcher saved by {@link Dispatcher.toJSON}, so that restoring can refuse anything else. */
-export const PERSISTED_FORMAT = 'xstate-throttler/1';
-
-/**
- * A dispatcher as a persisted snapshot holds it. Times in `state` are wall-clock
- * ms (Date.now()). After a JSON round trip, Infinity (an unbounded capacity or
- * maxConcurrent) reads as null.
- */
-export interface PersistedDispatcher<TMessage> {
-  format: typeof PERSISTED_FORMAT;
-  options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent'> & {
-    channels: Array<[string, Rate[]]>;
-    capacity: number | null;
-    maxConcurrent: number | null;
-  };
-  state: DispatcherState<TMessage>;
 }

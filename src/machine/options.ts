@@ -26,8 +26,11 @@ export interface ThrottleOptions {
   rate: RatesInput;
   /** Default `'timer'` (Akka's voucher timer). `'sliding-window'` is the strict one. */
   strategy?: StrategyName;
-  /** Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`. */
-  channels?: Record<string, RatesInput>;
+  /**
+   * Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`, or a Map
+   * of name to rate. Any name works, `__proto__` included (as a computed key, `{ ['__proto__']: '1/1s' }`).
+   */
+  channels?: Record<string, RatesInput> | ReadonlyMap<string, RatesInput>;
   /** `'fifo'` (default): arrival order across channels. `'per-channel'`: order within each channel only. */
   ordering?: Ordering;
   /** token-bucket: permits stored while idle, at most. Default: one interval's worth (the limit). */
@@ -119,7 +122,10 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     if (typeof options.channels !== 'object' || options.channels === null || Array.isArray(options.channels)) {
       throw new ThrottlerOptionError('channels', 'an object of channel name to rate', options.channels);
     }
-    for (const [name, channelRate] of Object.entries(options.channels)) {
+    // Own keys only: a name is data, never a property of Object.prototype.
+    const entries = options.channels instanceof Map ? options.channels : Object.entries(options.channels);
+    for (const [name, channelRate] of entries) {
+      if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
       channels.set(name, parseRates(channelRate, `channels.${name}`));
     }
   }

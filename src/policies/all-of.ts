@@ -1,17 +1,31 @@
-import type { Rate } from '../rate/index.js';
-import { type PolicyState, smallestLimitOf, type ThrottlePolicy } from './policy.js';
+import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { type SavedPolicyState, smallestLimitOf, type ThrottlePolicy } from './policy.js';
+import { field, readArray, readKind, readRecord } from './saved-fields.js';
+import type { SmoothRateState } from './smooth-rate.js';
+import type { VoucherTimerState } from './timer.js';
+
+/** What one part (one rate) of an AllOfPolicies saves. */
+export type PartState = VoucherTimerState | SmoothRateState;
+
+/** What an AllOfPolicies saves: one state per rate, in the order of the rates. */
+export interface AllOfState<TPart extends SavedPolicyState = PartState> {
+  readonly kind: 'all-of';
+  readonly parts: readonly TPart[];
+}
 
 /**
  * Several policies that must all allow a delivery (several rates at once, or a
  * channel's rate beside the overall one). Because every policy's permission is
  * monotone in time, the earliest time all allow is the latest of their answers.
  */
-export class AllOfPolicies implements ThrottlePolicy {
-  private parts: ThrottlePolicy[];
-  private readonly createPart: (rate: Rate, now: number) => ThrottlePolicy;
+export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
+  implements ThrottlePolicy<AllOfState<TPart>>
+{
+  private parts: ThrottlePolicy<TPart>[];
+  private readonly createPart: (rate: Rate, now: number) => ThrottlePolicy<TPart>;
   smallestLimit: number;
 
-  constructor(rates: readonly Rate[], createPart: (rate: Rate, now: number) => ThrottlePolicy, now: number) {
+  constructor(rates: readonly Rate[], createPart: (rate: Rate, now: number) => ThrottlePolicy<TPart>, now: number) {
     this.createPart = createPart;
     this.parts = rates.map((rate) => createPart(rate, now));
     this.smallestLimit = smallestLimitOf(rates);
@@ -47,12 +61,20 @@ export class AllOfPolicies implements ThrottlePolicy {
     this.smallestLimit = smallestLimitOf(rates);
   }
 
-  save(shift: number): PolicyState {
+  save(shift: number): AllOfState<TPart> {
     return { kind: 'all-of', parts: this.parts.map((part) => part.save(shift)) };
   }
 
-  load(state: PolicyState, shift: number): void {
-    const saved = state.parts as PolicyState[];
-    for (const [index, partState] of saved.entries()) this.parts[index]?.load(partState, shift);
+  /** One saved part per rate, each restored (and checked) by its own part. */
+  load(saved: unknown, shift: number, path = 'state', savedAt = Number.POSITIVE_INFINITY): void {
+    const record = readRecord(saved, path);
+    readKind(record, 'all-of', path);
+    const parts = readArray(field(record, 'parts'), `${path}.parts`);
+    if (parts.length !== this.parts.length) {
+      throw new ThrottlerOptionError(`${path}.parts`, `an array of ${this.parts.length} (one state per rate)`, parts);
+    }
+    for (const [index, part] of this.parts.entries()) {
+      part.load(parts[index], shift, `${path}.parts[${index}]`, savedAt);
+    }
   }
 }

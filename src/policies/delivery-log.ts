@@ -31,6 +31,12 @@ export class DeliveryLog {
     return this.count;
   }
 
+  /** The time of the newest entry; `-Infinity` when the log is empty. */
+  get newestTime(): number {
+    if (this.count === 0) return Number.NEGATIVE_INFINITY;
+    return this.times[(this.head + this.count - 1) % this.times.length] as number;
+  }
+
   /** Changes how many entries are kept, keeping the newest. */
   setMaxEntries(maxEntries: number): void {
     this.maxEntries = maxEntries;

@@ -1,12 +1,19 @@
 import type { Rate } from '../rate/index.js';
-import { AllOfPolicies } from './all-of.js';
+import { AllOfPolicies, type AllOfState, type PartState } from './all-of.js';
 import type { StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js';
-import { SlidingWindowPolicy } from './sliding-window.js';
+import { SlidingWindowPolicy, type SlidingWindowState } from './sliding-window.js';
 import { VoucherTimerPolicy } from './timer.js';
 import { TokenBucketPolicy } from './token-bucket.js';
 import { WarmingUpPolicy, warmUpCurve } from './warming-up.js';
 
-export type { PolicyState, StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js';
+export type { AllOfState, PartState } from './all-of.js';
+export type { StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js';
+export type { SlidingWindowState } from './sliding-window.js';
+export type { SmoothRateState } from './smooth-rate.js';
+export type { VoucherTimerState } from './timer.js';
+
+/** A policy's saved state, told apart by `kind`: the sliding window's, or one per rate for the other strategies. */
+export type PolicyState = SlidingWindowState | AllOfState;
 export { AllOfPolicies, SlidingWindowPolicy, TokenBucketPolicy, VoucherTimerPolicy, WarmingUpPolicy, warmUpCurve };
 
 export const STRATEGIES: readonly StrategyName[] = ['timer', 'sliding-window', 'token-bucket', 'warming-up'];
@@ -21,9 +28,9 @@ export function createPolicy(
   rates: readonly Rate[],
   options: StrategyOptions,
   now: number,
-): ThrottlePolicy {
+): ThrottlePolicy<PolicyState> {
   if (strategy === 'sliding-window') return new SlidingWindowPolicy(rates);
-  const createPart = (rate: Rate, at: number): ThrottlePolicy => {
+  const createPart = (rate: Rate, at: number): ThrottlePolicy<PartState> => {
     switch (strategy) {
       case 'timer':
         return new VoucherTimerPolicy(rate);
@@ -33,5 +40,5 @@ export function createPolicy(
         return new WarmingUpPolicy(rate, at, options.warmup as number, options.coldFactor ?? 3);
     }
   };
-  return new AllOfPolicies(rates, createPart, now);
+  return new AllOfPolicies<PartState>(rates, createPart, now);
 }

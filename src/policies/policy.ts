@@ -16,7 +16,7 @@ import type { Rate } from '../rate/index.js';
  * reservation (`reserve(now, cost) -> Promise<time>`); keeping "earliest" and
  * "record" apart here is what makes that reservation a drop-in later.
  */
-export interface ThrottlePolicy {
+export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicyState> {
   /** The earliest time >= now at which a delivery of `cost` may happen. */
   earliestDelivery(now: number, cost: number): number;
   /**
@@ -41,13 +41,26 @@ export interface ThrottlePolicy {
   /** The smallest limit among the rates: no single delivery may cost more. */
   readonly smallestLimit: number;
   /** The state with every time shifted by `shift` ms, as plain JSON (for persistence). */
-  save(shift: number): PolicyState;
-  /** Restores what `save` produced, shifting every time by `shift` ms. */
-  load(state: PolicyState, shift: number): void;
+  save(shift: number): TState;
+  /**
+   * Restores into this fresh policy what `save` wrote (after a JSON round trip, or damaged), shifting every
+   * time by `shift` ms. Refuses, with a ThrottlerOptionError naming the field under `path` and its value,
+   * anything this policy under its rates could not have saved or that would let more through than they
+   * allow; a time the saver recorded as past may not be later than `savedAt` (on the saved times' clock;
+   * Infinity when unknown). On an error the policy is half-restored: throw it away.
+   */
+  load(saved: unknown, shift: number, path?: string, savedAt?: number): void;
+  /**
+   * A restore: every cost held in flight settles at `at` (or at the newest delivery, if later), since the
+   * process that held it can no longer report. Only strategies that can hold a slot open implement it.
+   */
+  settleAllInFlight?(at: number): void;
 }
 
-/** A policy's saved state: plain JSON, times already shifted to the saver's reference. */
-export type PolicyState = { readonly kind: string } & Record<string, unknown>;
+/** What every policy's saved state has: its kind. Each policy declares its own state beside it. */
+export interface SavedPolicyState {
+  readonly kind: string;
+}
 
 /** Strategies available by name. */
 export type StrategyName = 'timer' | 'sliding-window' | 'token-bucket' | 'warming-up';

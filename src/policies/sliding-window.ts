@@ -1,6 +1,21 @@
-import type { Rate } from '../rate/index.js';
+import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryLog } from './delivery-log.js';
-import { type PolicyState, smallestLimitOf, type ThrottlePolicy } from './policy.js';
+import { smallestLimitOf, type ThrottlePolicy } from './policy.js';
+import { field, readArray, readCost, readCount, readKind, readPastTime, readRecord } from './saved-fields.js';
+
+/** What a sliding window saves: its recent deliveries as [time, cost], oldest first, and the cost held in flight. */
+export interface SlidingWindowState {
+  readonly kind: 'sliding-window';
+  readonly deliveries: ReadonlyArray<readonly [time: number, cost: number]>;
+  readonly inFlightCost: number;
+}
+
+/**
+ * Most total cost a restored log may hold: the log keeps a running total in a
+ * float, which stops counting unit costs past 2^53 and would then see no cost
+ * in any window (far beyond any real log: the largest limit times the entries kept).
+ */
+const MAX_RESTORED_COST = 2 ** 52;
 
 /**
  * Strict sliding window: never more than `limit` (total cost) in ANY window
@@ -17,7 +32,7 @@ import { type PolicyState, smallestLimitOf, type ThrottlePolicy } from './policy
  * instant until it is released, which is then logged as a delivery at the
  * release time.
  */
-export class SlidingWindowPolicy implements ThrottlePolicy {
+export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   private rates: readonly Rate[];
   private readonly log: DeliveryLog;
   private longestInterval: number;
@@ -78,7 +93,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy {
     this.log.setMaxEntries(this.retainedEntries);
   }
 
-  save(shift: number): PolicyState {
+  save(shift: number): SlidingWindowState {
     return {
       kind: 'sliding-window',
       deliveries: this.log.entries().map(([time, cost]) => [time + shift, cost]),
@@ -86,10 +101,57 @@ export class SlidingWindowPolicy implements ThrottlePolicy {
     };
   }
 
-  load(state: PolicyState, shift: number): void {
-    for (const [time, cost] of state.deliveries as Array<[number, number]>) this.log.append(time + shift, cost);
-    this.inFlightCost = (state.inFlightCost as number | undefined) ?? 0;
+  /**
+   * Deliveries must be in time order and no later than the save. A logged cost may exceed the limits now in
+   * force (one lowered since): such a delivery only holds its windows full for longer.
+   */
+  load(saved: unknown, shift: number, path = 'state', savedAt = Number.POSITIVE_INFINITY): void {
+    const state = readSlidingWindowState(saved, path, savedAt);
+    for (const [time, cost] of state.deliveries) this.log.append(time + shift, cost);
+    this.inFlightCost = state.inFlightCost;
   }
+
+  /** The held cost is logged as one delivery at `at`, never before the newest one: the log is in time order. */
+  settleAllInFlight(at: number): void {
+    if (this.inFlightCost > 0) this.releaseInFlight(Math.max(at, this.log.newestTime), this.inFlightCost);
+  }
+}
+
+function readSlidingWindowState(saved: unknown, path: string, savedAt: number): SlidingWindowState {
+  const record = readRecord(saved, path);
+  const kind = readKind(record, 'sliding-window', path);
+  const entries = readArray(field(record, 'deliveries'), `${path}.deliveries`);
+  const inFlightCost = readCount(field(record, 'inFlightCost'), `${path}.inFlightCost`);
+  if (inFlightCost > MAX_RESTORED_COST) {
+    throw new ThrottlerOptionError(`${path}.inFlightCost`, `at most 2^52 = ${MAX_RESTORED_COST}`, inFlightCost);
+  }
+  let totalCost = inFlightCost;
+  let previousTime = Number.NEGATIVE_INFINITY;
+  const deliveries = entries.map((entry, index): [number, number] => {
+    const entryPath = `${path}.deliveries[${index}]`;
+    const pair = readArray(entry, entryPath, 'a [time, cost] pair');
+    if (pair.length !== 2) throw new ThrottlerOptionError(entryPath, 'a [time, cost] pair', pair);
+    const time = readPastTime(pair[0], `${entryPath}[0]`, savedAt);
+    if (time < previousTime) {
+      throw new ThrottlerOptionError(
+        `${entryPath}[0]`,
+        `a time no earlier than the delivery before it (${previousTime})`,
+        time,
+      );
+    }
+    const cost = readCost(pair[1], `${entryPath}[1]`);
+    totalCost += cost;
+    if (totalCost > MAX_RESTORED_COST) {
+      throw new ThrottlerOptionError(
+        `${entryPath}[1]`,
+        `a cost that keeps the log's total (with inFlightCost) at most 2^52 = ${MAX_RESTORED_COST}`,
+        cost,
+      );
+    }
+    previousTime = time;
+    return [time, cost];
+  });
+  return { kind, deliveries, inFlightCost };
 }
 
 function longestIntervalOf(rates: readonly Rate[]): number {

@@ -1,5 +1,16 @@
-import type { Rate } from '../rate/index.js';
-import type { PolicyState, ThrottlePolicy } from './policy.js';
+import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import type { ThrottlePolicy } from './policy.js';
+import { field, readKind, readRecord, readTime } from './saved-fields.js';
+
+/** What a token bucket or a warming-up policy saves. */
+export interface SmoothRateState {
+  readonly kind: 'token-bucket' | 'warming-up';
+  readonly storedPermits: number;
+  /** The most permits that could be stored when saved: stored permits are restored as a share of it. */
+  readonly maxPermits: number;
+  /** The time from which the next request may be granted. */
+  readonly nextFree: number;
+}
 
 /**
  * How far a grant may trail the send it is for, in ms. A send less than this after its grant was
@@ -21,7 +32,7 @@ export const GRANT_SLACK_MS = 1;
  * Subclasses say how many permits are stored at most, how fast idle time turns
  * into stored permits, and what spending stored permits costs in time.
  */
-export abstract class SmoothRatePolicy implements ThrottlePolicy {
+export abstract class SmoothRatePolicy implements ThrottlePolicy<SmoothRateState> {
   protected rate: Rate;
   /** Milliseconds between two permits at the full rate. */
   protected stableInterval: number;
@@ -75,7 +86,7 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy {
     this.resize();
   }
 
-  save(shift: number): PolicyState {
+  save(shift: number): SmoothRateState {
     return {
       kind: this.kind,
       storedPermits: this.storedPermits,
@@ -84,12 +95,21 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy {
     };
   }
 
-  load(state: PolicyState, shift: number): void {
-    this.storedPermits = state.storedPermits as number;
-    this.nextFree = (state.nextFree as number) + shift;
+  /**
+   * Stored permits come back as the same share of this policy's maximum, as after a rate change (the saved
+   * maximum differs only if the options or their arithmetic did), so they never exceed it. `nextFree` may lie
+   * ahead of the save (a request pays its wait forward); one far ahead only holds deliveries back.
+   */
+  load(saved: unknown, shift: number, path = 'state'): void {
+    const { storedPermits, maxPermits, nextFree } = this.readState(saved, path);
+    const share = maxPermits === 0 ? 0 : storedPermits / maxPermits;
+    // Equal maxima (the usual case) are copied as they are: a share multiplied back may round.
+    this.storedPermits =
+      maxPermits === this.maxPermits ? storedPermits : Math.min(this.maxPermits, share * this.maxPermits);
+    this.nextFree = nextFree + shift;
   }
 
-  protected abstract readonly kind: string;
+  protected abstract readonly kind: SmoothRateState['kind'];
 
   /** Recomputes maxPermits (and rescales storedPermits) after the rate changed. */
   protected abstract resize(): void;
@@ -99,6 +119,24 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy {
 
   /** Milliseconds that spending `permitsToTake` of `stored` permits adds to the wait. */
   protected abstract storedPermitsToWaitTime(stored: number, permitsToTake: number): number;
+
+  private readState(saved: unknown, path: string): SmoothRateState {
+    const record = readRecord(saved, path);
+    const kind = readKind(record, this.kind, path);
+    const maxPermits = field(record, 'maxPermits');
+    if (typeof maxPermits !== 'number' || !Number.isFinite(maxPermits) || maxPermits < 0) {
+      throw new ThrottlerOptionError(`${path}.maxPermits`, 'a finite number of permits >= 0', maxPermits);
+    }
+    const storedPermits = field(record, 'storedPermits');
+    if (typeof storedPermits !== 'number' || !(storedPermits >= 0 && storedPermits <= maxPermits)) {
+      throw new ThrottlerOptionError(
+        `${path}.storedPermits`,
+        `a number of permits from 0 to maxPermits (${maxPermits})`,
+        storedPermits,
+      );
+    }
+    return { kind, storedPermits, maxPermits, nextFree: readTime(field(record, 'nextFree'), `${path}.nextFree`) };
+  }
 
   /** Idle time since nextFree turns into stored permits. */
   private resync(now: number): void {

@@ -1,5 +1,20 @@
-import type { Rate } from '../rate/index.js';
-import type { PolicyState, ThrottlePolicy } from './policy.js';
+import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import type { ThrottlePolicy } from './policy.js';
+import { field, readCount, readKind, readPastTimeOrNull, readRecord, readTimeOrNull } from './saved-fields.js';
+
+/** What a voucher timer saves. Times are null where the policy holds -Infinity (never). */
+export interface VoucherTimerState {
+  readonly kind: 'timer';
+  /** When the running tick period started; null before the first. */
+  readonly periodStart: number | null;
+  /** Vouchers left in that period. */
+  readonly vouchers: number;
+  /** The end of the period of the latest delivery (it keeps the throttler active until then); null before any. */
+  readonly latestDeliveryPeriodEnd: number | null;
+}
+
+/** How far past its period a saved period end may lie: the times are shifted one by one, and rounding may differ. */
+const SHIFT_ROUNDING_MS = 1;
 
 /**
  * Voucher timer (Akka's TimerBasedThrottler): `limit` vouchers per interval,
@@ -11,7 +26,7 @@ import type { PolicyState, ThrottlePolicy } from './policy.js';
  * its own: the machine's single wake-up timer is armed for the next tick only
  * when something waits for it.
  */
-export class VoucherTimerPolicy implements ThrottlePolicy {
+export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
   private rate: Rate;
   private periodStart = Number.NEGATIVE_INFINITY;
   private vouchers = 0;
@@ -58,7 +73,7 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
     if (this.latestDeliveryPeriodEnd > now) this.latestDeliveryPeriodEnd = now + this.rate.interval;
   }
 
-  save(shift: number): PolicyState {
+  save(shift: number): VoucherTimerState {
     return {
       kind: 'timer',
       periodStart: this.periodStart === Number.NEGATIVE_INFINITY ? null : this.periodStart + shift,
@@ -68,12 +83,44 @@ export class VoucherTimerPolicy implements ThrottlePolicy {
     };
   }
 
-  load(state: PolicyState, shift: number): void {
-    const periodStart = state.periodStart as number | null;
-    const periodEnd = state.latestDeliveryPeriodEnd as number | null;
+  /** At most the limit in vouchers; the latest delivery's period no later than the period running. */
+  load(saved: unknown, shift: number, path = 'state', savedAt = Number.POSITIVE_INFINITY): void {
+    const state = this.readState(saved, path, savedAt);
+    const { periodStart, latestDeliveryPeriodEnd } = state;
     this.periodStart = periodStart === null ? Number.NEGATIVE_INFINITY : periodStart + shift;
-    this.vouchers = state.vouchers as number;
-    this.latestDeliveryPeriodEnd = periodEnd === null ? Number.NEGATIVE_INFINITY : periodEnd + shift;
+    this.vouchers = state.vouchers;
+    this.latestDeliveryPeriodEnd =
+      latestDeliveryPeriodEnd === null ? Number.NEGATIVE_INFINITY : latestDeliveryPeriodEnd + shift;
+  }
+
+  private readState(saved: unknown, path: string, savedAt: number): VoucherTimerState {
+    const record = readRecord(saved, path);
+    const kind = readKind(record, 'timer', path);
+    const periodStart = readPastTimeOrNull(field(record, 'periodStart'), `${path}.periodStart`, savedAt);
+    const vouchers = readCount(field(record, 'vouchers'), `${path}.vouchers`);
+    if (vouchers > this.rate.limit) {
+      throw new ThrottlerOptionError(`${path}.vouchers`, `at most ${this.rate.limit} (the limit)`, vouchers);
+    }
+    const periodEndPath = `${path}.latestDeliveryPeriodEnd`;
+    const latestDeliveryPeriodEnd = readTimeOrNull(field(record, 'latestDeliveryPeriodEnd'), periodEndPath);
+    if (latestDeliveryPeriodEnd !== null) {
+      if (periodStart === null) {
+        throw new ThrottlerOptionError(
+          periodEndPath,
+          'null while periodStart is null (no period has run)',
+          latestDeliveryPeriodEnd,
+        );
+      }
+      const periodEnd = periodStart + this.rate.interval;
+      if (latestDeliveryPeriodEnd > periodEnd + SHIFT_ROUNDING_MS) {
+        throw new ThrottlerOptionError(
+          periodEndPath,
+          `null or no later than the end of the period running (periodStart + interval = ${periodEnd})`,
+          latestDeliveryPeriodEnd,
+        );
+      }
+    }
+    return { kind, periodStart, vouchers, latestDeliveryPeriodEnd };
   }
 
   private restartPeriod(now: number): void {

@@ -239,6 +239,29 @@ describe('resolveOptions', () => {
     });
   });
 
+  it('takes channel names as data, from an object or a Map: __proto__ and constructor are names like any other', () => {
+    const fromObject = resolve({ rate: '2/1s', channels: JSON.parse('{"__proto__": "1/1s", "constructor": "2/1s"}') });
+    const fromMap = resolve({
+      rate: '2/1s',
+      channels: new Map([
+        ['__proto__', '1/1s'],
+        ['constructor', '2/1s'],
+      ]),
+    });
+    for (const { channels } of [fromObject, fromMap]) {
+      expect([...channels]).toEqual([
+        ['__proto__', [{ limit: 1, interval: 1_000 }]],
+        ['constructor', [{ limit: 2, interval: 1_000 }]],
+      ]);
+    }
+    expect(resolve({ rate: '2/1s', channels: {} }).channels.size).toBe(0);
+    expectOptionError(() => resolve({ rate: '2/1s', channels: new Map([[1, '1/1s']]) }), {
+      message: 'channels must be a Map whose keys are strings, got 1',
+      option: 'channels',
+      value: 1,
+    });
+  });
+
   it('rejects channels that are not an object of rates, and names the bad channel', () => {
     expectOptionError(() => resolve({ rate: '2/1s', channels: ['3/1s'] }), {
       message: 'channels must be an object of channel name to rate, got an array of 1',
