@@ -209,6 +209,11 @@ export class Dispatcher<TMessage> {
     return this.options.timerPrecision === 'exact';
   }
 
+  /** Most deliveries in one go before the machine yields to the event loop. */
+  get maxDeliveriesPerTurn(): number {
+    return this.options.maxDeliveriesPerTurn;
+  }
+
   /** Whether a delivery keeps the throttler active afterwards (a voucher period starts running). */
   get keepsActiveAfterDelivery(): boolean {
     return this.options.strategy === 'timer';

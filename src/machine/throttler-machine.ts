@@ -1,5 +1,6 @@
 import { type AnyActorRef, type AnyEventObject, enqueueActions, setup } from 'xstate';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { DeliveryPacer, pacerOf, setPacer } from './delivery-pacer.js';
 import { Dispatcher, type DropReason } from './dispatcher.js';
 import { resolveOptions } from './options.js';
 import type { QueuedMessage } from './queued-message.js';
@@ -124,6 +125,11 @@ function isRunning(target: AnyActorRef): boolean {
   return target.getSnapshot().status === 'active';
 }
 
+/** The delivery loop's pacer: how many more sends this turn, and the adapter's gate. */
+function pacerFor(context: ThrottlerContext): DeliveryPacer {
+  return pacerOf(context.dispatcher, context.dispatcher.maxDeliveriesPerTurn);
+}
+
 /**
  * Checks a QUEUE event's message and queues it, emitting what was rejected or
  * displaced; with `deliverNow`, a message that nothing waits ahead of and that
@@ -150,8 +156,11 @@ function acceptMessage(
   }
   if (deliverNow && dispatcher.isEmpty && dispatcher.allowsNow(event.channel, cost, now)) {
     const { target } = context;
-    if (target !== undefined && isRunning(target)) {
+    const pacer = pacerFor(context);
+    // Asked last, only for a message that would go: a no holds it and the rest for a later turn.
+    if (target !== undefined && isRunning(target) && pacer.maySend()) {
       const emitDelivery = listensTo(self, 'delivered');
+      pacer.sent();
       return sendNow(context, effects, self, target, event.message, event.channel, cost, arrivedAt, now, emitDelivery);
     }
   }
@@ -181,6 +190,7 @@ function acceptQueued(
   arrivedAt: number,
   deliverNow: boolean,
 ): number {
+  pacerFor(context).beginPass();
   if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
   if (event.type !== 'QUEUE_BATCH') return arrivedAt;
   let now = arrivedAt;
@@ -192,12 +202,16 @@ function acceptQueued(
  * Delivers every message whose time has come, then arms the one wake-up timer
  * for the next time anything can change, and publishes the new context.
  * Timers may fire early, so this runs on every wake and never trusts the
- * timer: it asks the policies again.
+ * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
+ * goes at once (less if the adapter's gate closes): the rest waits for a
+ * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
  */
 function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
   const { dispatcher } = context;
+  const pacer = pacerFor(context);
   let target = context.target;
   let nextAt = Number.POSITIVE_INFINITY;
+  let held = false;
   const emitDeliveries = target !== undefined && listensTo(self, 'delivered');
   while (target !== undefined) {
     nextAt = dispatcher.nextDeliveryTime(now);
@@ -211,6 +225,11 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
       target = undefined;
       break;
     }
+    if (!pacer.maySend()) {
+      held = true;
+      break;
+    }
+    pacer.sent();
     const entry = dispatcher.takeCandidate();
     now = sendNow(
       context,
@@ -226,9 +245,10 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
     );
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  if (!held) pacer.endSlice();
   let wakeAt = Number.POSITIVE_INFINITY;
   if (target !== undefined) wakeAt = dispatcher.isEmpty ? dispatcher.holdsActiveUntil() : nextAt;
-  if (!(wakeAt > now)) wakeAt = Number.POSITIVE_INFINITY;
+  if (!(wakeAt > now)) wakeAt = held ? now : Number.POSITIVE_INFINITY;
   if (wakeAt !== context.wakeAt) {
     if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
     if (wakeAt !== Number.POSITIVE_INFINITY) {
@@ -400,6 +420,8 @@ export const throttlerMachine = setup({
     }),
     tryAcquire: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== 'TRY_ACQUIRE') return;
+      // Answered too late: the sender gave up waiting (see TryAcquireEvent), so nobody would hold the permit.
+      if (event.reply?.cancelled === true) return;
       const { dispatcher } = context;
       try {
         const cost = dispatcher.checkMessage(event.channel, event.cost);
@@ -419,8 +441,9 @@ export const throttlerMachine = setup({
       context.dispatcher.activate(now);
       if (listensTo(self, 'activated')) enqueue.emit({ type: 'activated', at: now });
     }),
-    /** The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. */
-    forgetSpentWakeUp: enqueueActions(({ enqueue }) => {
+    /** The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. A new turn: a full slice. */
+    forgetSpentWakeUp: enqueueActions(({ context, enqueue }) => {
+      pacerFor(context).endSlice();
       enqueue.assign({ wakeAt: Number.POSITIVE_INFINITY });
     }),
     disarmWakeUp: enqueueActions(({ context, enqueue, self }) => {
@@ -439,8 +462,14 @@ export const throttlerMachine = setup({
     if (input.target !== undefined && !isActorRef(input.target)) {
       throw new ThrottlerOptionError('target', 'an actor ref or undefined', input.target);
     }
+    const { deliveryGate } = input;
+    if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
+      throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
+    }
+    const dispatcher = new Dispatcher<Message>(options, options.now());
+    setPacer(dispatcher, new DeliveryPacer(options.maxDeliveriesPerTurn, deliveryGate));
     return {
-      dispatcher: new Dispatcher<Message>(options, options.now()),
+      dispatcher,
       now: options.now,
       target: input.target,
       wakeAt: Number.POSITIVE_INFINITY,
