@@ -14,7 +14,8 @@
  *   'reject'`) or the task it displaces (`'drop-oldest'`, `'drop-newest'`); an
  *   invalid cost or channel rejects it with a ThrottlerOptionError; `stop()`
  *   rejects every waiting task with a {@link ThrottlerStoppedError}. Aborting a
- *   task that has started changes nothing: `fn` owns it from then on.
+ *   task that has started changes nothing: `fn` owns it from then on. No task
+ *   starts once its signal has fired, and an abort starts no other task.
  * - `schedule` calls made in one synchronous stretch reach the machine together,
  *   as one QUEUE_BATCH event in a microtask (a burst costs one transition, not
  *   one per task); every other method sends them first, so order holds. With a
@@ -24,8 +25,14 @@
  *   target actor receives a message: the throttler logs the delivery after the
  *   task has started, so a strict window holds where the caller sees it too. A
  *   task may call `schedule`, `pause`, `setRate` or `stop` on its own
- *   throttler; `tryAcquire` cannot answer from inside one (the throttler is
- *   busy delivering) and throws.
+ *   throttler, and `pause`, `setRate` and `stop` hold back the tasks the same
+ *   pass would have started next: those wait until the change is in force
+ *   (then start on a zero-delay wake-up, if it allows them). `tryAcquire`
+ *   cannot answer from inside one (the throttler is busy delivering) and
+ *   throws, taking nothing.
+ * - After `stop()`, `schedule` rejects and `tryAcquire`, `pause`, `resume` and
+ *   `setRate` throw a ThrottlerStoppedError; `counts` then shows nothing queued,
+ *   the tasks `stop()` rejected counted as dropped.
  * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
  *   settling back to the machine (SETTLED), so the next one may start.
  */
@@ -33,10 +40,10 @@ import { type Actor, type AnyActorRef, createActor, fromCallback, type Inspectio
 import type { ThrottlerCounts } from '../machine/dispatcher.js';
 import { resolveOptions, type ThrottleOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
-import { SelfQueuedMessage } from '../machine/queued-message.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
 import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { AbortWatch, Task } from './task.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
 export interface ThrottlerOptions extends ThrottleOptions {
@@ -59,11 +66,11 @@ export interface ScheduleOptions {
 export interface Throttler {
   /** Runs `task` as soon as the rate allows; resolves or rejects as the task does. */
   schedule<R>(task: () => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
-  /** A throttled version of `fn`: every call is scheduled with these options. */
-  wrap<A extends unknown[], R>(
-    fn: (...args: A) => R | PromiseLike<R>,
+  /** A throttled version of `fn`: every call is scheduled with these options; `this` is passed on. */
+  wrap<A extends unknown[], R, This = unknown>(
+    fn: (this: This, ...args: A) => R | PromiseLike<R>,
     options?: ScheduleOptions,
-  ): (...args: A) => Promise<Awaited<R>>;
+  ): (this: This, ...args: A) => Promise<Awaited<R>>;
   /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
   acquire(cost?: number, options?: Omit<ScheduleOptions, 'cost'>): Promise<number>;
   /**
@@ -71,15 +78,18 @@ export interface Throttler {
    * nothing and returns the milliseconds until one may be free. Throws on a bad cost or channel.
    */
   tryAcquire(cost?: number, options?: Pick<ScheduleOptions, 'channel'>): number;
-  /** Starts nothing for `ms` milliseconds (e.g. an HTTP 429's Retry-After), or until `resume()`. */
+  /**
+   * Starts nothing for `ms` milliseconds (e.g. an HTTP 429's Retry-After), or until `resume()`.
+   * Called from a task, it holds back the tasks due with it too. Throws after `stop()`.
+   */
   pause(ms?: number): void;
-  /** Ends a pause; what the rate allows starts at once. */
+  /** Ends a pause; what the rate allows starts at once. Throws after `stop()`. */
   resume(): void;
-  /** Replaces the overall rate, or one channel's; throws (and changes nothing) on a bad rate. */
+  /** Replaces the overall rate, or one channel's; throws (and changes nothing) on a bad rate, or after `stop()`. */
   setRate(rate: RatesInput, channel?: string): void;
   /** Stops the throttler and its timer; every task still waiting is rejected with ThrottlerStoppedError. */
   stop(): void;
-  /** Waiting, started, dropped and rejected task counts. */
+  /** Waiting, started, dropped and rejected task counts; after `stop()`, the tasks it rejected count as dropped. */
   readonly counts: ThrottlerCounts;
   /** The underlying actor, for `actor.on(...)` events and inspection. */
   readonly actor: Actor<typeof throttlerMachine>;
@@ -92,58 +102,6 @@ export class ThrottlerStoppedError extends Error {
     super('The throttler was stopped before the task could start');
   }
 }
-
-/**
- * A scheduled task: the message the throttler queues for it, its entry in a
- * QUEUE_BATCH event and its queue entry in the dispatcher, all one object, so
- * a waiting task costs its promise and this (bench/README.md, W2).
- */
-class Task extends SelfQueuedMessage {
-  /** The target receives tasks as events; inspectors and persisted snapshots show this type. */
-  readonly type = 'task';
-  /** It started, or was rejected while waiting: nothing may reject it (again) from now on. */
-  leftQueue = false;
-  /** The CANCEL key, when the task can be aborted: the task itself. */
-  id: Task | undefined = undefined;
-  resolve: (value: any) => void = settleNothing;
-  reject: (reason: unknown) => void = settleNothing;
-  private abort: { signal: AbortSignal; listener: () => void } | undefined = undefined;
-
-  constructor(
-    readonly run: () => unknown,
-    public channel: string | undefined,
-    public cost: number | undefined,
-  ) {
-    super();
-  }
-
-  watch(signal: AbortSignal, onAbort: () => void): void {
-    signal.addEventListener('abort', onAbort, { once: true });
-    this.abort = { signal, listener: onAbort };
-  }
-
-  /** It started or left the queue: the signal no longer concerns it. */
-  unwatch(): void {
-    if (this.abort !== undefined) {
-      this.abort.signal.removeEventListener('abort', this.abort.listener);
-      this.abort = undefined;
-    }
-  }
-
-  fail(error: unknown): void {
-    if (this.leftQueue) return;
-    this.leftQueue = true;
-    this.unwatch();
-    this.reject(error);
-  }
-
-  /** The machine has it: queued (the dispatcher dated it), started, or rejected. */
-  get reachedMachine(): boolean {
-    return !Number.isNaN(this.queuedAt) || this.leftQueue;
-  }
-}
-
-function settleNothing(): void {}
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
@@ -159,40 +117,67 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const { now } = resolved;
   const reportsSettling = tracksInFlight(resolved);
   let stopped = false;
+  /** The counts once stop() has rejected what waited; undefined until then. */
+  let countsAtStop: ThrottlerCounts | undefined;
+
+  // A task's pause, setRate or stop reaches the busy machine's mailbox and takes effect after the
+  // delivery pass it runs in: the gate holds the rest of that pass back until then. It stays closed
+  // for the synchronous stretch (the mailbox is handled within it); the machine goes on after a
+  // zero-delay wake-up, which comes later than any microtask.
+  let runningTask = false;
+  let holdingPass = false;
+  const reopenGate = (): void => {
+    holdingPass = false;
+  };
+  const holdRestOfPass = (): void => {
+    if (!runningTask || holdingPass) return;
+    holdingPass = true;
+    queueMicrotask(reopenGate);
+  };
 
   const start = (task: Task): void => {
-    if (task.leftQueue) {
-      // Aborted while its QUEUE_BATCH waited in a busy machine's mailbox: already rejected, never run.
+    const { signal } = task;
+    if (task.gone || signal?.aborted) {
+      // Rejected while its QUEUE_BATCH waited in a busy machine's mailbox, or its signal fired and
+      // the machine handed it over before the signal's listener ran (another listener made it
+      // deliver): never run. The delivery is already counted; with settling it frees its slot.
+      if (signal !== undefined) task.fail(signal.reason, abortWatch);
+      task.releaseSettlers();
       if (reportsSettling) reportSettled(task);
       return;
     }
-    task.unwatch();
-    task.leftQueue = true;
+    const { run, resolve, reject } = task;
+    task.leave(abortWatch);
+    if (!reportsSettling) task.releaseSettlers();
     let result: unknown;
+    runningTask = true;
     try {
-      result = task.run();
+      result = run();
     } catch (error) {
       if (reportsSettling) reportSettled(task);
-      task.reject(error);
+      reject(error);
       return;
+    } finally {
+      runningTask = false;
     }
     if (!reportsSettling) {
-      task.resolve(result);
+      resolve(result);
       return;
     }
     Promise.resolve(result).then(
       (value) => {
         reportSettled(task);
-        task.resolve(value);
+        resolve(value);
       },
       (error: unknown) => {
         reportSettled(task);
-        task.reject(error);
+        reject(error);
       },
     );
   };
 
   const reportSettled = (task: Task): void => {
+    task.releaseSettlers();
     if (!stopped) actor.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
   };
 
@@ -204,8 +189,8 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
 
   const timerClock = clock ?? clockFor(resolved);
   const actor = createActor(throttlerMachine, {
-    input: { ...throttleOptions, target: runner as AnyActorRef },
-    ...(timerClock === undefined ? {} : { clock: timerClock }),
+    input: { ...throttleOptions, target: runner as AnyActorRef, deliveryGate: () => !holdingPass },
+    clock: timerClock,
     ...(inspect === undefined ? {} : { inspect }),
   });
 
@@ -227,6 +212,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const send = (tasks: Task[], event: Parameters<typeof actor.send>[0]): void => {
     actor.send(event);
     if ((tasks[0] as Task).reachedMachine) return;
+    for (const task of tasks) if (task.stage === 'new') task.stage = 'mailed';
     inMailbox.push(tasks);
     if (inMailbox.length >= pruneInMailboxAt) {
       // What arrived since is forgotten; pruning only as the list doubles keeps it O(1) a send.
@@ -239,17 +225,33 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     let messages = batch;
     batch = [];
     if (abortedInBatch > 0) {
-      messages = messages.filter((task) => !task.leftQueue);
+      messages = messages.filter((task) => !task.gone);
       abortedInBatch = 0;
     }
     if (messages.length > 0) send(messages, { type: 'QUEUE_BATCH', messages });
   };
 
+  // Every task of the signal is rejected before anything is sent to the machine: a CANCEL lets it
+  // deliver what may go next, which must not be one of them. Nothing is flushed here, so an abort
+  // starts no task of the unsent batch (a later abort could not stop it any more).
+  const abortTasks = (tasks: Task[], reason: unknown): void => {
+    const cancelled: Task[] = [];
+    for (const task of tasks) {
+      const unsent = task.inUnsentBatch;
+      if (!task.fail(reason, abortWatch)) continue;
+      if (unsent) abortedInBatch += 1;
+      else cancelled.push(task);
+    }
+    if (stopped) return;
+    for (const task of cancelled) actor.send({ type: 'CANCEL', id: task });
+  };
+  const abortWatch = new AbortWatch(abortTasks);
+
   // A task leaves the queue without starting only through these events (or its AbortSignal, which
   // rejects it before the CANCEL is sent): each rejects its promise.
   const failDiscarded = (event: ThrottlerEmitted): void => {
     if ((event.type !== 'dropped' && event.type !== 'rejected') || !isTask(event.message)) return;
-    event.message.fail(event.error);
+    event.message.fail(event.error, abortWatch);
   };
   actor.on('dropped', failDiscarded);
   actor.on('rejected', failDiscarded);
@@ -267,14 +269,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     });
     if (signal !== undefined) {
       task.id = task;
-      task.watch(signal, () => {
-        // Rejected now, whether the machine has it yet or not; then taken out of its queue, if there.
-        const inBatch = !task.reachedMachine;
-        task.fail(signal.reason);
-        if (inBatch) abortedInBatch += 1;
-        flush();
-        actor.send({ type: 'CANCEL', id: task });
-      });
+      abortWatch.watch(task, signal);
     }
     if (!batchesTasks) {
       send([task], { type: 'QUEUE', message: task, channel, cost, id: task.id });
@@ -288,25 +283,34 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     return promise;
   };
 
+  const refuseIfStopped = (): void => {
+    if (stopped) throw new ThrottlerStoppedError();
+  };
+
   return {
     schedule,
-    wrap:
-      <A extends unknown[], R>(fn: (...args: A) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) =>
-      (...args: A) =>
-        schedule(() => fn(...args), scheduleOptions),
+    wrap: <A extends unknown[], R, This = unknown>(
+      fn: (this: This, ...args: A) => R | PromiseLike<R>,
+      scheduleOptions?: ScheduleOptions,
+    ) =>
+      function (this: This, ...args: A): Promise<Awaited<R>> {
+        return schedule(() => fn.apply(this, args), scheduleOptions);
+      },
     acquire: (cost?: number, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
       const askedAt = now();
       return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
     },
     tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
-      if (stopped) throw new ThrottlerStoppedError();
+      refuseIfStopped();
+      if (runningTask) throw busyError();
       flush();
-      const reply: { waitMs?: number; error?: Error } = {};
+      const reply: { waitMs?: number; error?: Error; cancelled?: boolean } = {};
       actor.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
       if (reply.error !== undefined) throw reply.error;
       if (reply.waitMs === undefined) {
-        // The actor was busy delivering (a call from inside a task or an actor.on listener): it answers later.
-        throw new Error('tryAcquire() cannot be called while the throttler is delivering (from a task or actor.on)');
+        // The actor was busy (a call from an actor.on listener): it would answer later, to nobody.
+        reply.cancelled = true;
+        throw busyError();
       }
       // With countUntil 'done' the permit occupies its slot until settled; it settles at once.
       if (reply.waitMs === 0 && reportsSettling)
@@ -314,38 +318,47 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       return reply.waitMs as number;
     },
     pause: (ms?: number) => {
+      refuseIfStopped();
       if (ms !== undefined && (typeof ms !== 'number' || !(ms >= 0))) {
         throw new ThrottlerOptionError('pause(ms)', 'a duration >= 0 in milliseconds', ms);
       }
       flush();
+      holdRestOfPass();
       actor.send({ type: 'PAUSE', duration: ms });
     },
     resume: () => {
+      refuseIfStopped();
       flush();
       actor.send({ type: 'RESUME' });
     },
     setRate: (rate: RatesInput, channel?: string) => {
+      refuseIfStopped();
       // Checked here, not by the machine's invalidEvent: from inside a task the event is handled later.
       parseRates(rate, channel === undefined ? 'rate' : `channels.${channel}`);
       if (channel !== undefined && !resolved.channels.has(channel)) {
         throw unknownChannelError(channel, resolved.channels.keys());
       }
       flush();
+      holdRestOfPass();
       actor.send({ type: 'SET_RATE', rate, channel });
     },
     stop: () => {
       if (stopped) return;
       flush();
+      holdRestOfPass();
       stopped = true;
       const { dispatcher } = actor.getSnapshot().context;
-      let swept = false;
       const rejectLeftBehind = (): void => {
-        if (swept) return;
-        swept = true;
+        if (countsAtStop !== undefined) return;
         const error = new ThrottlerStoppedError();
-        for (const entry of dispatcher.waiting()) if (isTask(entry.message)) entry.message.fail(error);
-        for (const tasks of inMailbox) for (const task of tasks) task.fail(error);
+        // Everything still in the machine's queue leaves with the stop, including tasks aborted
+        // whose CANCEL never arrived; tasks that never reached it count where they are rejected.
+        const { queued, delivered, dropped, rejected } = dispatcher.counts;
+        let droppedByStop = queued;
+        for (const entry of dispatcher.waiting()) if (isTask(entry.message)) entry.message.fail(error, abortWatch);
+        for (const tasks of inMailbox) for (const task of tasks) if (task.fail(error, abortWatch)) droppedByStop += 1;
         inMailbox = [];
+        countsAtStop = { queued: 0, delivered, dropped: dropped + droppedByStop, rejected };
       };
       // Called from inside a task (or a listener) the actor stops once the event it is handling is
       // done, and the rest of that event (a burst's later tasks) is queued meanwhile: the sweep waits.
@@ -355,9 +368,14 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (actor.getSnapshot().status !== 'active') rejectLeftBehind();
     },
     get counts() {
+      if (countsAtStop !== undefined) return { ...countsAtStop };
       flush();
       return { ...actor.getSnapshot().context.counts };
     },
     actor,
   };
+}
+
+function busyError(): Error {
+  return new Error('tryAcquire() cannot be called while the throttler is delivering (from a task or actor.on)');
 }

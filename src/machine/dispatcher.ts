@@ -220,6 +220,11 @@ export class Dispatcher<TMessage> {
     return this.options.timerPrecision === 'exact';
   }
 
+  /** Most deliveries in one go before the machine yields to the event loop. */
+  get maxDeliveriesPerTurn(): number {
+    return this.options.maxDeliveriesPerTurn;
+  }
+
   /**
    * Whether messages go only through `active`, never straight through in `idle`:
    * the timer's tick period starts when the throttler becomes active (Akka), so

@@ -3,7 +3,7 @@ export { summarizeInspection } from './inspection.js';
 export type { Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
 export type { PersistedDispatcher } from './persisted-format.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
-export { PRECISE_CLOCK_LEAD_MS, preciseClock } from './precise-clock.js';
+export { PRECISE_CLOCK_LEAD_MS, preciseClock, turnClock } from './precise-clock.js';
 export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
 export type {
   Clock,

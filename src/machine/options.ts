@@ -65,6 +65,13 @@ export interface ThrottleOptions {
    * it to `createActor` as `clock`.
    */
   timerPrecision?: TimerPrecision;
+  /**
+   * Most deliveries the throttler makes in one go (one event, or one wake-up) before it yields to
+   * the event loop: when more are due, it arms its timer with delay 0 and sends the rest in further
+   * slices, each on a later turn, at the same time on its clock, so I/O and timers run in between.
+   * A positive integer, or Infinity for no bound. Default 1000.
+   */
+  maxDeliveriesPerTurn?: number;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -80,7 +87,11 @@ export interface ResolvedOptions {
   readonly maxConcurrent: number;
   readonly now: () => number;
   readonly timerPrecision: TimerPrecision;
+  readonly maxDeliveriesPerTurn: number;
 }
+
+/** Deliveries in one go by default: about half a millisecond of work at the machine's batch speed. */
+export const DEFAULT_MAX_DELIVERIES_PER_TURN = 1000;
 
 const ORDERINGS: readonly Ordering[] = ['fifo', 'per-channel'];
 const OVERFLOWS: readonly Overflow[] = ['reject', 'drop-oldest', 'drop-newest'];
@@ -160,6 +171,13 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   if (timerPrecision !== 'ms' && timerPrecision !== 'exact') {
     throw new ThrottlerOptionError('timerPrecision', '"ms" or "exact"', timerPrecision);
   }
+  const maxDeliveriesPerTurn = withDefault(options.maxDeliveriesPerTurn, DEFAULT_MAX_DELIVERIES_PER_TURN);
+  if (
+    maxDeliveriesPerTurn !== Number.POSITIVE_INFINITY &&
+    (!Number.isSafeInteger(maxDeliveriesPerTurn) || maxDeliveriesPerTurn <= 0)
+  ) {
+    throw new ThrottlerOptionError('maxDeliveriesPerTurn', 'a positive integer or Infinity', maxDeliveriesPerTurn);
+  }
   return {
     rates,
     strategy,
@@ -172,6 +190,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     maxConcurrent,
     now,
     timerPrecision,
+    maxDeliveriesPerTurn,
   };
 }
 

@@ -72,10 +72,11 @@ export interface DispatcherState<TMessage> {
  */
 export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT;
-  options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent'> & {
+  options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'> & {
     channels: Array<[string, Rate[]]>;
     capacity: number | null;
     maxConcurrent: number | null;
+    maxDeliveriesPerTurn: number | null;
   };
   state: DispatcherState<TMessage>;
 }
@@ -134,6 +135,11 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
     maxConcurrent: nullable('maxConcurrent'),
     // Absent from snapshots saved before the option existed.
     timerPrecision: field(options, 'timerPrecision'),
+    // null is an unbounded slice written by JSON (Infinity); absent (older snapshots) takes the default.
+    maxDeliveriesPerTurn:
+      field(options, 'maxDeliveriesPerTurn') === null
+        ? Number.POSITIVE_INFINITY
+        : field(options, 'maxDeliveriesPerTurn'),
   };
   // resolveOptions checks every one of these at run time, as it does a user's options.
   return { format, options: input as ThrottleOptions, state: field(record, 'state') };

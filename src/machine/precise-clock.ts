@@ -70,6 +70,33 @@ export function preciseClock(now: () => number = monotonicNow): Clock {
   };
 }
 
+/** A wake-up armed by {@link turnClock}: a native timer, or a turn of the loop for a zero delay. */
+interface TurnTimeout {
+  timer?: ReturnType<typeof setTimeout>;
+  turn?: ReturnType<typeof setImmediate>;
+}
+
+/**
+ * XState's clock (`setTimeout`), except that a zero delay waits for the next
+ * turn of the event loop (`setImmediate`, after pending I/O) rather than for a
+ * `setTimeout(0)`, which Node runs a millisecond later at the soonest. The
+ * throttler arms a zero delay between slices of a backlog
+ * (`maxDeliveriesPerTurn`): a millisecond a slice would cap a backlog at one
+ * slice per millisecond. Without setImmediate (browsers), `setTimeout`.
+ */
+export function turnClock(): Clock {
+  return {
+    setTimeout(callback: () => void, timeout: number): TurnTimeout {
+      if (timeout <= 0 && typeof setImmediate === 'function') return { turn: setImmediate(callback) };
+      return { timer: setTimeout(callback, timeout) };
+    },
+    clearTimeout(pending: TurnTimeout | undefined): void {
+      if (pending?.timer !== undefined) clearTimeout(pending.timer);
+      if (pending?.turn !== undefined) clearImmediate(pending.turn);
+    },
+  };
+}
+
 /**
  * Calls `check` after one turn of the event loop. Node: `setImmediate`, which
  * runs once this turn's I/O is done. Browsers have no `setImmediate`: a
@@ -105,8 +132,8 @@ function closeChannel(pending: PreciseTimeout): void {
 /**
  * The clock the adapters arm the machine's timer on when the caller gave none:
  * `timerPrecision: 'exact'` needs one that keeps fractions of a millisecond (on
- * the same time source); otherwise XState's own (`setTimeout`).
+ * the same time source); otherwise {@link turnClock}.
  */
-export function clockFor(options: ResolvedOptions): Clock | undefined {
-  return options.timerPrecision === 'exact' ? preciseClock(options.now) : undefined;
+export function clockFor(options: ResolvedOptions): Clock {
+  return options.timerPrecision === 'exact' ? preciseClock(options.now) : turnClock();
 }

@@ -1,5 +1,6 @@
 import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions, setup } from 'xstate';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { DeliveryPacer, pacerOf, setPacer } from './delivery-pacer.js';
 import type { DropReason } from './dispatcher.js';
 import { batchEntryError, batchError, checkTarget, messageError, pauseUntil, replyError } from './event-checks.js';
 import { initialContext } from './initial-context.js';
@@ -162,6 +163,11 @@ function isRunning(target: AnyActorRef): boolean {
   }
 }
 
+/** The delivery loop's pacer: how many more sends this turn, and the adapter's gate. */
+function pacerFor(context: ThrottlerContext): DeliveryPacer {
+  return pacerOf(context.dispatcher, context.dispatcher.maxDeliveriesPerTurn);
+}
+
 /**
  * Checks a QUEUE event's message and queues it, emitting what was rejected or
  * displaced; with `deliverNow`, a message that nothing waits ahead of and that
@@ -190,8 +196,11 @@ function acceptMessage(
   }
   if (deliverNow && dispatcher.isEmpty && dispatcher.allowsNow(event.channel, cost, now)) {
     const { target } = context;
-    if (target !== undefined && isRunning(target)) {
+    const pacer = pacerFor(context);
+    // Asked last, only for a message that would go: a no holds it and the rest for a later turn.
+    if (target !== undefined && isRunning(target) && pacer.maySend()) {
       const emitDelivery = listensTo(self, 'delivered');
+      pacer.sent();
       return sendNow(context, effects, self, target, event.message, event.channel, cost, arrivedAt, now, emitDelivery);
     }
   }
@@ -221,6 +230,7 @@ function acceptQueued(
   arrivedAt: number,
   deliverNow: boolean,
 ): number {
+  pacerFor(context).beginPass();
   if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
   if (event.type !== 'QUEUE_BATCH') return arrivedAt;
   const invalidBatch = batchError(event.messages);
@@ -246,12 +256,16 @@ function acceptQueued(
  * Delivers every message whose time has come, then arms the one wake-up timer
  * for the next time anything can change, and publishes the new context.
  * Timers may fire early, so this runs on every wake and never trusts the
- * timer: it asks the policies again.
+ * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
+ * goes at once (less if the adapter's gate closes): the rest waits for a
+ * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
  */
 function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
   const { dispatcher } = context;
+  const pacer = pacerFor(context);
   let target = context.target;
   let nextAt = Number.POSITIVE_INFINITY;
+  let held = false;
   const emitDeliveries = target !== undefined && listensTo(self, 'delivered');
   while (target !== undefined) {
     nextAt = dispatcher.nextDeliveryTime(now);
@@ -265,6 +279,11 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
       target = undefined;
       break;
     }
+    if (!pacer.maySend()) {
+      held = true;
+      break;
+    }
+    pacer.sent();
     const entry = dispatcher.takeCandidate();
     now = sendNow(
       context,
@@ -280,8 +299,10 @@ function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorR
     );
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  if (!held) pacer.endSlice();
   let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : nextAt;
-  if (!(wakeAt > now)) wakeAt = Number.POSITIVE_INFINITY;
+  // A held pass (the slice is spent, or the adapter's gate closed) wakes again at once, after the mailbox.
+  if (!(wakeAt > now)) wakeAt = held ? now : Number.POSITIVE_INFINITY;
   if (wakeAt !== context.wakeAt) {
     if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
     if (wakeAt !== Number.POSITIVE_INFINITY) {
@@ -451,6 +472,8 @@ export const throttlerMachine = setup({
         refuse(effects, event, invalidReply);
         return;
       }
+      // Answered too late: the sender gave up waiting (see TryAcquireEvent), so nobody would hold the permit.
+      if (event.reply.cancelled === true) return;
       const { dispatcher } = context;
       try {
         const cost = dispatcher.checkMessage(event.channel, event.cost);
@@ -475,10 +498,11 @@ export const throttlerMachine = setup({
       if (listensTo(self, 'activated')) effects.emit({ type: 'activated', at: now });
     }),
     /**
-     * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed.
-     * Cancelled all the same: a WAKE sent from outside must not leave the real timer behind.
+     * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. A new turn:
+     * a full slice. Cancelled all the same: a WAKE sent from outside must not leave the real timer behind.
      */
-    forgetSpentWakeUp: withEffects((_context, _event, effects) => {
+    forgetSpentWakeUp: withEffects((context, _event, effects) => {
+      pacerFor(context).endSlice();
       effects.cancel(WAKE_UP_ID);
       effects.assign(() => ({ wakeAt: Number.POSITIVE_INFINITY }));
     }),
@@ -493,7 +517,15 @@ export const throttlerMachine = setup({
 }).createMachine({
   id: 'throttler',
   description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
-  context: ({ input }) => initialContext(resolveOptions(input), checkTarget(input.target)),
+  context: ({ input }) => {
+    const context = initialContext(resolveOptions(input), checkTarget(input.target));
+    const { deliveryGate } = input;
+    if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
+      throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
+    }
+    setPacer(context.dispatcher, new DeliveryPacer(context.dispatcher.maxDeliveriesPerTurn, deliveryGate));
+    return context;
+  },
   initial: 'idle',
   states: {
     idle: {

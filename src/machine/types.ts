@@ -8,6 +8,14 @@ import type { ThrottleOptions } from './options.js';
 export interface ThrottlerInput extends ThrottleOptions {
   /** Where messages go. Can be set (and changed, or unset) later with SET_TARGET. */
   target?: AnyActorRef | undefined;
+  /**
+   * For adapters that run code inside a delivery (the promise API's tasks): asked before each
+   * delivery made while the throttler handles an event or a wake-up, only when a message is due. False
+   * holds that message and the rest: the throttler goes on after the events waiting in its mailbox
+   * (a PAUSE or SET_RATE the task just sent), on a zero-delay wake-up. Without it, events sent back
+   * during a delivery take effect once the delivery pass is over, as with any actor.
+   */
+  deliveryGate?: (() => boolean) | undefined;
 }
 
 /** Queue a message. With `id` it can later be taken back out with CANCEL. */
@@ -59,13 +67,15 @@ export interface SettledEvent {
  * replies, so the answer is written into `reply` while the event is processed
  * (synchronously, when sent from outside the actor): `waitMs` 0 means the
  * permit was taken; otherwise nothing was taken and it says how long until one
- * may be free. `error` is set for an invalid cost or channel.
+ * may be free. `error` is set for an invalid cost or channel. Sent to a busy
+ * actor (from inside a delivery), it waits in the mailbox and is answered later:
+ * a sender that no longer waits sets `cancelled`, and then nothing is taken.
  */
 export interface TryAcquireEvent {
   type: 'TRY_ACQUIRE';
   channel?: string | undefined;
   cost?: number | undefined;
-  reply: { waitMs?: number; error?: Error };
+  reply: { waitMs?: number; error?: Error; cancelled?: boolean };
 }
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */

@@ -20,6 +20,29 @@ describe('resolveOptions', () => {
       maxConcurrent: Number.POSITIVE_INFINITY,
       now: monotonicNow,
       timerPrecision: 'ms',
+      maxDeliveriesPerTurn: 1000,
+    });
+  });
+
+  it('takes maxDeliveriesPerTurn as a positive integer, or Infinity for no bound', () => {
+    expect(resolveOptions({ rate: '3/1s', maxDeliveriesPerTurn: 1 }).maxDeliveriesPerTurn).toBe(1);
+    expect(resolveOptions({ rate: '3/1s', maxDeliveriesPerTurn: Number.POSITIVE_INFINITY }).maxDeliveriesPerTurn).toBe(
+      Number.POSITIVE_INFINITY,
+    );
+  });
+
+  it.each<[unknown, string]>([
+    [0, '0'],
+    [-5, '-5'],
+    [2.5, '2.5'],
+    [Number.NaN, 'NaN'],
+    ['100', '"100"'],
+    [null, 'null'],
+  ])('rejects maxDeliveriesPerTurn %j', (maxDeliveriesPerTurn, shown) => {
+    expectOptionError(() => resolve({ rate: '2/1s', maxDeliveriesPerTurn }), {
+      message: `maxDeliveriesPerTurn must be a positive integer or Infinity, got ${shown}`,
+      option: 'maxDeliveriesPerTurn',
+      value: maxDeliveriesPerTurn,
     });
   });
 

@@ -342,6 +342,25 @@ describe('persisting and restoring a throttler across a process restart', () => 
     ]);
   });
 
+  it.each([
+    [50, 50],
+    [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY],
+    [undefined, 1_000],
+  ])('maxDeliveriesPerTurn %s survives the restart (JSON writes Infinity as null)', (given, restored) => {
+    const actor = createActor(throttlerMachine, {
+      input: {
+        rate: '1/1s',
+        strategy: 'sliding-window',
+        ...(given === undefined ? {} : { maxDeliveriesPerTurn: given }),
+      },
+    }).start();
+    const saved = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    actor.stop();
+    const back = restoreThrottler(saved);
+    expect(back.getSnapshot().context.dispatcher.maxDeliveriesPerTurn).toBe(restored);
+    back.stop();
+  });
+
   it('CANCEL ids survive the restart', () => {
     const actor = createActor(throttlerMachine, { input: { rate: '1/1s', strategy: 'sliding-window' } }).start();
     queueAll(

@@ -1,0 +1,123 @@
+/**
+ * A task of the promise API, and the AbortSignals its tasks wait on.
+ *
+ * A task holds its run function, the functions that settle its promise and its
+ * signal only while it may still start: once it starts or is rejected it lets
+ * go of them, so that a task rejected in the middle of the queue (its tombstone
+ * stays there until the head passes it) costs the bare object, not what its
+ * closures hold.
+ */
+import { SelfQueuedMessage } from '../machine/queued-message.js';
+
+function settleNothing(): void {}
+
+/**
+ * A scheduled task: the message the throttler queues for it, its entry in a
+ * QUEUE_BATCH event and its queue entry in the dispatcher, all one object, so
+ * a waiting task costs its promise and this (bench/README.md, W2).
+ */
+export class Task extends SelfQueuedMessage {
+  /** The target receives tasks as events; inspectors and persisted snapshots show this type. */
+  readonly type = 'task';
+  /**
+   * `new`: not sent yet (in the unsent batch), or sent and handled. `mailed`: sent while the
+   * throttler was busy, waiting in its mailbox. `gone`: started, or rejected while waiting;
+   * nothing may start or reject it from now on.
+   */
+  stage: 'new' | 'mailed' | 'gone' = 'new';
+  /** The CANCEL key, when the task can be aborted: the task itself. */
+  id: Task | undefined = undefined;
+  resolve: (value: any) => void = settleNothing;
+  reject: (reason: unknown) => void = settleNothing;
+  /** The signal that may still abort it; undefined once it no longer can. */
+  signal: AbortSignal | undefined = undefined;
+
+  constructor(
+    public run: () => unknown,
+    public channel: string | undefined,
+    public cost: number | undefined,
+  ) {
+    super();
+  }
+
+  get gone(): boolean {
+    return this.stage === 'gone';
+  }
+
+  /** The machine has it: queued (the dispatcher dated it), started, or rejected. */
+  get reachedMachine(): boolean {
+    return !Number.isNaN(this.queuedAt) || this.stage === 'gone';
+  }
+
+  /** Still in the batch that has not been sent to the machine. */
+  get inUnsentBatch(): boolean {
+    return this.stage === 'new' && Number.isNaN(this.queuedAt);
+  }
+
+  /** Rejects it if it is still waiting; false when it had started or was rejected already. */
+  fail(error: unknown, watch: AbortWatch): boolean {
+    if (this.stage === 'gone') return false;
+    const reject = this.reject;
+    this.leave(watch);
+    this.releaseSettlers();
+    reject(error);
+    return true;
+  }
+
+  /**
+   * It starts or is rejected: it lets go of its signal and its run function (the caller
+   * took what it needs). The settling functions stay for a started task until it settles.
+   */
+  leave(watch: AbortWatch): void {
+    this.stage = 'gone';
+    if (this.signal !== undefined) watch.forget(this);
+    this.run = settleNothing;
+  }
+
+  /** Its promise has settled (or never will be): nothing to hold on to. */
+  releaseSettlers(): void {
+    this.resolve = settleNothing;
+    this.reject = settleNothing;
+  }
+}
+
+/**
+ * The waiting tasks of each AbortSignal, with one listener per signal. A
+ * listener per task made a signal shared by n tasks cost O(n^2): removing an
+ * event listener is linear in the signal's listeners. When the signal fires, all
+ * its waiting tasks are handed over together, in the order they were scheduled.
+ */
+export class AbortWatch {
+  private readonly bySignal = new WeakMap<AbortSignal, { tasks: Set<Task>; listener: () => void }>();
+
+  constructor(private readonly onAbort: (tasks: Task[], reason: unknown) => void) {}
+
+  watch(task: Task, signal: AbortSignal): void {
+    task.signal = signal;
+    let watched = this.bySignal.get(signal);
+    if (watched === undefined) {
+      const tasks = new Set<Task>();
+      const listener = (): void => {
+        this.bySignal.delete(signal);
+        this.onAbort([...tasks], signal.reason);
+      };
+      watched = { tasks, listener };
+      this.bySignal.set(signal, watched);
+      signal.addEventListener('abort', listener, { once: true });
+    }
+    watched.tasks.add(task);
+  }
+
+  /** The task no longer waits on its signal; the signal's listener goes with its last task. */
+  forget(task: Task): void {
+    const signal = task.signal as AbortSignal;
+    task.signal = undefined;
+    const watched = this.bySignal.get(signal);
+    if (watched === undefined) return;
+    watched.tasks.delete(task);
+    if (watched.tasks.size === 0) {
+      this.bySignal.delete(signal);
+      signal.removeEventListener('abort', watched.listener);
+    }
+  }
+}

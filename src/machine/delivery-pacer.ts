@@ -1,0 +1,81 @@
+/**
+ * How much one pass of the delivery loop may send before it yields. A backlog
+ * released at a high rate would otherwise go out in one synchronous step (100k
+ * deliveries in one turn of the event loop, with no I/O or timer in between).
+ * Instead a pass sends at most `maxDeliveriesPerTurn`; when more are due it stops,
+ * and the machine arms its one wake-up timer with delay 0, so the rest goes in
+ * slices, each on a later turn of the loop, at the same time on the
+ * throttler's clock. An adapter's `deliveryGate` can end a pass early the same
+ * way (a task paused its own throttler: the rest of the pass must wait for the
+ * PAUSE in the mailbox).
+ *
+ * A slice is shared by what one event does: the batch it brings in and the
+ * delivery loop after it. It ends, and the next begins full, when a pass finds
+ * nothing more due, or when the zero-delay wake-up arrives.
+ */
+export class DeliveryPacer {
+  /** Sends left in this slice. */
+  private left: number;
+  /** A pass stopped with messages due; the zero-delay wake-up continues it. */
+  private holding = false;
+
+  constructor(
+    private readonly perTurn: number,
+    private readonly gate: (() => boolean) | undefined,
+  ) {
+    this.left = perTurn;
+  }
+
+  /** An event brings messages in: a fresh slice, unless a pass is being held (then it waits its turn). */
+  beginPass(): void {
+    if (!this.holding) this.left = this.perTurn;
+  }
+
+  /**
+   * Whether a due message may be sent now; asked only when one is due. No
+   * (the slice is spent, or the gate is closed) holds the pass until the
+   * zero-delay wake-up. Changes state: a no is remembered until then.
+   */
+  maySend(): boolean {
+    if (this.left > 0 && (this.gate === undefined || this.gate())) return true;
+    this.holding = true;
+    return false;
+  }
+
+  /** One message went. */
+  sent(): void {
+    this.left -= 1;
+  }
+
+  /** Whether the last pass stopped with messages due: the wake-up is armed for now, delay 0. */
+  get isHolding(): boolean {
+    return this.holding;
+  }
+
+  /** The pass found nothing more due, or the zero-delay wake-up came: the next pass gets a full slice. */
+  endSlice(): void {
+    this.holding = false;
+    this.left = this.perTurn;
+  }
+}
+
+/**
+ * Each throttler's pacer, beside its dispatcher rather than in the context: it
+ * is scratch state of the delivery loop, not something a snapshot should show.
+ */
+const pacers = new WeakMap<object, DeliveryPacer>();
+
+/** Sets the pacer of the throttler that owns `dispatcher` (when its context is built). */
+export function setPacer(dispatcher: object, pacer: DeliveryPacer): void {
+  pacers.set(dispatcher, pacer);
+}
+
+/** The pacer of the throttler that owns `dispatcher`; one with `perTurn` and no gate if none was set (a restored throttler). */
+export function pacerOf(dispatcher: object, perTurn: number): DeliveryPacer {
+  let pacer = pacers.get(dispatcher);
+  if (pacer === undefined) {
+    pacer = new DeliveryPacer(perTurn, undefined);
+    pacers.set(dispatcher, pacer);
+  }
+  return pacer;
+}
