@@ -1,5 +1,5 @@
 import { playwright } from '@vitest/browser-playwright';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { chromiumArgs, findChromium, missingChromiumIsAnError, NO_CHROMIUM } from './test/support/chromium.js';
 
 /**
@@ -50,22 +50,32 @@ function browserProject(executablePath: string): TestProjectInlineConfiguration 
   };
 }
 
+/** The live page's test drives Chromium itself (Playwright from Node), after the node project for the same reason. */
+const PAGE_SUITES = ['test/examples/browser-page.test.ts'];
+
 function projects(): TestProjectInlineConfiguration[] {
   const node: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: 'node', include: ['test/**/*.test.ts'] },
+    test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PAGE_SUITES] },
+  };
+  // Always there: without Chromium its test says in one line why it skipped (and fails under CI).
+  const page: TestProjectInlineConfiguration = {
+    extends: true,
+    test: { name: 'page', include: PAGE_SUITES, sequence: { groupOrder: 1 } },
   };
   const chromium = findChromium();
-  if (chromium !== undefined) return [node, browserProject(chromium)];
+  if (chromium !== undefined) return [node, page, browserProject(chromium)];
   if (missingChromiumIsAnError()) {
-    throw new Error('CI=true and no Chromium found: the browser project must run in CI (apt-get install -y chromium)');
+    throw new Error(
+      'CI=true and no Chromium found: the browser project and the live page test must run in CI (apt-get install -y chromium)',
+    );
   }
   // Vitest loads this file twice (the root, then the projects extending it): say it once per run.
   const said = globalThis as { browserSkipSaid?: boolean };
-  if (said.browserSkipSaid) return [node];
+  if (said.browserSkipSaid) return [node, page];
   said.browserSkipSaid = true;
-  console.log(`Skipped the browser test project: ${NO_CHROMIUM}`);
-  return [node];
+  console.log(`Skipped the browser test project and the live page test: ${NO_CHROMIUM}`);
+  return [node, page];
 }
 
 export default defineConfig({
