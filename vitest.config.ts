@@ -1,18 +1,17 @@
-import { existsSync } from 'node:fs';
 import { playwright } from '@vitest/browser-playwright';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { chromiumArgs, findChromium, missingChromiumIsAnError, NO_CHROMIUM } from './test/support/chromium.js';
 
 /**
  * Two projects: `node` runs every suite; `browser` runs the core ones (the
  * machine in virtual time, the promise API, the operator, a real-timer check of
  * strictness) in real headless Chromium, since the core entry point promises to
  * run in browsers unchanged. Playwright cannot download its browser here, so
- * the system's Chromium is used (CHROMIUM_PATH, or a usual install path). With
- * none, the browser project is skipped with one line saying so, except under CI,
- * where that is an error: CI must run it (.ci/run installs Chromium).
+ * the system's Chromium is used (CHROMIUM_PATH, or a usual install path; the
+ * rule is in test/support/chromium.ts, shared with the live page's test). With
+ * none, the browser project is skipped with one line saying so, except under
+ * CI, where that is an error: CI must run it (.ci/run installs Chromium).
  */
-
-const CHROMIUM_PATHS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
 /** Suites that import nothing Node-only and test what a browser user runs. */
 const BROWSER_SUITES = [
@@ -30,31 +29,7 @@ const BROWSER_SUITES = [
   'test/adapters/rxjs.test.ts',
 ];
 
-/** The Chromium to run the browser project in; CHROMIUM_PATH=none skips it, as if there were none. */
-function findChromium(): string | undefined {
-  const chosen = process.env.CHROMIUM_PATH;
-  if (chosen === 'none') return undefined;
-  if (chosen) {
-    if (!existsSync(chosen)) throw new Error(`CHROMIUM_PATH is ${chosen}, which does not exist`);
-    return chosen;
-  }
-  return CHROMIUM_PATHS.find((path) => existsSync(path));
-}
-
 function browserProject(executablePath: string): TestProjectInlineConfiguration {
-  const args = [
-    // This machine has no network: keep Chromium from reaching for it (and waiting on it).
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-gpu',
-    // Containers often give /dev/shm only 64 MB, too little for Chromium's shared memory.
-    '--disable-dev-shm-usage',
-  ];
-  // Chromium refuses to start its sandbox as root (containers, CI).
-  if (process.getuid?.() === 0) args.push('--no-sandbox');
   return {
     extends: true,
     test: {
@@ -68,31 +43,39 @@ function browserProject(executablePath: string): TestProjectInlineConfiguration 
         headless: true,
         // The suites test logic, not pages: a screenshot of a blank page on failure says nothing.
         screenshotFailures: false,
-        provider: playwright({ launchOptions: { executablePath, args } }),
+        provider: playwright({ launchOptions: { executablePath, args: chromiumArgs() } }),
         instances: [{ browser: 'chromium' }],
       },
     },
   };
 }
 
+/** The live page's test drives Chromium itself (Playwright from Node), after the node project for the same reason. */
+const PAGE_SUITES = ['test/examples/browser-page.test.ts'];
+
 function projects(): TestProjectInlineConfiguration[] {
   const node: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: 'node', include: ['test/**/*.test.ts'] },
+    test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PAGE_SUITES] },
+  };
+  // Always there: without Chromium its test says in one line why it skipped (and fails under CI).
+  const page: TestProjectInlineConfiguration = {
+    extends: true,
+    test: { name: 'page', include: PAGE_SUITES, sequence: { groupOrder: 1 } },
   };
   const chromium = findChromium();
-  if (chromium !== undefined) return [node, browserProject(chromium)];
-  if (process.env.CI === 'true') {
-    throw new Error('CI=true and no Chromium found: the browser project must run in CI (apt-get install -y chromium)');
+  if (chromium !== undefined) return [node, page, browserProject(chromium)];
+  if (missingChromiumIsAnError()) {
+    throw new Error(
+      'CI=true and no Chromium found: the browser project and the live page test must run in CI (apt-get install -y chromium)',
+    );
   }
   // Vitest loads this file twice (the root, then the projects extending it): say it once per run.
   const said = globalThis as { browserSkipSaid?: boolean };
-  if (said.browserSkipSaid) return [node];
+  if (said.browserSkipSaid) return [node, page];
   said.browserSkipSaid = true;
-  console.log(
-    `Skipped the browser test project: no Chromium (looked at CHROMIUM_PATH, ${CHROMIUM_PATHS.join(', ')}); apt-get install -y chromium to run it`,
-  );
-  return [node];
+  console.log(`Skipped the browser test project and the live page test: ${NO_CHROMIUM}`);
+  return [node, page];
 }
 
 export default defineConfig({

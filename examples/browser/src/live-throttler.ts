@@ -1,0 +1,162 @@
+import { type AnyEventObject, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import { type StrategyName, throttlerMachine } from '../../../src/index.js';
+import { type BusiestWindow, busiestWindows, recordTimeline, type TimelineInput } from '../../../src/timeline/index.js';
+
+/** What one side of the page shows, read from the throttler's snapshot and its recording. */
+export interface ThrottlerView {
+  strategy: StrategyName;
+  rates: readonly string[];
+  state: 'idle' | 'active';
+  paused: boolean;
+  counts: { queued: number; delivered: number; dropped: number; rejected: number };
+  /** Milliseconds until the throttler's one timer fires (`context.wakeAt`); undefined when none is pending. */
+  wakeInMs: number | undefined;
+  /** The numbers of the first waiting messages, oldest first. */
+  firstWaiting: number[];
+  /** The busiest window of each rate, since the recording began. */
+  busiest: BusiestWindow[];
+}
+
+export interface LiveThrottlerOptions {
+  strategy: StrategyName;
+  rates: readonly string[];
+  /** The Stately inspector, already wrapped in summarizeInspection; absent until the user opens it. */
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** Called on every snapshot and emitted event, so the page draws the next frame. */
+  onChange: () => void;
+}
+
+const SHOWN_WAITING = 24;
+/** Warming-up needs a warm-up period; a few seconds makes its climb visible on the page. */
+const WARMUP = '3s';
+
+/**
+ * One throttler actor on the page, its target (a sink: the page only watches what is delivered),
+ * and a recording of its timeline. Messages are numbered `{ type: 'message', n }` in sending order.
+ */
+export class LiveThrottler {
+  private static created = 0;
+  /** Tells this throttler from the one it replaced. */
+  readonly id = ++LiveThrottler.created;
+  readonly strategy: StrategyName;
+  private rateList: readonly string[];
+  private readonly actor;
+  private readonly target = createActor(fromCallback(() => {}));
+  private recording;
+  private sent = 0;
+  private paused = false;
+  /** Bumped whenever the recording gains events or restarts, so the page redraws the timeline only then. */
+  private recordingVersion = 0;
+  private busiest: { version: number; windows: BusiestWindow[] } = { version: -1, windows: [] };
+
+  constructor({ strategy, rates, inspect, onChange }: LiveThrottlerOptions) {
+    this.strategy = strategy;
+    this.rateList = rates;
+    this.target.start();
+    this.actor = createActor(throttlerMachine, {
+      input: {
+        rate: [...rates],
+        strategy,
+        target: this.target,
+        ...(strategy === 'warming-up' ? { warmup: WARMUP } : {}),
+      },
+      ...(inspect === undefined ? {} : { inspect }),
+    });
+    this.recording = recordTimeline(this.actor, { rate: [...rates] });
+    this.actor.subscribe(() => onChange());
+    this.actor.on('*', () => {
+      this.recordingVersion += 1;
+      onChange();
+    });
+    this.actor.start();
+  }
+
+  get rates(): readonly string[] {
+    return this.rateList;
+  }
+
+  get version(): number {
+    return this.recordingVersion;
+  }
+
+  /** Queues `size` messages in one QUEUE_BATCH: one transition, as a burst should be sent. */
+  burst(size: number): void {
+    const messages: Array<{ message: AnyEventObject }> = [];
+    for (let i = 0; i < size; i++) messages.push({ message: { type: 'message', n: ++this.sent } });
+    this.actor.send({ type: 'QUEUE_BATCH', messages });
+  }
+
+  /**
+   * Replaces the rates (SET_RATE: the throttler keeps its history, so lowering the limit opens no
+   * burst) and starts a new recording, since a timeline is measured against one set of rates.
+   */
+  setRates(rates: readonly string[]): void {
+    this.actor.send({ type: 'SET_RATE', rate: [...rates] });
+    this.rateList = rates;
+    this.recording.stop();
+    this.recording = recordTimeline(this.actor, { rate: [...rates] });
+    this.recordingVersion += 1;
+  }
+
+  pause(): void {
+    this.paused = true;
+    this.actor.send({ type: 'PAUSE' });
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.actor.send({ type: 'RESUME' });
+  }
+
+  stop(): void {
+    this.recording.stop();
+    this.actor.stop();
+    this.target.stop();
+  }
+
+  /** Delivery times and costs since the recording began, for anyone who wants to count for themselves. */
+  deliveries(): Array<{ at: number; cost: number }> {
+    const list: Array<{ at: number; cost: number }> = [];
+    for (const event of this.recording.events)
+      if (event.type === 'delivered') list.push({ at: event.at, cost: event.cost });
+    return list;
+  }
+
+  timeline(): TimelineInput {
+    return { events: this.recording.events, rate: [...this.rateList], title: this.title() };
+  }
+
+  title(): string {
+    return `${this.strategy}, ${this.rateList.join(' and ')}`;
+  }
+
+  view(): ThrottlerView {
+    const { value, context } = this.actor.getSnapshot();
+    const counts = { ...context.counts };
+    // Nothing is dropped or rejected here (an unbounded queue, no channels, cost 1) and delivery is
+    // FIFO, so the queue holds exactly the last `queued` messages sent.
+    const firstWaiting: number[] = [];
+    for (let n = this.sent - counts.queued + 1; n <= this.sent && firstWaiting.length < SHOWN_WAITING; n++) {
+      firstWaiting.push(n);
+    }
+    return {
+      strategy: this.strategy,
+      rates: this.rateList,
+      state: value,
+      paused: this.paused,
+      counts,
+      wakeInMs: Number.isFinite(context.wakeAt) ? Math.max(0, context.wakeAt - context.now()) : undefined,
+      firstWaiting,
+      busiest: this.busiestWindows(),
+    };
+  }
+
+  /** Measured again only when the recording changed: the countdown redraws every frame, the events rarely. */
+  private busiestWindows(): BusiestWindow[] {
+    if (this.busiest.version !== this.recordingVersion) {
+      const windows = busiestWindows({ events: this.recording.events, rate: [...this.rateList] });
+      this.busiest = { version: this.recordingVersion, windows };
+    }
+    return this.busiest.windows;
+  }
+}
