@@ -6,8 +6,12 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-/** The most the core entry point may weigh, minified and gzipped (bytes); raise it on purpose only. */
-export const GZIP_BUDGET_BYTES = 13_000;
+/**
+ * The most the core entry point may weigh, minified and gzipped (bytes); raise it on purpose only.
+ * Raised from 13,000 to 18,000 with issue 11's hardening (16.5 kB measured): checking every field of
+ * every event and of a saved snapshot, the guarded clock, per-turn pacing and the shared abort listener.
+ */
+export const GZIP_BUDGET_BYTES = 18_000;
 
 export interface BundleSize {
   minified: number;
