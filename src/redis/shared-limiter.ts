@@ -156,7 +156,7 @@ export class RedisSharedLimiter implements SharedLimiter {
     };
   }
 
-  /** A request that can never be granted as it is, checked here so that it costs no round trip. */
+  /** A request that is malformed whatever the rates, checked here so that it costs no round trip. */
   private check(request: ReservationRequest): ThrottlerOptionError | undefined {
     if (typeof request !== 'object' || request === null) {
       return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
@@ -165,13 +165,9 @@ export class RedisSharedLimiter implements SharedLimiter {
     if (channel !== undefined && (typeof channel !== 'string' || !this.knowledge.channels.has(channel))) {
       return unknownChannelError(channel, this.knowledge.channels.keys());
     }
-    let smallest = Number.POSITIVE_INFINITY;
-    for (const rate of this.knowledge.rates) smallest = Math.min(smallest, rate.limit);
-    if (channel !== undefined) {
-      for (const rate of this.knowledge.channels.get(channel) ?? []) smallest = Math.min(smallest, rate.limit);
-    }
+    // Whether the cost fits the smallest limit is Redis' call: another process may have changed the rates.
     try {
-      validateCost(request.cost, smallest);
+      validateCost(request.cost, Number.POSITIVE_INFINITY);
     } catch (error) {
       return error as ThrottlerOptionError;
     }

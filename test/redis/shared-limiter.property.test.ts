@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPolicy } from '../../src/policies/index.js';
 import { type Arrival, type Delivery, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
-import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
+import { seededRandom } from '../support/random.js';
+import { connectRedis, deleteLimiters, grantTimeOf, uniqueName } from '../support/redis.js';
 import { driveArrivals, storeConfig, virtualLimiter } from '../support/redis-driver.js';
 import { arrivalsArbitrary, rateConfigArbitrary, sendAsArbitrary } from '../support/scenarios.js';
 
@@ -78,6 +79,51 @@ describe('shared sliding window (the Redis script in virtual time) against the b
       fc.asyncProperty(scenario, async ({ config, sendAs, ahead, arrivals }) => {
         const grants = await runSlidingWindow(config, arrivals, sendAs, ahead);
         for (const grant of grants) expect(grant.at - grant.askedAt).toBeLessThanOrEqual(ahead);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+describe('shared sliding window with releases', () => {
+  it('stays safe when unused reservations are given back (cancelled messages) at random', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, fc.integer(), async ({ config, ahead, arrivals }, seed) => {
+        const name = uniqueName('sw-release');
+        names.push(name);
+        const virtual = virtualLimiter(
+          redis,
+          name,
+          storeConfig(config, 'sliding-window', { maxReserveAheadMs: ahead }),
+        );
+        const random = seededRandom(seed);
+        const kept: Delivery[] = [];
+        let cancelled = 0;
+        // Every arrival reserved at its time, a third of the still-future grants released right after.
+        for (const arrival of arrivals) {
+          let at = Math.max(arrival.at, virtual.now());
+          for (;;) {
+            virtual.setTime(at);
+            const [outcome] = await virtual.limiter.reserve([{ cost: arrival.cost, channel: arrival.channel }]);
+            if (outcome?.kind === 'later') {
+              at += outcome.retryAfterMs;
+              continue;
+            }
+            if (outcome?.kind !== 'granted') throw new Error(JSON.stringify(outcome));
+            const grantAt = grantTimeOf(outcome.reservation);
+            if (grantAt > at && random() < 0.35) {
+              await virtual.limiter.release([outcome.reservation]);
+              cancelled += 1;
+            } else {
+              kept.push({ at: grantAt, cost: arrival.cost, channel: arrival.channel });
+            }
+            break;
+          }
+        }
+        await virtual.store.close();
+        await deleteLimiters(redis, [name]);
+        expect(kept.length + cancelled).toBe(arrivals.length);
+        expect(overfullWindows(config, kept)).toEqual([]);
       }),
       { numRuns: NUM_RUNS },
     );

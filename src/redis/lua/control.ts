@@ -8,8 +8,8 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  * - pause: no grant before now + duration (a longer pause in force is kept).
  * - resume: lifts the pause (never a quarantine).
  * - rate: the scope's rates in force from now. Sliding window: the logs are kept, so the new
- *   limits apply to grants already made, and the trim depth only grows (a limit lowered and raised
- *   again must still see every grant its window holds). Token bucket: as AllOfPolicies.setRates,
+ *   limits apply to grants already made (grants the old, shorter, longest interval had already
+ *   trimmed stay forgotten, as in the local policy). Token bucket: as AllOfPolicies.setRates,
  *   the same number of rates keeps each bucket (resynced, stored permits rescaled); another number
  *   starts empty buckets, not before the old next free time (a fresh bucket must not hand out
  *   what a pre-consumed request already took).
@@ -66,7 +66,6 @@ elseif op == 'rate' then
   end
   redis.call('HSET', cfgKey, ratesField(j), json)
   scopeRatesCache[j] = newRates
-  k = largestLimit(newRates, k)
   L = longestInterval(scopeRates(0), 0)
   for _, entry in ipairs(declared.channels) do
     local stored = redis.call('HGET', cfgKey, 'r:' .. entry[1])

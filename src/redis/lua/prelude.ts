@@ -29,7 +29,7 @@ local declared = cjson.decode(declaredJson)
 local function fmt(x) return string.format('%.17g', x) end
 local function int(x) return string.format('%.0f', x) end
 
-local f = redis.call('HMGET', cfgKey, 'd', 'e', 'q', 'v', 'k', 'L', 'now', 'last', 'p', 'qu', 'lost', 'c')
+local f = redis.call('HMGET', cfgKey, 'd', 'e', 'q', 'v', 'L', 'now', 'last', 'p', 'qu', 'lost', 'c')
 if f[1] and f[1] ~= declaredJson then
   return redis.error_reply('XT_CONFLICT ' .. f[1])
 end
@@ -42,15 +42,11 @@ else
   now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 -- A failover to a host whose clock is behind, or a clock step, must not reopen windows.
-if f[7] and tonumber(f[7]) > now then now = tonumber(f[7]) end
+if f[6] and tonumber(f[6]) > now then now = tonumber(f[6]) end
 
 local declaredChannels = {}
 for _, entry in ipairs(declared.channels) do declaredChannels[entry[1]] = entry[2] end
 
-local function largestLimit(rates, acc)
-  for _, r in ipairs(rates) do if r[1] > acc then acc = r[1] end end
-  return acc
-end
 local function longestInterval(rates, acc)
   for _, r in ipairs(rates) do if r[2] > acc then acc = r[2] end end
   return acc
@@ -58,19 +54,15 @@ end
 
 local created = false
 local lostNow = 0
-local e, q, v, k, L, last, p, qu, lost, c
+local e, q, v, L, last, p, qu, lost, c
 if f[2] then
-  e = f[2]; q = tonumber(f[3]); v = tonumber(f[4]); k = tonumber(f[5]); L = tonumber(f[6])
-  last = tonumber(f[8]); p = tonumber(f[9]); qu = tonumber(f[10]); lost = f[11]; c = tonumber(f[12])
+  e = f[2]; q = tonumber(f[3]); v = tonumber(f[4]); L = tonumber(f[5])
+  last = tonumber(f[7]); p = tonumber(f[8]); qu = tonumber(f[9]); lost = f[10]; c = tonumber(f[11])
 else
   created = true
   e = nonce; q = 0; v = 0; last = 0; p = 0; qu = 0; lost = ''; c = now
-  k = largestLimit(declared.rates, 1)
   L = longestInterval(declared.rates, 0)
-  for _, entry in ipairs(declared.channels) do
-    k = largestLimit(entry[2], k)
-    L = longestInterval(entry[2], L)
-  end
+  for _, entry in ipairs(declared.channels) do L = longestInterval(entry[2], L) end
 end
 
 -- Whatever was lost may include grants up to the reserve-ahead bound past the loss, each holding
@@ -148,7 +140,7 @@ if horizon < 0 then horizon = 0 end
 local lifeMs = math.ceil((horizon + 10000000 + horizon / 100) / 1000)
 if declared.test then lifeMs = 600000 end
 
-redis.call('HSET', cfgKey, 'd', declaredJson, 'e', e, 'q', int(q), 'v', int(v), 'k', int(k), 'L', int(L),
+redis.call('HSET', cfgKey, 'd', declaredJson, 'e', e, 'q', int(q), 'v', int(v), 'L', int(L),
   'now', fmt(now), 'last', fmt(last), 'p', fmt(p), 'qu', fmt(qu), 'lost', lost, 'c', fmt(c))
 extendLife(cfgKey, lifeMs)
 for i = 2, #KEYS do

@@ -12,8 +12,10 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  * newest, first exceeds limit - cost" is one ZRANGEBYSCORE ... LIMIT 0 1: O(log n) per rate, as in
  * the local DeliveryLog. A new grant at t then finds at most limit - cost in (t - T, t] for every
  * rate, and since no grant is later than it, no window [s, s + T) ever holds more than the limit.
- * Entries more than the largest limit (ever in force) back by cost can never decide anything and
- * are trimmed, so memory is bounded by the limits.
+ * Grants older than the scope's longest interval can never be in a window again and are trimmed;
+ * what is left is at most the limits' worth over one longest interval plus the reserve-ahead span,
+ * so memory is bounded by the limits, not by traffic. (Trimming by count, the newest `limit`, would
+ * be smaller but wrong: a release can bring older grants back into the count.)
  *
  * Token bucket: per scope and rate, Guava SmoothBursty's nextFree and storedPermits, with the same
  * arithmetic as src/policies/smooth-rate.ts (pre-consumption: a request goes at nextFree, its cost
@@ -157,9 +159,24 @@ for index = HEADER + 1, #ARGV, 2 do
   end
 end
 
+-- Oldest first, a few at a time: each grant is trimmed once, so this is O(1) per grant amortised.
+local function trimLog(j)
+  local cutoff = now - longestInterval(scopeRates(j), 0)
+  local key = KEYS[2 + j]
+  while true do
+    local oldest = redis.call('ZRANGE', key, 0, 63)
+    local count = 0
+    for _, member in ipairs(oldest) do
+      if timeOf(member) <= cutoff then count = count + 1 else break end
+    end
+    if count > 0 then redis.call('ZREMRANGEBYRANK', key, 0, count - 1) end
+    if count < 64 then return end
+  end
+end
+
 for j, log in pairs(logs) do
   if log.dirty then
-    redis.call('ZREMRANGEBYSCORE', KEYS[2 + j], '-inf', int(log.total - k))
+    trimLog(j)
     redis.call('HSET', cfgKey, newestField(j), int(log.newest))
   end
 end
