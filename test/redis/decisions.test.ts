@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreConflictError } from '../../src/redis/index.js';
 import type { ReserveOutcome, SharedLimiterConfig, StoreNotice } from '../../src/redis/types.js';
-import { connectRedis, deleteLimiters, grantTimeOf, limiterKeysIn, uniqueName } from '../support/redis.js';
+import { connectRedis, deleteLimiters, grantTimeOf, uniqueName } from '../support/redis.js';
 import { type VirtualLimiter, virtualLimiter } from '../support/redis-driver.js';
 
 /** The script's decisions, one by one, in virtual time against the real Redis. */

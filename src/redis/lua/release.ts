@@ -53,10 +53,15 @@ if declared.strategy == 'sliding-window' and not created then
       if #batch >= 1000 then redis.call('ZADD', key, unpack(batch)); batch = {} end
     end
     if #batch > 0 then redis.call('ZADD', key, unpack(batch)) end
+    -- An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
     local top = redis.call('ZRANGE', key, -1, -1)
     local newest = 0
-    if top[1] then newest = timeOf(top[1]) end
-    redis.call('HSET', cfgKey, newestField(s), int(newest))
+    if top[1] then
+      newest = timeOf(top[1])
+      redis.call('HSET', cfgKey, newestField(s), int(newest))
+    else
+      redis.call('HDEL', cfgKey, newestField(s))
+    end
     if s == 0 then last = newest end
   end
 end

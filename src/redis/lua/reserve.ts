@@ -44,8 +44,8 @@ local function scopeLog(j)
     log = { total = tonumber(top[2]), newest = timeOf(top[1]) }
   else
     log = { total = 0, newest = 0 }
-    local held = tonumber(redis.call('HGET', cfgKey, newestField(j)) or '0')
-    if not created and held > 0 and held + L > now then quarantine() end
+    local held = redis.call('HGET', cfgKey, newestField(j))
+    if held and not created and tonumber(held) + L > now then quarantine() end
   end
   logs[j] = log
   return log
@@ -120,6 +120,8 @@ for index = HEADER + 1, #ARGV, 2 do
   elseif laterKind then
     results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
   else
+    -- Reading the logs first: a log found lost quarantines before this request's floor is taken.
+    if not tokenBucket then for _, s in ipairs(scopes) do scopeLog(s) end end
     local at = now
     if last > at then at = last end
     if p > at then at = p end
