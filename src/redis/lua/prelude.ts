@@ -15,6 +15,8 @@
  * run backwards for a limiter. Every time that leaves a script is a duration from that now.
  */
 export const PRELUDE = `
+-- Redis 5 and 6 replicate a script that read TIME only by its effects when asked; 7 always does.
+if redis.replicate_commands then redis.replicate_commands() end
 local cfgKey = KEYS[1]
 local declaredJson = ARGV[1]
 local nonce = ARGV[2]
