@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/redis/index.js';
-import { type Delivery, overfullWindows } from '../support/oracle.js';
+import { type Delivery, overfullWindows, worstWindows } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
 
 /**
@@ -13,6 +13,7 @@ import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
  */
 let redis: Redis;
 const name = uniqueName('fleet');
+const FLEET = 8;
 
 beforeAll(async () => {
   redis = await connectRedis();
@@ -27,7 +28,7 @@ function worker(seed: number, durationMs: number): Promise<Delivery[]> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', script, name, String(durationMs), String(seed)],
+      ['--import', 'tsx', script, name, String(durationMs), String(seed), String(FLEET)],
       { timeout: 80_000 },
       (error, stdout, stderr) => {
         if (error) reject(new Error(`worker ${seed} failed: ${String(error)}\n${stderr}`));
@@ -39,10 +40,10 @@ function worker(seed: number, durationMs: number): Promise<Delivery[]> {
 
 describe('a fleet of processes sharing one limiter', () => {
   it('never lets more than a limit into any window of Redis time, for every rate and channel, across a pause', async () => {
-    const workers = Array.from({ length: 8 }, (_, seed) => worker(seed + 1, 3000));
-    // While they run (once the first has made the state; starting takes a while on a busy machine),
-    // one process pauses the whole fleet, as on a 429.
-    while ((await redis.exists(`xt:{${name}}:cfg`)) === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    const workers = Array.from({ length: FLEET }, (_, seed) => worker(seed + 1, 3000));
+    // While they run (once all are up), one process pauses the whole fleet, as on a 429.
+    const ready = `xt:{${name}}:test-ready`;
+    while (Number(await redis.get(ready)) < FLEET) await new Promise((resolve) => setTimeout(resolve, 50));
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const control = createRedisStore({ redis, name }).open({
       strategy: 'sliding-window',
@@ -58,16 +59,10 @@ describe('a fleet of processes sharing one limiter', () => {
       ],
       channels: { a: [{ limit: 5, interval: 200 }], b: [{ limit: 8, interval: 1000 }] },
     };
-    expect(grants.length).toBeGreaterThan(60);
+    expect(grants.length).toBeGreaterThan(20);
     expect(overfullWindows(config, grants)).toEqual([]);
-    // The limit was binding (some window full), so the check above had something to catch.
-    const fullest = Math.max(
-      ...grants.map((grant) =>
-        grants
-          .filter((other) => other.at >= grant.at && other.at < grant.at + 2000)
-          .reduce((sum, g) => sum + g.cost, 0),
-      ),
-    );
-    expect(fullest).toBe(50);
+    // Some limit was binding (a window full to its limit), so the check above had something to catch.
+    const full = worstWindows(config, grants).filter((window) => window.cost === window.rate.limit);
+    expect(full.length).toBeGreaterThan(0);
   }, 120_000);
 });
