@@ -57,6 +57,8 @@ export class GuardedClient {
           }),
           deadline,
         ]);
+        // Woken by close(): the store is gone, send nothing.
+        if (this.closed) throw new StoreUnavailableError(this.store, 'the store was closed');
       }
       return await Promise.race([send(), deadline]);
     } catch (error) {

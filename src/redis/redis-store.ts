@@ -65,7 +65,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   return {
     name,
     open(config: SharedLimiterConfig) {
-      if (closed) throw new ThrottlerOptionError('store', 'a store that is not closed', name);
+      if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
       const declared = declareConfig(config, testClock !== undefined);
       return new RedisSharedLimiter(name, declared, keys, client, runScript, subscriber, localNow, testClock);
     },
