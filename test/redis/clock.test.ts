@@ -18,6 +18,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 afterAll(async () => {
+  if (!redis) return;
   await deleteLimiters(redis, names);
   redis.disconnect();
 });

@@ -19,6 +19,7 @@ beforeAll(async () => {
   redis = await connectRedis();
 });
 afterAll(async () => {
+  if (!redis) return;
   await deleteLimiters(redis, [name]);
   redis.disconnect();
 });

@@ -21,6 +21,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  if (!redis) return;
   await deleteLimiters(redis, names);
   redis.disconnect();
 });

@@ -23,6 +23,7 @@ afterEach(async () => {
   for (const virtual of opened.splice(0)) await virtual.store.close();
 });
 afterAll(async () => {
+  if (!redis) return;
   await deleteLimiters(redis, names);
   redis.disconnect();
 });
