@@ -236,6 +236,46 @@ function runCheck(script: string, extraArgs: string[] = []): Promise<{ result: C
   });
 }
 
+/** The built `xstate-throttler/redis` entry point, imported or required by name, against the real Redis. */
+const REDIS_SCENARIO = `
+async function redisScenario(store, core, Redis) {
+  const refused = (() => {
+    try {
+      store.createRedisStore({ redis: undefined, name: 'x' });
+      return 'nothing';
+    } catch (error) {
+      return error instanceof core.ThrottlerOptionError ? error.option : String(error);
+    }
+  })();
+  const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379');
+  const name = 'build-check-' + process.pid + '-' + Date.now();
+  const shared = store.createRedisStore({ redis, name }).open({ strategy: 'sliding-window', rates: '2/1s' });
+  const kinds = (await shared.reserve([{ cost: 1 }, { cost: 1 }])).map((outcome) => outcome.kind);
+  await redis.del('xt:{' + name + '}:cfg', 'xt:{' + name + '}:all');
+  await redis.quit();
+  return { refused, kinds, unavailable: typeof store.StoreUnavailableError };
+}
+`;
+
+const REDIS_ESM_CHECK = `
+import * as store from 'xstate-throttler/redis';
+import * as core from 'xstate-throttler';
+import { Redis } from 'ioredis';
+${REDIS_SCENARIO}
+const result = await redisScenario(store, core, Redis);
+console.log('RESULT ' + JSON.stringify({ resolved: import.meta.resolve('xstate-throttler/redis'), ...result }));
+`;
+
+const REDIS_CJS_CHECK = `
+const store = require('xstate-throttler/redis');
+const core = require('xstate-throttler');
+const { Redis } = require('ioredis');
+${REDIS_SCENARIO}
+redisScenario(store, core, Redis).then((result) => {
+  console.log('RESULT ' + JSON.stringify({ resolved: require.resolve('xstate-throttler/redis'), ...result }));
+});
+`;
+
 beforeAll(async () => {
   await promisify(execFile)('npm', ['run', 'build'], { cwd: repo, timeout: 60_000 });
   // A project that depends on the package: node_modules links to this repo and to its xstate.
@@ -248,6 +288,9 @@ beforeAll(async () => {
   writeFileSync(join(sandbox, 'check.cjs'), CJS_CHECK);
   writeFileSync(join(sandbox, 'timeline.mjs'), TIMELINE_ESM);
   writeFileSync(join(sandbox, 'timeline.cjs'), TIMELINE_CJS);
+  symlinkSync(join(repo, 'node_modules', 'ioredis'), join(sandbox, 'node_modules', 'ioredis'), 'dir');
+  writeFileSync(join(sandbox, 'redis-check.mjs'), REDIS_ESM_CHECK);
+  writeFileSync(join(sandbox, 'redis-check.cjs'), REDIS_CJS_CHECK);
 }, 60_000);
 
 afterAll(() => {
@@ -313,6 +356,27 @@ describe('the built package in production mode', () => {
         errorIsCoreClass: true,
         errorMessage: 'events[0].cost must be a positive integer, got 0',
       });
+    },
+  );
+
+  it.each([
+    ['esm', 'redis-check.mjs', 'dist/esm/redis/index.js'],
+    ['cjs', 'redis-check.cjs', 'dist/cjs/redis/index.js'],
+  ])(
+    '%s: xstate-throttler/redis loads, shares the core error class, reserves in Redis, and exits',
+    async (_, script, entry) => {
+      const { result, exitDelayMs } = await runCheck(script);
+      const redisResult = result as unknown as {
+        resolved: string;
+        refused: string;
+        kinds: string[];
+        unavailable: string;
+      };
+      expect(redisResult.resolved).toMatch(new RegExp(`/${entry.replaceAll('.', '\\.')}$`));
+      expect(redisResult.refused).toBe('redis');
+      expect(redisResult.kinds).toEqual(['granted', 'granted']);
+      expect(redisResult.unavailable).toBe('function');
+      expect(exitDelayMs).toBeLessThan(5_000);
     },
   );
 

@@ -1,0 +1,151 @@
+import { formatRate, parseRates, type Rate, ThrottlerOptionError } from '../rate/index.js';
+import type { SharedLimiterConfig } from './types.js';
+
+/** The strategies a shared store can keep exactly. */
+export type SharedStrategy = 'sliding-window' | 'token-bucket';
+
+/** A validated configuration, and its canonical JSON as the scripts compare and read it. */
+export interface DeclaredConfig {
+  readonly strategy: SharedStrategy;
+  readonly rates: Rate[];
+  /** Sorted by name, so that the same channels always give the same JSON. */
+  readonly channels: ReadonlyMap<string, Rate[]>;
+  readonly maxBurst: number | undefined;
+  readonly maxReserveAheadMs: number;
+  readonly testClock: boolean;
+  /** What the first process stores and every other must send unchanged. */
+  readonly json: string;
+}
+
+const MAX_DEFAULT_RESERVE_AHEAD_MS = 60_000;
+
+/** Microseconds, rounded up: a window a fraction of a µs longer is stricter, never looser. */
+export function toMicros(ms: number): number {
+  return Math.ceil(ms * 1000 - 1e-6);
+}
+
+/** Rates as the scripts read them: `[[limit, interval in µs], ...]`. */
+export function ratesJson(rates: readonly Rate[]): string {
+  return JSON.stringify(rates.map((rate) => [rate.limit, toMicros(rate.interval)]));
+}
+
+/** Validates what a throttler opens the store with; every error names the option and the value. */
+export function declareConfig(config: SharedLimiterConfig, testClock: boolean): DeclaredConfig {
+  if (typeof config !== 'object' || config === null) {
+    throw new ThrottlerOptionError('options', 'an object with at least a rate and a strategy', config);
+  }
+  const strategy = config.strategy;
+  if (strategy !== 'sliding-window' && strategy !== 'token-bucket') {
+    throw new ThrottlerOptionError(
+      'strategy',
+      '"sliding-window" or "token-bucket" with a shared store (the others cannot be kept exactly across processes)',
+      strategy,
+    );
+  }
+  if (config.countUntil !== undefined && config.countUntil !== 'start') {
+    throw new ThrottlerOptionError(
+      'countUntil',
+      '"start" with a shared store (a slot held until "done" would be lost with the process holding it)',
+      config.countUntil,
+    );
+  }
+  if (config.ordering !== undefined && config.ordering !== 'fifo') {
+    throw new ThrottlerOptionError(
+      'ordering',
+      '"fifo" with a shared store (a granted reservation cannot be moved to let another channel pass)',
+      config.ordering,
+    );
+  }
+  const rates = parseRates(config.rates, 'rate');
+  const channels = parseChannels(config.channels);
+  const maxBurst = config.maxBurst;
+  if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
+    throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
+  }
+  const maxReserveAheadMs = config.maxReserveAheadMs ?? defaultReserveAhead(rates, channels);
+  if (typeof maxReserveAheadMs !== 'number' || !Number.isFinite(maxReserveAheadMs) || maxReserveAheadMs < 0) {
+    throw new ThrottlerOptionError('maxReserveAheadMs', 'a finite number of milliseconds >= 0', maxReserveAheadMs);
+  }
+  const json = JSON.stringify({
+    v: 1,
+    strategy,
+    rates: JSON.parse(ratesJson(rates)),
+    channels: [...channels].map(([name, channelRates]) => [name, JSON.parse(ratesJson(channelRates))]),
+    maxBurst: strategy === 'token-bucket' ? (maxBurst ?? null) : null,
+    ahead: toMicros(maxReserveAheadMs),
+    test: testClock,
+  });
+  return { strategy, rates, channels, maxBurst, maxReserveAheadMs, testClock, json };
+}
+
+function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate[]> {
+  if (input === undefined) return new Map();
+  let entries: Array<[string, unknown]>;
+  if (input instanceof Map) entries = [...input];
+  else if (typeof input === 'object' && input !== null && !Array.isArray(input)) entries = Object.entries(input);
+  else throw new ThrottlerOptionError('channels', 'a Map or an object of channel name to rate', input);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const channels = new Map<string, Rate[]>();
+  for (const [name, rates] of entries) channels.set(name, parseRates(rates as never, `channels.${name}`));
+  return channels;
+}
+
+function defaultReserveAhead(rates: readonly Rate[], channels: ReadonlyMap<string, Rate[]>): number {
+  let shortest = MAX_DEFAULT_RESERVE_AHEAD_MS;
+  for (const rate of rates) shortest = Math.min(shortest, rate.interval);
+  for (const channelRates of channels.values())
+    for (const rate of channelRates) shortest = Math.min(shortest, rate.interval);
+  return shortest;
+}
+
+/** Reads the scripts' `[[limit, µs], ...]` back into rates. */
+export function ratesFromJson(json: string): Rate[] {
+  return (JSON.parse(json) as Array<[number, number]>).map(([limit, micros]) => ({ limit, interval: micros / 1000 }));
+}
+
+/**
+ * Which option of a stored configuration differs from ours, for the conflict error. Compares the
+ * canonical JSON field by field, in the order a user would look.
+ */
+export function firstDifference(
+  ours: DeclaredConfig,
+  storedJson: string,
+): { option: string; value: unknown; stored: unknown } {
+  let stored: Record<string, unknown>;
+  try {
+    stored = JSON.parse(storedJson) as Record<string, unknown>;
+  } catch {
+    return { option: 'name', value: ours.json, stored: storedJson };
+  }
+  const mine = JSON.parse(ours.json) as Record<string, unknown>;
+  const labels: Record<string, string> = {
+    strategy: 'strategy',
+    rates: 'rate',
+    channels: 'channels',
+    maxBurst: 'maxBurst',
+    ahead: 'maxReserveAheadMs',
+    test: 'testClock',
+  };
+  for (const [field, option] of Object.entries(labels)) {
+    if (JSON.stringify(mine[field]) !== JSON.stringify(stored[field])) {
+      return { option, value: readable(field, mine[field]), stored: readable(field, stored[field]) };
+    }
+  }
+  return { option: 'name', value: ours.json, stored: storedJson };
+}
+
+/** Rates back in ms for messages, so users see what they wrote. */
+function readable(field: string, value: unknown): unknown {
+  const rates = (list: unknown) =>
+    Array.isArray(list)
+      ? list
+          .map((pair) => (Array.isArray(pair) ? formatRate({ limit: pair[0], interval: pair[1] / 1000 }) : pair))
+          .join(', ')
+      : list;
+  if (field === 'rates') return rates(value);
+  if (field === 'channels' && Array.isArray(value)) {
+    return Object.fromEntries(value.map((entry) => (Array.isArray(entry) ? [entry[0], rates(entry[1])] : [entry, ''])));
+  }
+  if (field === 'ahead' && typeof value === 'number') return value / 1000;
+  return value;
+}

@@ -1,0 +1,170 @@
+/**
+ * The Lua every script of the shared limiter starts with: read the configuration hash, compare
+ * configurations, read the time, detect lost state, and (at the end) write the clocks back with
+ * the expiry and build the reply header. Kept as a TypeScript string so that the build ships it.
+ *
+ * KEYS: [1] the configuration hash, [2] the overall log, [3..2+k] the logs of the channels named
+ * in ARGV[9..8+k] (only those this call touches; all carry the limiter's hash tag).
+ * ARGV: [1] the declared configuration JSON, [2] a random nonce (the epoch if this call creates
+ * the state; part of every member it adds), [3] the epoch the caller expects ('' = none),
+ * [4] the highest sequence number the caller has seen, [5] the rates version it knows,
+ * [6] the test time in µs (read only when the stored configuration says test), [7] the notice
+ * channel, [8] k, [9..8+k] channel names; the script's own arguments follow.
+ *
+ * Times are integer microseconds of Redis TIME (exact in Lua's doubles), clamped so that they never
+ * run backwards for a limiter. Every time that leaves a script is a duration from that now.
+ */
+export const PRELUDE = `
+-- Redis 5 and 6 replicate a script that read TIME only by its effects when asked; 7 always does.
+if redis.replicate_commands then redis.replicate_commands() end
+local cfgKey = KEYS[1]
+local declaredJson = ARGV[1]
+local nonce = ARGV[2]
+local expectEpoch = ARGV[3]
+local expectSeq = tonumber(ARGV[4]) or 0
+local knownVersion = ARGV[5]
+local noticeChannel = ARGV[7]
+local channelCount = tonumber(ARGV[8])
+local HEADER = 8 + channelCount
+local declared = cjson.decode(declaredJson)
+
+local function fmt(x) return string.format('%.17g', x) end
+local function int(x) return string.format('%.0f', x) end
+
+local f = redis.call('HMGET', cfgKey, 'd', 'e', 'q', 'v', 'L', 'now', 'last', 'p', 'qu', 'lost', 'c')
+if f[1] and f[1] ~= declaredJson then
+  return redis.error_reply('XT_CONFLICT ' .. f[1])
+end
+
+local now
+if declared.test then
+  now = tonumber(ARGV[6])
+else
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+-- A failover to a host whose clock is behind, or a clock step, must not reopen windows.
+if f[6] and tonumber(f[6]) > now then now = tonumber(f[6]) end
+
+local declaredChannels = {}
+for _, entry in ipairs(declared.channels) do declaredChannels[entry[1]] = entry[2] end
+
+local function longestInterval(rates, acc)
+  for _, r in ipairs(rates) do if r[2] > acc then acc = r[2] end end
+  return acc
+end
+
+local created = false
+local lostNow = 0
+local e, q, v, L, last, p, qu, lost, c
+if f[2] then
+  e = f[2]; q = tonumber(f[3]); v = tonumber(f[4]); L = tonumber(f[5])
+  last = tonumber(f[7]); p = tonumber(f[8]); qu = tonumber(f[9]); lost = f[10]; c = tonumber(f[11])
+else
+  created = true
+  e = nonce; q = 0; v = 0; last = 0; p = 0; qu = 0; lost = ''; c = now
+  L = longestInterval(declared.rates, 0)
+  for _, entry in ipairs(declared.channels) do L = longestInterval(entry[2], L) end
+end
+
+-- Whatever was lost may include grants up to the reserve-ahead bound past the loss, each holding
+-- its windows for one longest interval: nothing is granted until all of them have passed.
+local function quarantine()
+  local untilTime = now + declared.ahead + L
+  if untilTime > qu then qu = untilTime end
+  lostNow = 1
+end
+
+local function remembersLoss(epoch)
+  for seen in string.gmatch(lost, '%S+') do if seen == epoch then return true end end
+  return false
+end
+local function rememberLoss(epoch)
+  local kept = { epoch }
+  for seen in string.gmatch(lost, '%S+') do if #kept < 4 then kept[#kept + 1] = seen end end
+  lost = table.concat(kept, ' ')
+end
+
+-- The caller saw this limiter's state recently enough that it cannot have expired by itself:
+-- missing, replaced or rolled back, it was lost.
+if expectEpoch ~= '' then
+  if expectEpoch ~= e then
+    if not remembersLoss(expectEpoch) then
+      quarantine()
+      rememberLoss(expectEpoch)
+    end
+  elseif expectSeq > q then
+    quarantine()
+    q = expectSeq
+  end
+end
+
+-- The rates in force for scope j (0: overall), cached for this call.
+local scopeRatesCache = {}
+local function scopeName(j) return ARGV[8 + j] end
+local function ratesField(j) if j == 0 then return 'r' end return 'r:' .. scopeName(j) end
+local function scopeRates(j)
+  local cached = scopeRatesCache[j]
+  if cached then return cached end
+  local stored = redis.call('HGET', cfgKey, ratesField(j))
+  local rates
+  if stored then rates = cjson.decode(stored)
+  elseif j == 0 then rates = declared.rates
+  else rates = declaredChannels[scopeName(j)] end
+  scopeRatesCache[j] = rates
+  return rates
+end
+`;
+
+/**
+ * Writes the clocks and state fields back, extends every key's life to cover the state it must
+ * keep (never shortening it), and builds the reply header:
+ * { epoch, seq, version, horizon µs, paused µs, quarantine µs, lost now (0/1), pause id, quarantine id,
+ *   overall rates JSON ('' for the declared ones, '=' for "as you know"), channel override count n, n pairs of (channel, rates JSON) }; the rates
+ * only when the caller's known version differs. The ids are the end times as opaque strings: they
+ * tell one pause from another (and a resume from an expiry), never a time to a client.
+ */
+export const EPILOGUE = `
+local function extendLife(key, ms)
+  local current = redis.call('PTTL', key)
+  if current >= -1 and current < ms then redis.call('PEXPIRE', key, ms) end
+end
+
+-- The state must live until the last grant has left its longest window (a token bucket's next
+-- free time is at most one interval past its last grant), and while a pause or quarantine holds.
+local horizon = last + L
+if p > horizon then horizon = p end
+if qu > horizon then horizon = qu end
+horizon = horizon - now
+if horizon < 0 then horizon = 0 end
+-- Past the horizon plus this margin a key may expire: more than a caller's slack for round trips and
+-- clock-rate drift, so an expiry is never mistaken for a loss.
+local lifeMs = math.ceil((horizon + 10000000 + horizon / 100) / 1000)
+if declared.test then lifeMs = 600000 end
+
+redis.call('HSET', cfgKey, 'd', declaredJson, 'e', e, 'q', int(q), 'v', int(v), 'L', int(L),
+  'now', fmt(now), 'last', fmt(last), 'p', fmt(p), 'qu', fmt(qu), 'lost', lost, 'c', fmt(c))
+extendLife(cfgKey, lifeMs)
+for i = 2, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then extendLife(KEYS[i], lifeMs) end
+end
+
+local function remaining(t) if t > now then return math.ceil(t - now) end return 0 end
+local reply = { e, q, v, math.ceil(horizon), remaining(p), remaining(qu), lostNow, int(p), int(qu) }
+if knownVersion == e .. ':' .. v then
+  reply[#reply + 1] = '='
+  reply[#reply + 1] = 0
+else
+  reply[#reply + 1] = redis.call('HGET', cfgKey, 'r') or ''
+  local overrides = {}
+  for _, entry in ipairs(declared.channels) do
+    local stored = redis.call('HGET', cfgKey, 'r:' .. entry[1])
+    if stored then
+      overrides[#overrides + 1] = entry[1]
+      overrides[#overrides + 1] = stored
+    end
+  end
+  reply[#reply + 1] = #overrides / 2
+  for _, item in ipairs(overrides) do reply[#reply + 1] = item end
+end
+`;

@@ -1,0 +1,70 @@
+import { EPILOGUE, PRELUDE } from './prelude.js';
+
+/**
+ * Gives unused sliding-window grants back. Removing a grant only lowers what windows hold, so it is
+ * always safe for grants that were not used. The running totals of the grants after a removed one
+ * are lowered by its cost, so that the log's scores stay exact running totals (a release is rare:
+ * this is O(grants after it)). FIFO stays: the floor for new grants is the newest grant left.
+ *
+ * Script ARGV after the header: triples (scope j, epoch the reservation was granted in, member).
+ * A reservation from another epoch (a lost state) or already gone is ignored. Token bucket: a
+ * no-op (a spent permit stays spent). Reply: the header.
+ */
+export const RELEASE_SCRIPT = `${PRELUDE}
+local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
+local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
+local function newestField(j) if j == 0 then return 't' end return 't:' .. scopeName(j) end
+
+if declared.strategy == 'sliding-window' and not created then
+  -- Per scope, the released members still present, with their running totals.
+  local released = {}
+  for index = HEADER + 1, #ARGV, 3 do
+    local j = tonumber(ARGV[index])
+    if ARGV[index + 1] == e then
+      local member = ARGV[index + 2]
+      local scopes = { 0 }
+      if j > 0 then scopes[2] = j end
+      for _, s in ipairs(scopes) do
+        local score = redis.call('ZSCORE', KEYS[2 + s], member)
+        if score then
+          released[s] = released[s] or {}
+          local list = released[s]
+          list[#list + 1] = { total = tonumber(score), cost = costOf(member), member = member }
+        end
+      end
+    end
+  end
+  for s, list in pairs(released) do
+    local key = KEYS[2 + s]
+    table.sort(list, function(a, b) return a.total < b.total end)
+    local gone = {}
+    for _, item in ipairs(list) do gone[item.member] = true; redis.call('ZREM', key, item.member) end
+    local later = redis.call('ZRANGEBYSCORE', key, '(' .. int(list[1].total), '+inf', 'WITHSCORES')
+    local shift, next = 0, 1
+    local batch = {}
+    for i = 1, #later, 2 do
+      local total = tonumber(later[i + 1])
+      while next <= #list and list[next].total < total do
+        shift = shift + list[next].cost
+        next = next + 1
+      end
+      batch[#batch + 1] = int(total - shift)
+      batch[#batch + 1] = later[i]
+      if #batch >= 1000 then redis.call('ZADD', key, unpack(batch)); batch = {} end
+    end
+    if #batch > 0 then redis.call('ZADD', key, unpack(batch)) end
+    -- An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
+    local top = redis.call('ZRANGE', key, -1, -1)
+    local newest = 0
+    if top[1] then
+      newest = timeOf(top[1])
+      redis.call('HSET', cfgKey, newestField(s), int(newest))
+    else
+      redis.call('HDEL', cfgKey, newestField(s))
+    end
+    if s == 0 then last = newest end
+  end
+end
+${EPILOGUE}
+return reply
+`;

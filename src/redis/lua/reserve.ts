@@ -1,0 +1,191 @@
+import { EPILOGUE, PRELUDE } from './prelude.js';
+
+/**
+ * One decision for a whole batch, in arrival order: each request is granted the earliest time at
+ * which it fits every rate of its scopes (overall, and its channel's), never before the previous
+ * grant (FIFO by arrival at Redis), never during a pause or quarantine, and at most `ahead` past
+ * now; the grant is recorded before the next request is considered.
+ *
+ * Sliding window: each scope keeps a log of its grants as a sorted set whose score is the running
+ * total of cost (member `time:cost:seq:nonce`). Grants are appended in time order, so the running
+ * total orders them by time too, and "the newest grant at which the cost, counted back from the
+ * newest, first exceeds limit - cost" is one ZRANGEBYSCORE ... LIMIT 0 1: O(log n) per rate, as in
+ * the local DeliveryLog. A new grant at t then finds at most limit - cost in (t - T, t] for every
+ * rate, and since no grant is later than it, no window [s, s + T) ever holds more than the limit.
+ * Grants older than the scope's longest interval can never be in a window again and are trimmed;
+ * what is left is at most the limits' worth over one longest interval plus the reserve-ahead span,
+ * so memory is bounded by the limits, not by traffic. (Trimming by count, the newest `limit`, would
+ * be smaller but wrong: a release can bring older grants back into the count.)
+ *
+ * Token bucket: per scope and rate, Guava SmoothBursty's nextFree and storedPermits, with the same
+ * arithmetic as src/policies/smooth-rate.ts (pre-consumption: a request goes at nextFree, its cost
+ * pushes nextFree on).
+ *
+ * Script ARGV after the header: pairs of (scope j: 0 none, else channel ARGV[8 + j]; cost).
+ * Reply: the header, then per request a triple (kind, µs, member): kind 0 granted (µs = wait),
+ * 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused (µs = the smallest
+ * limit in force, which the cost exceeds).
+ */
+export const RESERVE_SCRIPT = `${PRELUDE}
+local tokenBucket = declared.strategy == 'token-bucket'
+local ahead = declared.ahead
+
+-- Sliding window: newest running total and time of a scope's log, cached; a log missing while
+-- the configuration says it held a grant still inside its windows was evicted: that is a loss.
+local logs = {}
+local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
+local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
+local function newestField(j) if j == 0 then return 't' end return 't:' .. scopeName(j) end
+local function scopeLog(j)
+  local log = logs[j]
+  if log then return log end
+  local top = redis.call('ZRANGE', KEYS[2 + j], -1, -1, 'WITHSCORES')
+  if top[1] then
+    log = { total = tonumber(top[2]), newest = timeOf(top[1]) }
+  else
+    log = { total = 0, newest = 0 }
+    local held = redis.call('HGET', cfgKey, newestField(j))
+    if held and not created and tonumber(held) + L > now then quarantine() end
+  end
+  logs[j] = log
+  return log
+end
+
+-- The earliest time >= floor at which cost fits every rate of scope j.
+local function earliestInLog(j, cost, floor)
+  local log = scopeLog(j)
+  local earliest = floor
+  if log.newest > earliest then earliest = log.newest end
+  for _, rate in ipairs(scopeRates(j)) do
+    local threshold = log.total - (rate[1] - cost)
+    if threshold > 0 then
+      local hit = redis.call('ZRANGEBYSCORE', KEYS[2 + j], threshold, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      if hit[1] and tonumber(hit[2]) - costOf(hit[1]) < threshold then
+        local free = timeOf(hit[1]) + rate[2]
+        if free > earliest then earliest = free end
+      end
+    end
+  end
+  return earliest
+end
+
+-- Token bucket: one state per scope and rate, cached.
+local buckets = {}
+local function bucketField(j, i) if j == 0 then return 'b' .. i end return 'b' .. i .. ':' .. scopeName(j) end
+local function bucket(j, i)
+  local key = j .. ':' .. i
+  local b = buckets[key]
+  if b then return b end
+  local stored = redis.call('HGET', cfgKey, bucketField(j, i))
+  if stored then
+    local nextFree, permits = string.match(stored, '^(%S+) (%S+)$')
+    b = { nextFree = tonumber(nextFree), stored = tonumber(permits) }
+  else
+    -- Guava's SmoothBursty starts empty, at the state's creation.
+    b = { nextFree = c, stored = 0 }
+  end
+  b.j = j; b.i = i
+  buckets[key] = b
+  return b
+end
+local function spend(b, rate, at, cost)
+  local stable = rate[2] / rate[1]
+  local maxPermits = declared.maxBurst
+  if maxPermits == cjson.null or maxPermits == nil then maxPermits = rate[1] end
+  if at > b.nextFree then
+    b.stored = math.min(maxPermits, b.stored + (at - b.nextFree) / stable)
+    b.nextFree = at
+  end
+  local fromStore = math.min(cost, b.stored)
+  b.nextFree = b.nextFree + (cost - fromStore) * stable
+  b.stored = b.stored - fromStore
+  b.dirty = true
+end
+
+local results = {}
+local laterKind, laterWait
+for index = HEADER + 1, #ARGV, 2 do
+  local j = tonumber(ARGV[index])
+  local cost = tonumber(ARGV[index + 1])
+  local scopes = { 0 }
+  if j > 0 then scopes[2] = j end
+  local smallest = nil
+  for _, s in ipairs(scopes) do
+    for _, rate in ipairs(scopeRates(s)) do
+      if smallest == nil or rate[1] < smallest then smallest = rate[1] end
+    end
+  end
+  if cost > smallest then
+    results[#results + 1] = 4; results[#results + 1] = smallest; results[#results + 1] = ''
+  elseif laterKind then
+    results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
+  else
+    -- Reading the logs first: a log found lost quarantines before this request's floor is taken.
+    if not tokenBucket then for _, s in ipairs(scopes) do scopeLog(s) end end
+    local at = now
+    if last > at then at = last end
+    if p > at then at = p end
+    if qu > at then at = qu end
+    for _, s in ipairs(scopes) do
+      if tokenBucket then
+        for i = 1, #scopeRates(s) do
+          local b = bucket(s, i)
+          if b.nextFree > at then at = b.nextFree end
+        end
+      else
+        at = earliestInLog(s, cost, at)
+      end
+    end
+    if at - now > ahead then
+      laterWait = math.ceil(at - now - ahead)
+      if qu - now > ahead then laterKind = 3 elseif p - now > ahead then laterKind = 2 else laterKind = 1 end
+      results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
+    else
+      q = q + 1
+      -- A token bucket's time may hold a fraction of a µs; the grant is told rounded up, never early.
+      local member = int(math.ceil(at)) .. ':' .. cost .. ':' .. q .. ':' .. nonce
+      for _, s in ipairs(scopes) do
+        if tokenBucket then
+          for i, rate in ipairs(scopeRates(s)) do spend(bucket(s, i), rate, at, cost) end
+        else
+          local log = scopeLog(s)
+          log.total = log.total + cost
+          log.newest = at
+          log.dirty = true
+          redis.call('ZADD', KEYS[2 + s], int(log.total), member)
+        end
+      end
+      last = at
+      results[#results + 1] = 0; results[#results + 1] = math.ceil(at - now); results[#results + 1] = member
+    end
+  end
+end
+
+-- Oldest first, a few at a time: each grant is trimmed once, so this is O(1) per grant amortised.
+local function trimLog(j)
+  local cutoff = now - longestInterval(scopeRates(j), 0)
+  local key = KEYS[2 + j]
+  while true do
+    local oldest = redis.call('ZRANGE', key, 0, 63)
+    local count = 0
+    for _, member in ipairs(oldest) do
+      if timeOf(member) <= cutoff then count = count + 1 else break end
+    end
+    if count > 0 then redis.call('ZREMRANGEBYRANK', key, 0, count - 1) end
+    if count < 64 then return end
+  end
+end
+
+for j, log in pairs(logs) do
+  if log.dirty then
+    trimLog(j)
+    redis.call('HSET', cfgKey, newestField(j), int(log.newest))
+  end
+end
+for _, b in pairs(buckets) do
+  if b.dirty then redis.call('HSET', cfgKey, bucketField(b.j, b.i), fmt(b.nextFree) .. ' ' .. fmt(b.stored)) end
+end
+${EPILOGUE}
+for _, item in ipairs(results) do reply[#reply + 1] = item end
+return reply
+`;

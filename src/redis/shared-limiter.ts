@@ -1,0 +1,246 @@
+import { randomBytes } from 'node:crypto';
+import { unknownChannelError } from '../machine/options.js';
+import { parseRates, type RatesInput, ThrottlerOptionError, validateCost } from '../rate/index.js';
+import { StoreConflictError } from './errors.js';
+import { ConflictReply, type GuardedClient } from './guarded-client.js';
+import type { LimiterKeys } from './keys.js';
+import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
+import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
+import type { NoticeSubscriber } from './notice-subscriber.js';
+import type {
+  LaterReason,
+  Reservation,
+  ReservationRequest,
+  ReserveOutcome,
+  SharedLimiter,
+  StoreNotice,
+} from './types.js';
+
+/** How the store runs one of its scripts: keys and arguments in, the raw reply out. */
+export type ScriptRunner = (
+  script: 'reserve' | 'release' | 'control',
+  keys: string[],
+  args: string[],
+) => Promise<unknown[]>;
+
+const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };
+
+/**
+ * One throttler's handle on the shared limiter: builds each script call (the keys of exactly the
+ * scopes it touches, the caller's expectation of the state), turns replies into outcomes, and
+ * keeps what they teach in {@link Knowledge}. No timer, no polling: it answers when asked.
+ */
+export class RedisSharedLimiter implements SharedLimiter {
+  private readonly knowledge: Knowledge;
+
+  constructor(
+    readonly name: string,
+    private readonly declared: DeclaredConfig,
+    private readonly keys: LimiterKeys,
+    private readonly client: GuardedClient,
+    private readonly runScript: ScriptRunner,
+    private readonly subscriber: NoticeSubscriber,
+    private readonly localNow: () => number,
+    private readonly testClock: (() => number) | undefined,
+  ) {
+    this.knowledge = new Knowledge(declared, localNow);
+  }
+
+  get rates() {
+    return this.knowledge.rates;
+  }
+
+  get channels() {
+    return this.knowledge.channels;
+  }
+
+  async reserve(requests: readonly ReservationRequest[]): Promise<ReserveOutcome[]> {
+    if (!Array.isArray(requests))
+      throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
+    const outcomes: Array<ReserveOutcome | undefined> = new Array(requests.length);
+    const channelNames: string[] = [];
+    const scopeOf = new Map<string, number>();
+    const pairs: string[] = [];
+    const asked: Array<{ index: number; channel: string | undefined }> = [];
+    for (const [index, request] of requests.entries()) {
+      const refusal = this.check(request);
+      if (refusal) {
+        outcomes[index] = { kind: 'refused', error: refusal };
+        continue;
+      }
+      const channel = request.channel;
+      let scope = 0;
+      if (channel !== undefined) {
+        scope = scopeOf.get(channel) ?? 0;
+        if (scope === 0) {
+          channelNames.push(channel);
+          scope = channelNames.length;
+          scopeOf.set(channel, scope);
+        }
+      }
+      pairs.push(String(scope), String(request.cost));
+      asked.push({ index, channel });
+    }
+    if (asked.length > 0) {
+      const { reply, rest, header } = await this.call('reserve', channelNames, pairs);
+      for (const [n, { index, channel }] of asked.entries()) {
+        const kind = Number(reply[rest + 3 * n]);
+        const micros = Number(reply[rest + 3 * n + 1]);
+        const member = String(reply[rest + 3 * n + 2]);
+        const request = requests[index] as ReservationRequest;
+        outcomes[index] = outcomeOf(
+          kind,
+          micros,
+          `${header.epoch} ${member} ${channel === undefined ? '-' : `+${channel}`}`,
+          request,
+        );
+      }
+    }
+    return outcomes as ReserveOutcome[];
+  }
+
+  async release(reservations: readonly Reservation[]): Promise<void> {
+    if (!Array.isArray(reservations)) {
+      throw new ThrottlerOptionError('reservations', 'an array of reservations from reserve', reservations);
+    }
+    const parsed = reservations.map(parseReservation);
+    if (parsed.length === 0 || this.declared.strategy === 'token-bucket') return;
+    const channelNames: string[] = [];
+    const scopeOf = new Map<string, number>();
+    const triples: string[] = [];
+    for (const { epoch, member, channel } of parsed) {
+      let scope = 0;
+      if (channel !== undefined) {
+        scope = scopeOf.get(channel) ?? 0;
+        if (scope === 0) {
+          channelNames.push(channel);
+          scope = channelNames.length;
+          scopeOf.set(channel, scope);
+        }
+      }
+      triples.push(String(scope), epoch, member);
+    }
+    await this.call('release', channelNames, triples);
+  }
+
+  async setRate(rates: RatesInput, channel?: string): Promise<void> {
+    if (channel !== undefined && !this.declared.channels.has(channel)) {
+      throw unknownChannelError(channel, this.declared.channels.keys());
+    }
+    const parsed = parseRates(rates, channel === undefined ? 'rate' : `channels.${channel}`);
+    const names = channel === undefined ? [] : [channel];
+    await this.call('control', names, ['rate', channel === undefined ? '0' : '1', ratesJson(parsed)]);
+  }
+
+  async pause(durationMs: number): Promise<void> {
+    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs <= 0) {
+      throw new ThrottlerOptionError('pause', 'a positive, finite duration in milliseconds', durationMs);
+    }
+    await this.call('control', [], ['pause', String(toMicros(durationMs))]);
+  }
+
+  async resume(): Promise<void> {
+    await this.call('control', [], ['resume']);
+  }
+
+  subscribe(listener: (notice: StoreNotice) => void): () => void {
+    if (typeof listener !== 'function') throw new ThrottlerOptionError('listener', 'a function', listener);
+    const stopListening = this.knowledge.listen(listener);
+    const stopHearing = this.subscriber.add((notice) => this.knowledge.hear(notice));
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      stopListening();
+      stopHearing();
+    };
+  }
+
+  /** A request that is malformed whatever the rates, checked here so that it costs no round trip. */
+  private check(request: ReservationRequest): ThrottlerOptionError | undefined {
+    if (typeof request !== 'object' || request === null) {
+      return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
+    }
+    const channel = request.channel;
+    if (channel !== undefined && (typeof channel !== 'string' || !this.knowledge.channels.has(channel))) {
+      return unknownChannelError(channel, this.knowledge.channels.keys());
+    }
+    // Whether the cost fits the smallest limit is Redis' call: another process may have changed the rates.
+    try {
+      validateCost(request.cost, Number.POSITIVE_INFINITY);
+    } catch (error) {
+      return error as ThrottlerOptionError;
+    }
+    return undefined;
+  }
+
+  /** Runs one script with the common header; learns from the reply; maps a conflict to its error. */
+  private async call(
+    script: 'reserve' | 'release' | 'control',
+    channelNames: string[],
+    own: string[],
+  ): Promise<{ reply: unknown[]; rest: number; header: ReplyHeader }> {
+    const expected = this.knowledge.expectation();
+    const keys = [this.keys.config, this.keys.overallLog, ...channelNames.map((name) => this.keys.channelLog(name))];
+    const args = [
+      this.declared.json,
+      randomBytes(8).toString('hex'),
+      expected.epoch,
+      String(expected.seq),
+      expected.version,
+      this.testClock ? String(Math.round(this.testClock() * 1000)) : '',
+      this.keys.notices,
+      String(channelNames.length),
+      ...channelNames,
+      ...own,
+    ];
+    let reply: unknown[];
+    try {
+      reply = await this.client.run(() => this.runScript(script, keys, args));
+    } catch (error) {
+      if (error instanceof ConflictReply) {
+        const { option, value, stored } = firstDifference(this.declared, error.storedJson);
+        throw new StoreConflictError(this.name, option, value, stored);
+      }
+      throw error;
+    }
+    const { header, rest } = decodeHeader(reply);
+    this.knowledge.learn(header, this.localNow());
+    return { reply, rest, header };
+  }
+}
+
+/** The outcome of one request from the script's (kind, µs, member) triple. */
+function outcomeOf(kind: number, micros: number, reservation: string, request: ReservationRequest): ReserveOutcome {
+  if (kind === 0) return { kind: 'granted', waitMs: micros / 1000, reservation };
+  const reason = LATER_REASONS[kind];
+  if (reason) return { kind: 'later', retryAfterMs: micros / 1000, reason };
+  // The rates in force in Redis are lower than this process knew (another process set them).
+  return { kind: 'refused', error: validateCostError(request.cost, micros) };
+}
+
+function validateCostError(cost: number, smallest: number): ThrottlerOptionError {
+  try {
+    validateCost(cost, smallest);
+  } catch (error) {
+    return error as ThrottlerOptionError;
+  }
+  return new ThrottlerOptionError('cost', `at most ${smallest}`, cost);
+}
+
+/** `epoch member -|+channel`: neither the epoch nor the member holds a space; the channel may. */
+function parseReservation(reservation: unknown): { epoch: string; member: string; channel: string | undefined } {
+  if (typeof reservation === 'string') {
+    const first = reservation.indexOf(' ');
+    const second = reservation.indexOf(' ', first + 1);
+    const tail = reservation.slice(second + 1);
+    if (first > 0 && second > first + 1 && (tail === '-' || tail.startsWith('+'))) {
+      return {
+        epoch: reservation.slice(0, first),
+        member: reservation.slice(first + 1, second),
+        channel: tail === '-' ? undefined : tail.slice(1),
+      };
+    }
+  }
+  throw new ThrottlerOptionError('reservation', 'a reservation returned by reserve', reservation);
+}

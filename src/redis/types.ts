@@ -1,0 +1,142 @@
+import type { CountUntil, Ordering } from '../machine/options.js';
+import type { StrategyName } from '../policies/index.js';
+import type { Rate, RatesInput, ThrottlerOptionError } from '../rate/index.js';
+
+/**
+ * The part of an ioredis client (`Redis` or `Cluster`, v5 or v6) the store uses. Structural, so
+ * that the store's types do not pin one ioredis version; anything else is refused by name.
+ */
+export interface RedisClientLike {
+  /** ioredis' connection state: 'wait', 'connecting', 'connect', 'ready', 'reconnecting', 'close', 'end', ... */
+  readonly status: string;
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  /** A new connection with the same options: the store's subscriber for fleet-wide notices. */
+  duplicate(...args: any[]): RedisClientLike;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+  connect(): Promise<unknown>;
+  disconnect(): void;
+  subscribe(...channels: string[]): Promise<unknown>;
+  readonly options?: { readonly keyPrefix?: string; readonly redisOptions?: { readonly keyPrefix?: string } };
+  readonly isCluster?: boolean;
+}
+
+/** What `createRedisStore` takes. */
+export interface RedisStoreOptions {
+  /**
+   * An ioredis `Redis` or `Cluster`. The store never closes it (you own it) and never lets a call
+   * wait in its offline queue: while it is not ready, a call waits for it at most `commandTimeout`.
+   */
+  redis: RedisClientLike;
+  /** The shared limiter's identity: every process using this name shares every rate. Non-empty. */
+  name: string;
+  /** Each store call gives up after this many ms with a StoreUnavailableError. Default 1000. */
+  commandTimeout?: number;
+  /**
+   * TESTS ONLY: the scripts read this time (ms) instead of Redis `TIME`. Stored with the limiter's
+   * configuration, so a process without it conflicts with one that has it instead of mixing clocks.
+   */
+  testClock?: () => number;
+}
+
+/** What a throttler opens the shared limiter with: the options it was given. */
+export interface SharedLimiterConfig {
+  /** Only 'sliding-window' and 'token-bucket' can be shared; the others are refused by name. */
+  strategy: StrategyName;
+  /** The overall rates (parsed `Rate`s or anything `parseRates` takes). */
+  rates: RatesInput;
+  /** Per-channel rates on top of the overall ones. */
+  channels?: ReadonlyMap<string, RatesInput> | Readonly<Record<string, RatesInput>> | undefined;
+  /** token-bucket: permits stored while idle, at most. Default: the limit. */
+  maxBurst?: number | undefined;
+  /** Only 'fifo' can be shared: a reservation cannot be moved once granted. */
+  ordering?: Ordering | undefined;
+  /** Only 'start' can be shared. */
+  countUntil?: CountUntil | undefined;
+  /**
+   * How far ahead of Redis' now a grant may be reserved, in ms. A process that dies wastes at most
+   * this much of the limit; beyond it a request is told to ask again later. Default: the shortest
+   * interval among all rates, at most 60 s.
+   */
+  maxReserveAheadMs?: number | undefined;
+}
+
+/** One message that wants to go. */
+export interface ReservationRequest {
+  /** A configured channel, or undefined for none. */
+  readonly channel?: string | undefined;
+  /** A positive integer no larger than the smallest limit that applies. */
+  readonly cost: number;
+}
+
+/** An opaque handle on one granted slot, for `release`. */
+export type Reservation = string;
+
+/** Why a request was told to ask again instead of being granted. */
+export type LaterReason = 'reserve-ahead' | 'paused' | 'quarantine';
+
+/**
+ * The answer for one request, in the order asked. Durations only, counted from when the reply
+ * arrived: Redis' and this host's clocks never need to agree.
+ */
+export type ReserveOutcome =
+  /** Send after `waitMs`: the slot is recorded in Redis and counts from its Redis time. */
+  | { readonly kind: 'granted'; readonly waitMs: number; readonly reservation: Reservation }
+  /** Nothing was recorded: ask again after `retryAfterMs`. Every later request in the batch gets the same. */
+  | { readonly kind: 'later'; readonly retryAfterMs: number; readonly reason: LaterReason }
+  /** This request can never be granted as it is (its cost exceeds a limit, or its channel is unknown). */
+  | { readonly kind: 'refused'; readonly error: ThrottlerOptionError };
+
+/** Fleet-wide news, from pub/sub or from a reply, whichever comes first (at most once each). */
+export type StoreNotice =
+  /** The current rates, after a `setRate` by any process (or back to the opened ones after the state expired). */
+  | { readonly type: 'rates'; readonly rates: Rate[]; readonly channels: ReadonlyMap<string, Rate[]> }
+  /** Every process is paused for `forMs` from now (no grant before then). */
+  | { readonly type: 'paused'; readonly forMs: number }
+  /** A pause was lifted by `resume`. */
+  | { readonly type: 'resumed' }
+  /** The limiter's state was lost (FLUSHALL, eviction, failover): nothing is granted for `forMs`. */
+  | { readonly type: 'quarantined'; readonly forMs: number };
+
+/** One throttler's view of the shared limiter. Every method is one round trip. */
+export interface SharedLimiter {
+  /** The store's name. */
+  readonly name: string;
+  /** The rates in force as last heard from Redis (initially the opened ones). */
+  readonly rates: Rate[];
+  /** The channel rates in force as last heard from Redis. */
+  readonly channels: ReadonlyMap<string, Rate[]>;
+  /**
+   * Grants the whole batch in arrival order, atomically, in one round trip. Rejects with
+   * StoreUnavailableError (nothing granted that you know of) or StoreConflictError. An empty batch
+   * resolves to [] without asking Redis.
+   */
+  reserve(requests: readonly ReservationRequest[]): Promise<ReserveOutcome[]>;
+  /**
+   * Gives unused reservations back, so later requests may use their slots. Releasing a slot whose
+   * message was (or will be) sent is a violation; releasing one twice, or one from a lost state, is a no-op.
+   * token-bucket gives nothing back (a spent permit stays spent).
+   */
+  release(reservations: readonly Reservation[]): Promise<void>;
+  /** Replaces the overall rates, or one channel's, for every process. */
+  setRate(rates: RatesInput, channel?: string): Promise<void>;
+  /** No grant for any process for `durationMs` from Redis' now (a longer pause in force is kept). */
+  pause(durationMs: number): Promise<void>;
+  /** Lifts a pause for every process (not a quarantine). */
+  resume(): Promise<void>;
+  /**
+   * Listens for fleet-wide notices. The first listener opens the store's subscriber connection;
+   * the last one to leave closes it. Returns the unsubscribe function.
+   */
+  subscribe(listener: (notice: StoreNotice) => void): () => void;
+}
+
+/** A connection to one shared limiter in Redis. */
+export interface RedisStore {
+  readonly name: string;
+  /** A throttler's handle on the shared limiter; validates the configuration (throws ThrottlerOptionError). */
+  open(config: SharedLimiterConfig): SharedLimiter;
+  /** Closes the subscriber and refuses further calls. Leaves the ioredis client open (it is yours). */
+  close(): Promise<void>;
+}

@@ -1,0 +1,128 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisStore, StoreUnavailableError } from '../../src/redis/index.js';
+import type { SharedLimiter, StoreNotice } from '../../src/redis/types.js';
+import { freePort, type RedisServer, serverDir, startRedisServer } from '../support/redis-server.js';
+
+/**
+ * Redis paused, its scripts flushed, killed and restarted, on a throwaway server: every call
+ * settles within the store's timeout with a StoreUnavailableError (never hangs in ioredis' offline
+ * queue, whatever the client's options), and the store recovers by itself, quarantining the state
+ * the restart lost. Real timers, generous bounds.
+ */
+const TIMEOUT = 300;
+let server: RedisServer;
+let port: number;
+let dir: ReturnType<typeof serverDir>;
+let redis: Redis;
+let admin: Redis;
+
+beforeAll(async () => {
+  dir = serverDir('outage');
+  port = await freePort();
+  server = await startRedisServer(port, dir.dir);
+  // ioredis' defaults (offline queue on, 20 retries per request): the store must not wait on them.
+  // Reconnecting every 50 ms only keeps the outage short on a busy machine.
+  redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
+  redis.on('error', () => {});
+  admin = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+  admin.on('error', () => {});
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  admin?.disconnect();
+  await server?.stop();
+  dir?.remove();
+});
+
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  const startedAt = performance.now();
+  const result = await promise.then(
+    (value) => value,
+    (error: unknown) => error,
+  );
+  expect(performance.now() - startedAt).toBeLessThan(ms);
+  return result;
+}
+
+/**
+ * The 5 s rate keeps the state needed (so a missing one is a loss) for longer than the outage
+ * lasts on a busy machine; after a shorter horizon a missing state is rightly taken for an expiry.
+ */
+function open(name: string): SharedLimiter {
+  return createRedisStore({ redis, name, commandTimeout: TIMEOUT }).open({
+    strategy: 'sliding-window',
+    rates: ['5/200ms', '50/5s'],
+    maxReserveAheadMs: 100,
+  });
+}
+
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const giveUpAt = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > giveUpAt) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('Redis down, paused or restarted', () => {
+  it('times out a call while Redis is paused (CLIENT PAUSE), then works again', async () => {
+    const shared = open('paused');
+    expect(await shared.reserve([{ cost: 1 }])).toMatchObject([{ kind: 'granted' }]);
+    await admin.client('PAUSE', 1500, 'ALL');
+    const error = await settlesWithin(shared.reserve([{ cost: 1 }]), TIMEOUT + 500);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toBe(`Redis store "paused" is unavailable: no answer within ${TIMEOUT} ms`);
+    await until(async () => (await shared.reserve([{ cost: 1 }]).catch(() => undefined)) !== undefined, 5000);
+  });
+
+  it('runs its scripts again after SCRIPT FLUSH (NOSCRIPT is handled)', async () => {
+    const shared = open('noscript');
+    await shared.reserve([{ cost: 1 }]);
+    await admin.script('FLUSH');
+    expect(await shared.reserve([{ cost: 1 }])).toMatchObject([{ kind: 'granted' }]);
+  });
+
+  it('fails fast while Redis is down, recovers by itself when it is back, and quarantines the lost state', async () => {
+    const shared = open('restart');
+    const heard: StoreNotice[] = [];
+    shared.subscribe((notice) => heard.push(notice));
+    expect(await shared.reserve([{ cost: 1 }])).toMatchObject([{ kind: 'granted' }]);
+
+    await server.stop();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const error = await settlesWithin(shared.reserve([{ cost: 1 }]), TIMEOUT + 500);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+    }
+    await expect(shared.pause(1000)).rejects.toBeInstanceOf(StoreUnavailableError);
+
+    // Back empty, as after a crash without persistence: the state this process saw is gone.
+    server = await startRedisServer(port, dir.dir);
+    let outcome: unknown;
+    await until(async () => {
+      outcome = await shared.reserve([{ cost: 1 }]).catch(() => undefined);
+      return outcome !== undefined;
+    }, 10_000);
+    expect(outcome).toMatchObject([{ kind: 'later', reason: 'quarantine' }]);
+    expect(heard.some((notice) => notice.type === 'quarantined')).toBe(true);
+    // The quarantine (100 ms ahead + 5 s interval) passes; grants resume without anyone's help.
+    await until(async () => (await shared.reserve([{ cost: 1 }]))[0]?.kind === 'granted', 15_000);
+  });
+
+  it('refuses calls after close() and on a client the user closed, at once', async () => {
+    const store = createRedisStore({ redis, name: 'closed', commandTimeout: TIMEOUT });
+    const shared = store.open({ strategy: 'sliding-window', rates: '1/1s' });
+    await store.close();
+    await expect(shared.reserve([{ cost: 1 }])).rejects.toThrow(
+      'Redis store "closed" is unavailable: the store was closed',
+    );
+    expect(() => store.open({ strategy: 'sliding-window', rates: '1/1s' })).toThrow(
+      'store must be open (it was closed), got "closed"',
+    );
+    const gone = new Redis({ port, host: '127.0.0.1', lazyConnect: true });
+    gone.disconnect();
+    const orphan = createRedisStore({ redis: gone, name: 'gone' }).open({ strategy: 'sliding-window', rates: '1/1s' });
+    await expect(orphan.reserve([{ cost: 1 }])).rejects.toThrow('the ioredis client was closed (status "end")');
+  });
+});
