@@ -1,3 +1,4 @@
+import type { ThrottlerContext } from './types.js';
 /**
  * How much one pass of the delivery loop may send before it yields. A backlog
  * released at a high rate would otherwise go out in one synchronous step (100k
@@ -78,4 +79,9 @@ export function pacerOf(dispatcher: object, perTurn: number): DeliveryPacer {
     pacers.set(dispatcher, pacer);
   }
   return pacer;
+}
+
+/** The delivery loop's pacer: how many more sends this turn, and the adapter's gate. */
+export function pacerFor(context: ThrottlerContext): DeliveryPacer {
+  return pacerOf(context.dispatcher, context.dispatcher.maxDeliveriesPerTurn);
 }

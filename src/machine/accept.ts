@@ -1,0 +1,130 @@
+/**
+ * Taking messages in: checking each, sending it at once when nothing waits
+ * ahead and the rate allows it (the idle fast path, and every entry of a
+ * batch), queueing it otherwise, and reporting what was refused or displaced.
+ */
+import type { AnyActorRef, AnyEventObject } from 'xstate';
+import { isRunning, sendNow } from './deliver.js';
+import { pacerFor } from './delivery-pacer.js';
+import { type Effects, published, refuse, takeDiscarded } from './effects.js';
+import { batchEntryError, batchError, messageError } from './event-checks.js';
+import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
+import { listensTo } from './xstate-internals.js';
+
+type Message = AnyEventObject;
+
+/**
+ * Checks a QUEUE event's message and queues it, emitting what was rejected or
+ * displaced; with `deliverNow`, a message that nothing waits ahead of and that
+ * the rate allows now goes to the target at once instead, without a queue
+ * entry. Returns the clock reading to go on with.
+ */
+export function acceptMessage(
+  context: ThrottlerContext,
+  event: Omit<QueueEvent<Message>, 'type'>,
+  effects: Effects,
+  self: AnyActorRef,
+  arrivedAt: number,
+  now: number,
+  deliverNow: boolean,
+): number {
+  const { dispatcher } = context;
+  let cost: number;
+  try {
+    const invalidMessage = messageError(event.message);
+    if (invalidMessage !== undefined) throw invalidMessage;
+    cost = dispatcher.checkMessage(event.channel, event.cost);
+  } catch (error) {
+    dispatcher.counts.rejected += 1;
+    effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    return now;
+  }
+  if (deliverNow && dispatcher.isEmpty && dispatcher.allowsNow(event.channel, cost, now)) {
+    const { target } = context;
+    const pacer = pacerFor(context);
+    // Asked last, only for a message that would go: a no holds it and the rest for a later turn.
+    if (target !== undefined && isRunning(target) && pacer.maySend()) {
+      const emitDelivery = listensTo(self, 'delivered');
+      pacer.sent();
+      return sendNow(context, effects, self, target, event.message, event.channel, cost, arrivedAt, now, emitDelivery);
+    }
+  }
+  if (dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt) === 'rejected') {
+    effects.emit({
+      type: 'rejected',
+      message: event.message,
+      reason: 'overflow',
+      error: new Error('Message rejected: the queue is full (overflow: "reject")'),
+    });
+  }
+  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  return now;
+}
+
+/**
+ * Takes in what a QUEUE or QUEUE_BATCH event carries, in order, each message as
+ * `acceptMessage` does: a burst the rate allows at once never enters the queue.
+ * Every message of the event arrived at `arrivedAt`; `now` moves on as
+ * deliveries are made. Returns the clock reading to go on with.
+ */
+export function acceptQueued(
+  context: ThrottlerContext,
+  event: ThrottlerEvent,
+  effects: Effects,
+  self: AnyActorRef,
+  arrivedAt: number,
+  deliverNow: boolean,
+): number {
+  pacerFor(context).beginPass();
+  if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
+  if (event.type !== 'QUEUE_BATCH') return arrivedAt;
+  const invalidBatch = batchError(event.messages);
+  if (invalidBatch !== undefined) {
+    refuse(effects, event, invalidBatch);
+    return arrivedAt;
+  }
+  let now = arrivedAt;
+  for (let index = 0; index < event.messages.length; index++) {
+    const entry = event.messages[index] as Omit<QueueEvent<Message>, 'type'>;
+    const invalidEntry = batchEntryError(entry, index);
+    if (invalidEntry !== undefined) {
+      context.dispatcher.counts.rejected += 1;
+      effects.emit({ type: 'rejected', message: entry as never, reason: 'invalid', error: invalidEntry });
+      continue;
+    }
+    now = acceptMessage(context, entry, effects, self, arrivedAt, now, deliverNow);
+  }
+  return now;
+}
+
+/**
+ * Whether an idle throttler may pass this message straight through and stay
+ * idle: a target, nothing waiting, a valid message, the policies allow it now,
+ * and the strategy delivers outside `active` (the timer's period starts on activation).
+ */
+export function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
+  const { dispatcher, target } = context;
+  if (target === undefined || !dispatcher.isEmpty || dispatcher.deliversOnlyWhenActive) return false;
+  if (messageError(event.message) !== undefined) return false;
+  // A stopped target takes the long way, where the message is kept and the target let go of.
+  return dispatcher.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
+}
+
+/**
+ * The idle fast path, once `passesStraightThrough` said yes: the message goes to
+ * the target at once, without a queue entry. The most common event there is, so
+ * it does only what a delivery must: send, record, tell listeners, publish.
+ */
+export function passThrough(
+  context: ThrottlerContext,
+  event: QueueEvent<Message>,
+  effects: Effects,
+  self: AnyActorRef,
+): void {
+  const target = context.target as AnyActorRef;
+  const emitDelivery = listensTo(self, 'delivered');
+  const { message, channel, cost = 1 } = event;
+  const arrivedAt = context.now();
+  sendNow(context, effects, self, target, message, channel, cost, arrivedAt, arrivedAt, emitDelivery);
+  effects.assign(published(context, target, context.wakeAt));
+}

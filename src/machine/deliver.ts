@@ -1,0 +1,147 @@
+/**
+ * Delivering: the one send (`sendNow`), the loop that sends what is due and
+ * arms the one wake-up timer (`deliverDue`), and what `idle` does when work
+ * arrives (`noticeWork`).
+ */
+import type { AnyActorRef, AnyEventObject } from 'xstate';
+import { pacerFor } from './delivery-pacer.js';
+import { type Effects, MAX_TIMER_DELAY, published, takeDiscarded, WAKE_UP_ID } from './effects.js';
+import type { QueuedMessage } from './queued-message.js';
+import type { ThrottlerContext } from './types.js';
+import { listensTo, relay } from './xstate-internals.js';
+
+type Message = AnyEventObject;
+
+/**
+ * Whether a message waits. Only that keeps the throttler active: a timer period
+ * that merely runs out with nothing queued needs no timer (the timer policy
+ * works out its ticks from the time it is asked), so nothing holds the process
+ * open while nothing waits.
+ */
+export function hasWork(context: ThrottlerContext): boolean {
+  return !context.dispatcher.isEmpty;
+}
+
+/**
+ * Whether a target can still receive: XState drops events sent to a stopped
+ * actor without a word. A ref whose snapshot cannot be read counts as stopped,
+ * so the message stays queued and `targetLost` says so.
+ */
+export function isRunning(target: AnyActorRef): boolean {
+  try {
+    return target.getSnapshot()?.status === 'active';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sends one message to the target and records the delivery: the one way a
+ * message is delivered, queued or not. Returns the time it was recorded at.
+ */
+export function sendNow(
+  context: ThrottlerContext,
+  effects: Effects,
+  self: AnyActorRef,
+  target: AnyActorRef,
+  message: Message,
+  channel: string | undefined,
+  cost: number,
+  queuedAt: number | undefined,
+  now: number,
+  emitDelivery: boolean,
+): number {
+  relay(self, target, message);
+  // Recorded on a fresh reading taken once the target has the message: then a window never
+  // closes before the target saw what opened it, and receipts on a real clock keep the strict
+  // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
+  const at = Math.max(now, context.now());
+  context.dispatcher.recordDelivery(channel, cost, at, queuedAt ?? now);
+  if (emitDelivery) effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt: queuedAt ?? at });
+  return at;
+}
+
+/**
+ * Delivers every message whose time has come, then arms the one wake-up timer
+ * for the next time anything can change, and publishes the new context.
+ * Timers may fire early, so this runs on every wake and never trusts the
+ * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
+ * goes at once (less if the adapter's gate closes): the rest waits for a
+ * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
+ */
+export function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
+  const { dispatcher } = context;
+  const pacer = pacerFor(context);
+  let target = context.target;
+  let nextAt = Number.POSITIVE_INFINITY;
+  let held = false;
+  const emitDeliveries = target !== undefined && listensTo(self, 'delivered');
+  while (target !== undefined) {
+    nextAt = dispatcher.nextDeliveryTime(now);
+    if (nextAt > now) break;
+    // Checked before every send, and the sends are made here one by one rather
+    // than deferred: a target that stops on one message must not swallow the rest.
+    if (!isRunning(target)) {
+      // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
+      const waiting = dispatcher.peekCandidate() as QueuedMessage<Message>;
+      effects.emit({ type: 'targetLost', target, message: waiting.message, at: now });
+      target = undefined;
+      break;
+    }
+    if (!pacer.maySend()) {
+      held = true;
+      break;
+    }
+    pacer.sent();
+    const entry = dispatcher.takeCandidate();
+    now = sendNow(
+      context,
+      effects,
+      self,
+      target,
+      entry.message,
+      entry.channel,
+      entry.cost,
+      entry.queuedAt,
+      now,
+      emitDeliveries,
+    );
+  }
+  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  if (!held) pacer.endSlice();
+  let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : nextAt;
+  // A held pass (the slice is spent, or the adapter's gate closed) wakes again at once, after the mailbox.
+  if (!(wakeAt > now)) wakeAt = held ? now : Number.POSITIVE_INFINITY;
+  if (wakeAt !== context.wakeAt) {
+    if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
+    if (wakeAt !== Number.POSITIVE_INFINITY) {
+      // Rounded up unless the clock keeps fractions: setTimeout truncates them, and a timer a fraction
+      // of a millisecond early would only wake us to wait again.
+      const exact = wakeAt - now;
+      const delay = Math.min(MAX_TIMER_DELAY, dispatcher.wakesExactly ? exact : Math.ceil(exact));
+      effects.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
+    }
+  }
+  effects.assign(published(context, target, wakeAt));
+  // Every event in `active` ends here, so this is where `active` learns it has nothing left to do.
+  if (target === undefined || !hasWork(context)) effects.raise({ type: 'DRAINED' });
+}
+
+/**
+ * In `idle`, after anything that may have given the throttler work: with a
+ * target and something waiting, it goes `active`. A target that has stopped
+ * is let go of here instead, as `deliverDue` would, without a pass through
+ * `active` that would tell listeners it had started and stopped delivering.
+ */
+export function noticeWork(context: ThrottlerContext, effects: Effects): void {
+  const { target, dispatcher } = context;
+  if (target === undefined || !hasWork(context)) return;
+  // The policies are not asked here: in `idle` they have not been activated, and asking would start their periods.
+  const waiting = dispatcher.peekOldest();
+  if (waiting === undefined || isRunning(target)) {
+    effects.raise({ type: 'WORK_WAITING' });
+    return;
+  }
+  effects.emit({ type: 'targetLost', target, message: waiting.message, at: context.now() });
+  effects.assign(published(context, undefined, context.wakeAt));
+}

@@ -1,0 +1,99 @@
+/**
+ * What the machine's actions may do, and the context every change publishes:
+ * the typed enqueuer (`withEffects`, the one cast), refusing an event,
+ * the `dropped` events for what left the queue, and the fresh counts and
+ * version each change assigns.
+ */
+import { type AnyActorRef, type EventObject, enqueueActions } from 'xstate';
+import type { DropReason } from './dispatcher.js';
+import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent } from './types.js';
+
+/** The id of the single wake-up timer, so it can be cancelled before it is armed again. */
+export const WAKE_UP_ID = 'throttler.wakeUp';
+
+/**
+ * setTimeout fires at once for delays of 2^31 ms or more (XState passes delays
+ * through unchecked), so longer waits are armed in chunks; every wake re-checks.
+ */
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+const DROP_EXPLANATIONS: Record<DropReason, string> = {
+  'drop-oldest': 'the queue was full (overflow: "drop-oldest") and a newer message took its place',
+  'drop-newest': 'the queue was full (overflow: "drop-newest") and a newer message took its place',
+  cancelled: 'it was cancelled before it was delivered',
+  'cost-exceeds-limit': 'its cost is larger than the limit now in force, so it could never be delivered',
+};
+
+/** The `dropped` events for what left the queue undelivered since the last look. */
+export function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
+  const { discarded } = context.dispatcher;
+  if (discarded.length === 0) return [];
+  const events: ThrottlerEmitted[] = discarded.map(({ entry, reason }) => ({
+    type: 'dropped',
+    message: entry.message,
+    reason,
+    error: new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`),
+  }));
+  discarded.length = 0;
+  return events;
+}
+
+/** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */
+export function published(
+  context: ThrottlerContext,
+  target: ThrottlerContext['target'],
+  wakeAt: number,
+): () => Partial<ThrottlerContext> {
+  const { queued, delivered, dropped, rejected } = context.dispatcher.counts;
+  // One fixed shape, built once per event: this runs for every message.
+  const update = {
+    target,
+    wakeAt,
+    counts: { queued, delivered, dropped, rejected },
+    inFlight: context.dispatcher.inFlightCount,
+    version: context.version + 1,
+  };
+  return () => update;
+}
+
+/** The part of enqueueActions' enqueuer this machine uses, typed for its own events. */
+export interface Effects {
+  emit(event: ThrottlerEmitted): void;
+  cancel(id: string): void;
+  raise(event: { type: 'WAKE' }, options: { id: string; delay: number }): void;
+  raise(event: { type: 'DRAINED' | 'WORK_WAITING' }): void;
+  assign(changes: () => Partial<ThrottlerContext>): void;
+}
+
+/**
+ * The one way the machine's actions get their effects, typed for its own
+ * events (XState's enqueuer is typed for every action at once). After the
+ * action, anything that went wrong reading the clock is reported against the
+ * event that was being handled: a bad `now()` is seen, and time stood still.
+ */
+export function withEffects(
+  body: (context: ThrottlerContext, event: ThrottlerEvent, effects: Effects, self: AnyActorRef) => void,
+) {
+  return enqueueActions<
+    ThrottlerContext,
+    ThrottlerEvent,
+    undefined,
+    ThrottlerEvent,
+    never,
+    never,
+    never,
+    never,
+    ThrottlerEmitted
+  >(({ context, event, enqueue, self }) => {
+    // The one cast: XState types the enqueuer for every action and delay of a machine at once.
+    const effects = enqueue as unknown as Effects;
+    body(context, event, effects, self);
+    const fault = context.clock.takeFault();
+    if (fault !== undefined) effects.emit({ type: 'invalidEvent', event, error: fault });
+  });
+}
+
+/** Refuses an event the machine cannot act on: it is reported, and nothing changes. */
+export function refuse(effects: Effects, event: ThrottlerEvent | EventObject, error: Error): void {
+  effects.emit({ type: 'invalidEvent', event, error });
+}
