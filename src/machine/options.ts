@@ -9,16 +9,20 @@ import {
 } from '../rate/index.js';
 
 /** In what order queued messages leave. */
-export type Ordering = 'fifo' | 'per-channel';
+export type Ordering = (typeof ORDERINGS)[number];
+const ORDERINGS = ['fifo', 'per-channel'] as const;
 
 /** What happens when a message arrives and the queue already holds `capacity` messages. */
-export type Overflow = 'reject' | 'drop-oldest' | 'drop-newest';
+export type Overflow = (typeof OVERFLOWS)[number];
+const OVERFLOWS = ['reject', 'drop-oldest', 'drop-newest'] as const;
 
 /** When a delivery stops counting: at its start, or once it has settled. */
-export type CountUntil = 'start' | 'done';
+export type CountUntil = (typeof COUNT_UNTIL)[number];
+const COUNT_UNTIL = ['start', 'done'] as const;
 
 /** How the one wake-up timer is armed: for whole milliseconds, or for the exact moment. */
-export type TimerPrecision = 'ms' | 'exact';
+export type TimerPrecision = (typeof TIMER_PRECISIONS)[number];
+const TIMER_PRECISIONS = ['ms', 'exact'] as const;
 
 /** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
 export interface ThrottleOptions {
@@ -93,8 +97,22 @@ export interface ResolvedOptions {
 /** Deliveries in one go by default: about half a millisecond of work at the machine's batch speed. */
 export const DEFAULT_MAX_DELIVERIES_PER_TURN = 1000;
 
-const ORDERINGS: readonly Ordering[] = ['fifo', 'per-channel'];
-const OVERFLOWS: readonly Overflow[] = ['reject', 'drop-oldest', 'drop-newest'];
+/** `"a", "b" or "c"`: how an error lists the values an option may take. */
+function spelled(values: readonly string[]): string {
+  const quoted = values.map((value) => `"${value}"`);
+  return quoted.length === 1 ? (quoted[0] as string) : `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}`;
+}
+
+/** The one check for every option that takes one of a list of names; the list is also the option's type. */
+function checkOneOf<T extends string>(
+  option: string,
+  allowed: readonly T[],
+  value: unknown,
+  requirement = spelled(allowed),
+): T {
+  if (!allowed.includes(value as T)) throw new ThrottlerOptionError(option, requirement, value);
+  return value as T;
+}
 
 export const monotonicNow = (): number => performance.now();
 
@@ -123,10 +141,12 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('options', 'an object with at least a rate, e.g. { rate: "10/1s" }', options);
   }
-  const strategy = withDefault(options.strategy, 'timer');
-  if (!STRATEGIES.includes(strategy)) {
-    throw new ThrottlerOptionError('strategy', `one of ${STRATEGIES.map((s) => `"${s}"`).join(', ')}`, strategy);
-  }
+  const strategy = checkOneOf(
+    'strategy',
+    STRATEGIES,
+    withDefault(options.strategy, 'timer'),
+    `one of ${STRATEGIES.map((name) => `"${name}"`).join(', ')}`,
+  );
   const rates = parseRates(options.rate, 'rate');
   const channels = new Map<string, Rate[]>();
   if (options.channels !== undefined) {
@@ -140,22 +160,13 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
       channels.set(name, parseRates(channelRate, `channels.${name}`));
     }
   }
-  const ordering = withDefault(options.ordering, 'fifo');
-  if (!ORDERINGS.includes(ordering)) {
-    throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', ordering);
-  }
-  const overflow = withDefault(options.overflow, 'reject');
-  if (!OVERFLOWS.includes(overflow)) {
-    throw new ThrottlerOptionError('overflow', '"reject", "drop-oldest" or "drop-newest"', overflow);
-  }
+  const ordering = checkOneOf('ordering', ORDERINGS, withDefault(options.ordering, 'fifo'));
+  const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
     throw new ThrottlerOptionError('capacity', 'a positive integer', capacity);
   }
-  const countUntil = withDefault(options.countUntil, 'start');
-  if (countUntil !== 'start' && countUntil !== 'done') {
-    throw new ThrottlerOptionError('countUntil', '"start" or "done"', countUntil);
-  }
+  const countUntil = checkOneOf('countUntil', COUNT_UNTIL, withDefault(options.countUntil, 'start'));
   if (countUntil === 'done' && strategy !== 'sliding-window') {
     throw new ThrottlerOptionError('countUntil', '"start" unless strategy is "sliding-window"', countUntil);
   }
@@ -167,10 +178,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   if (typeof now !== 'function') {
     throw new ThrottlerOptionError('now', 'a function returning the time in milliseconds', now);
   }
-  const timerPrecision = withDefault(options.timerPrecision, 'ms');
-  if (timerPrecision !== 'ms' && timerPrecision !== 'exact') {
-    throw new ThrottlerOptionError('timerPrecision', '"ms" or "exact"', timerPrecision);
-  }
+  const timerPrecision = checkOneOf('timerPrecision', TIMER_PRECISIONS, withDefault(options.timerPrecision, 'ms'));
   const maxDeliveriesPerTurn = withDefault(options.maxDeliveriesPerTurn, DEFAULT_MAX_DELIVERIES_PER_TURN);
   if (
     maxDeliveriesPerTurn !== Number.POSITIVE_INFINITY &&

@@ -8,6 +8,7 @@ import { WarmingUpPolicy, warmUpCurve } from './warming-up.js';
 
 export type { AllOfState, PartState } from './all-of.js';
 export type { StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js';
+export { STRATEGIES } from './policy.js';
 export type { SlidingWindowState } from './sliding-window.js';
 export type { SmoothRateState } from './smooth-rate.js';
 export type { VoucherTimerState } from './timer.js';
@@ -15,8 +16,6 @@ export type { VoucherTimerState } from './timer.js';
 /** A policy's saved state, told apart by `kind`: the sliding window's, or one per rate for the other strategies. */
 export type PolicyState = SlidingWindowState | AllOfState;
 export { AllOfPolicies, SlidingWindowPolicy, TokenBucketPolicy, VoucherTimerPolicy, WarmingUpPolicy, warmUpCurve };
-
-export const STRATEGIES: readonly StrategyName[] = ['timer', 'sliding-window', 'token-bucket', 'warming-up'];
 
 /**
  * Builds the policy for a strategy and its rates. The sliding window checks all

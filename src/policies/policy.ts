@@ -63,7 +63,10 @@ export interface SavedPolicyState {
 }
 
 /** Strategies available by name. */
-export type StrategyName = 'timer' | 'sliding-window' | 'token-bucket' | 'warming-up';
+export type StrategyName = (typeof STRATEGIES)[number];
+
+/** Every strategy's name; the list is also the type. */
+export const STRATEGIES = ['timer', 'sliding-window', 'token-bucket', 'warming-up'] as const;
 
 /** Options that only some strategies read. */
 export interface StrategyOptions {

@@ -1,5 +1,5 @@
 import { parseDuration } from './duration.js';
-import { describeValue, ThrottlerOptionError } from './errors.js';
+import { ThrottlerOptionError } from './errors.js';
 
 /** A validated rate: at most `limit` (total cost) per `interval` milliseconds. */
 export interface Rate {
@@ -87,5 +87,3 @@ export function validateCost(cost: unknown, smallestLimit: number): number {
   }
   return cost;
 }
-
-export { describeValue };
