@@ -100,11 +100,11 @@ export function acceptQueued(
 /**
  * Whether an idle throttler may pass this message straight through and stay
  * idle: a target, nothing waiting, a valid message, the policies allow it now,
- * and the strategy delivers outside `active` (the timer's period starts on activation).
+ * and no activation is needed first (a timer period that would start on it).
  */
 export function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
   const { dispatcher, target } = context;
-  if (target === undefined || !dispatcher.isEmpty || dispatcher.deliversOnlyWhenActive) return false;
+  if (target === undefined || !dispatcher.isEmpty || !dispatcher.mayDeliverWhileIdle(event.channel, now)) return false;
   if (messageError(event.message) !== undefined) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
   return dispatcher.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);

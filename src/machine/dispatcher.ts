@@ -225,13 +225,23 @@ export class Dispatcher<TMessage> {
     return this.options.maxDeliveriesPerTurn;
   }
 
-  /**
-   * Whether messages go only through `active`, never straight through in `idle`:
-   * the timer's tick period starts when the throttler becomes active (Akka), so
-   * its policies must hear of the activation before anything is delivered.
-   */
-  get deliversOnlyWhenActive(): boolean {
+  /** Whether the strategy starts something when the throttler becomes active (the timer's tick period). */
+  get startsPeriodsOnActivation(): boolean {
     return this.options.strategy === 'timer';
+  }
+
+  /**
+   * Whether a message of this channel may go while the throttler stays `idle`,
+   * without the activation that `active` begins with. Yes unless that activation
+   * would start something: the timer's tick period starts when the throttler
+   * becomes active (Akka), so a message that would open a new period goes
+   * through `active`; one inside the running period of the latest delivery
+   * (the common case at a high rate) need not. A question: changes nothing.
+   */
+  mayDeliverWhileIdle(channel: unknown, now: number): boolean {
+    if (this.overall.activationStartsPeriod?.(now)) return false;
+    const channelPolicy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
+    return !channelPolicy?.activationStartsPeriod?.(now);
   }
 
   /**

@@ -63,8 +63,8 @@ export const throttlerMachine = setup({
     }),
     queueMessage: withEffects((context, event, effects, self) => {
       // In `idle` only a batch can go at once here (a single QUEUE that could takes passThrough);
-      // not with the timer strategy, whose every delivery starts a voucher period in `active`.
-      const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.deliversOnlyWhenActive;
+      // not with the timer strategy, whose deliveries may need the period that activation starts.
+      const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.startsPeriodsOnActivation;
       acceptQueued(context, event, effects, self, context.now(), deliverNow);
       effects.assign(published(context, context.target, context.wakeAt));
     }),

@@ -45,6 +45,11 @@ export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
     for (const part of this.parts) part.activate(now);
   }
 
+  activationStartsPeriod(now: number): boolean {
+    for (const part of this.parts) if (part.activationStartsPeriod?.(now)) return true;
+    return false;
+  }
+
   /**
    * Same number of rates: each part keeps its state under its new rate. Otherwise the parts start
    * afresh. A rate a part refuses (its constructor throws) changes nothing.

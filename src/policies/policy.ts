@@ -29,6 +29,12 @@ export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicySta
   recordDelivery(at: number, cost: number, requestedAt?: number): void;
   /** The throttler went from idle to active at `now` (a voucher timer starts its period here). */
   activate(now: number): void;
+  /**
+   * Whether `activate(now)` would start something (a voucher timer's new period).
+   * When it would not, a message may go while the throttler stays idle. A
+   * question: changes nothing. Absent: activation never starts anything.
+   */
+  activationStartsPeriod?(now: number): boolean;
   /** Replaces the rates at `now`, keeping as much history as the algorithm allows. */
   setRates(rates: readonly Rate[], now: number): void;
   /**

@@ -49,8 +49,13 @@ export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
    * (drained, target unset, target lost), the next activation starts a period.
    */
   activate(now: number): void {
-    if (now < this.latestDeliveryPeriodEnd) return;
+    if (!this.activationStartsPeriod(now)) return;
     this.restartPeriod(now);
+  }
+
+  /** Whether an activation now would start a new period: none of the latest delivery's is running. */
+  activationStartsPeriod(now: number): boolean {
+    return now >= this.latestDeliveryPeriodEnd;
   }
 
   earliestDelivery(now: number, cost: number): number {
