@@ -65,6 +65,21 @@ export class Deque<T> {
     for (let i = 0; i < this.count; i++) yield this.items[(this.head + i) & mask] as T;
   }
 
+  /**
+   * Keeps only the items `keep` accepts, in order, in an array sized for them:
+   * O(length), so callers run it only once the unwanted items are as many as the rest.
+   */
+  retain(keep: (item: T) => boolean): void {
+    const kept: T[] = [];
+    for (const item of this) if (keep(item)) kept.push(item);
+    let capacity = 4;
+    while (capacity < kept.length) capacity *= 2;
+    this.items = new Array<T | undefined>(capacity);
+    for (let i = 0; i < kept.length; i++) this.items[i] = kept[i];
+    this.head = 0;
+    this.count = kept.length;
+  }
+
   private grow(): void {
     const capacity = this.items.length;
     const items = new Array<T | undefined>(capacity * 2);

@@ -1,7 +1,9 @@
 import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
 import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
-import { Deque } from './deque.js';
+import type { ChannelQueue } from './channel-queue.js';
+import { HeadSchedule } from './head-schedule.js';
 import { InFlightDeliveries } from './in-flight.js';
+import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
 import { type ResolvedOptions, tracksInFlight, unknownChannelError } from './options.js';
 import {
   type DispatcherState,
@@ -9,53 +11,32 @@ import {
   type PersistedDispatcher,
   type RestoredState,
 } from './persisted-format.js';
-import { type QueuedMessage, SelfQueuedMessage } from './queued-message.js';
+import type { QueuedMessage } from './queued-message.js';
 
-/** Why a message left the queue without being delivered. */
-export type DropReason = 'drop-oldest' | 'drop-newest' | 'cancelled' | 'cost-exceeds-limit';
-
-/** The counts a snapshot shows. */
-export interface ThrottlerCounts {
-  /** Waiting now. */
-  queued: number;
-  /** Sent to a target, ever. */
-  delivered: number;
-  /** Taken out of the queue undelivered (overflow, cancel, a cost that no longer fits), ever. */
-  dropped: number;
-  /** Refused on arrival (full queue with overflow 'reject', invalid cost or channel), ever. */
-  rejected: number;
-}
-
-const NO_CHANNEL = undefined;
+export type { DropReason, ThrottlerCounts } from './message-queues.js';
 
 /**
- * The queue side of the machine: where messages wait, which one goes next and
- * when. It asks the policies (overall and per channel) for the earliest time
- * and never computes a limit itself. Mutable on purpose, and only ever touched
- * from the machine's own actions: copying a queue per event is O(n^2).
+ * The queue side of the machine: which waiting message goes next and when.
+ * The messages wait in MessageQueues; the time comes from the policies
+ * (overall and per channel), never computed here. Mutable on purpose, and only
+ * ever touched from the machine's own actions: copying a queue per event is O(n^2).
  */
 export class Dispatcher<TMessage> {
-  readonly counts: ThrottlerCounts = { queued: 0, delivered: 0, dropped: 0, rejected: 0 };
-  /** Messages that left the queue undelivered since the machine last took them, to be emitted. */
-  readonly discarded: Array<{ entry: QueuedMessage<TMessage>; reason: DropReason }> = [];
-
   private readonly options: ResolvedOptions;
   /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
   private rates: Rate[];
   private readonly channelRates: Map<string, Rate[]>;
   private readonly overall: ThrottlePolicy<PolicyState>;
   private readonly channelPolicies = new Map<string, ThrottlePolicy<PolicyState>>();
-  /** One queue in FIFO mode; one per channel (undefined: no channel) in per-channel mode. */
-  private readonly queues = new Map<string | undefined, Deque<QueuedMessage<TMessage>>>();
-  private readonly byId = new Map<unknown, QueuedMessage<TMessage>>();
-  private nextSeq = 0;
+  private readonly queues: MessageQueues<TMessage>;
+  /** Per-channel mode: which queue head goes next (FIFO mode has one head and asks the policies directly). */
+  private readonly schedule: HeadSchedule<TMessage> | undefined;
   private pausedUntil = Number.NEGATIVE_INFINITY;
   /** Deliveries sent and not yet settled (tracked only with maxConcurrent or countUntil 'done'). */
   private readonly inFlight = new InFlightDeliveries();
   private readonly tracksInFlight: boolean;
-  /** What the last `nextDeliveryTime` found: the message that goes next and its queue. */
-  private candidate: QueuedMessage<TMessage> | undefined;
-  private candidateQueue: Deque<QueuedMessage<TMessage>> | undefined;
+  /** What the last `nextDeliveryTime` found: the queue whose head goes next. */
+  private candidateQueue: ChannelQueue<TMessage> | undefined;
 
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
   private readonly readNow: () => number;
@@ -69,12 +50,35 @@ export class Dispatcher<TMessage> {
     for (const [name, rates] of options.channels) {
       this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
     }
-    if (options.ordering === 'fifo') this.queues.set(NO_CHANNEL, new Deque());
+    const schedule =
+      options.ordering === 'per-channel'
+        ? new HeadSchedule<TMessage>({
+            fits: (head) => head.cost <= this.smallestLimitFor(head.channel),
+            dropUnfit: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
+            channelAllows: (head, now) => this.channelEarliest(head.channel, head.cost, now),
+            othersAllow: (cost, now) => this.commonEarliest(cost, now),
+          })
+        : undefined;
+    this.schedule = schedule;
+    this.queues = new MessageQueues<TMessage>(
+      options,
+      schedule === undefined ? undefined : (queue) => schedule.refile(queue),
+    );
     this.tracksInFlight = tracksInFlight(options);
     // XState's getPersistedSnapshot walks context objects key by key and replaces any that reach an
     // actor ref (a message's replyTo) with a plain copy: that copy has no toJSON and would walk the
     // whole queue. With the fields hidden from for..in the walk stops here and JSON uses toJSON.
     for (const key of Object.keys(this)) Object.defineProperty(this, key, { enumerable: false });
+  }
+
+  /** The counts a snapshot shows; the machine adds the rejections it finds itself. */
+  get counts(): ThrottlerCounts {
+    return this.queues.counts;
+  }
+
+  /** Messages that left the queue undelivered since the machine last took them, to be emitted. */
+  get discarded(): DiscardedMessage<TMessage>[] {
+    return this.queues.discarded;
   }
 
   /** Deliveries not yet settled. */
@@ -83,7 +87,7 @@ export class Dispatcher<TMessage> {
   }
 
   get isEmpty(): boolean {
-    return this.counts.queued === 0;
+    return this.queues.isEmpty;
   }
 
   /** Checks a message's channel and cost before it is queued; throws a ThrottlerOptionError. */
@@ -108,45 +112,15 @@ export class Dispatcher<TMessage> {
     id: unknown,
     now: number,
   ): 'queued' | 'rejected' {
-    if (this.counts.queued >= this.options.capacity) {
-      if (this.options.overflow === 'reject') {
-        this.counts.rejected += 1;
-        return 'rejected';
-      }
-      const displaced = this.options.overflow === 'drop-oldest' ? this.removeOldest() : this.removeNewest();
-      if (displaced) this.discard(displaced, this.options.overflow);
-    }
-    let entry: QueuedMessage<TMessage>;
-    // Only one never queued before: a restore from a live snapshot hands over messages another
-    // throttler still holds as its entries, and those must stay untouched (they get an entry of their own).
-    if (message instanceof SelfQueuedMessage && Number.isNaN(message.queuedAt)) {
-      message.enter(this.nextSeq++, channel, cost, now, id);
-      entry = message as QueuedMessage<TMessage>;
-    } else {
-      // Without a channel and an id (the common case) both fields are left out, and read as undefined:
-      // every field costs 8 bytes a waiting message (bench/README.md, W2).
-      entry = (
-        channel === undefined && id === undefined
-          ? { seq: this.nextSeq++, message, cost, queuedAt: now, cancelled: false }
-          : { seq: this.nextSeq++, message, channel, cost, queuedAt: now, id, cancelled: false }
-      ) as QueuedMessage<TMessage>;
-    }
-    this.queueFor(channel).push(entry);
-    if (id !== undefined) this.byId.set(id, entry);
-    this.counts.queued += 1;
-    return 'queued';
+    return this.queues.enqueue(message, channel, cost, id, now);
   }
 
-  /** Takes a waiting message out by the id it was queued with; false when none waits under that id. */
+  /**
+   * Takes a waiting message out by the id it was queued with; false when none
+   * waits under that id. Several may wait under one id: the oldest goes first.
+   */
   cancel(id: unknown): boolean {
-    const entry = this.byId.get(id);
-    if (entry === undefined) return false;
-    entry.cancelled = true;
-    this.byId.delete(id);
-    this.counts.queued -= 1;
-    this.counts.dropped += 1;
-    this.discarded.push({ entry, reason: 'cancelled' });
-    return true;
+    return this.queues.cancel(id);
   }
 
   /**
@@ -154,33 +128,27 @@ export class Dispatcher<TMessage> {
    * Infinity when nothing waits or nothing can go until an event arrives.
    */
   nextDeliveryTime(now: number): number {
-    scan: for (;;) {
-      this.candidate = undefined;
-      this.candidateQueue = undefined;
-      let best = Number.POSITIVE_INFINITY;
-      for (const queue of this.queues.values()) {
-        const head = this.liveHead(queue);
-        if (head === undefined) continue;
-        if (head.cost > this.smallestLimitFor(head.channel)) {
-          // SET_RATE lowered a limit below this message's cost: it could never go.
-          queue.shift();
-          this.discard(head, 'cost-exceeds-limit');
-          continue scan;
-        }
-        const at = this.earliestFor(head.channel, head.cost, now);
-        if (this.candidate === undefined || at < best || (at === best && head.seq < this.candidate.seq)) {
-          best = at;
-          this.candidate = head;
-          this.candidateQueue = queue;
-        }
-      }
-      return best;
+    if (this.schedule !== undefined) {
+      const at = this.schedule.choose(now);
+      this.candidateQueue = this.schedule.chosen;
+      return at;
     }
+    const queue = this.queues.queueOf(undefined) as ChannelQueue<TMessage>;
+    this.candidateQueue = undefined;
+    for (let head = queue.head; head !== undefined; head = queue.head) {
+      if (head.cost <= this.smallestLimitFor(head.channel)) {
+        this.candidateQueue = queue;
+        return this.earliestFor(head.channel, head.cost, now);
+      }
+      // SET_RATE lowered a limit below this message's cost: it could never go.
+      this.queues.discardHead(queue, 'cost-exceeds-limit');
+    }
+    return Number.POSITIVE_INFINITY;
   }
 
   /** The message `nextDeliveryTime` found, still in its queue. */
   peekCandidate(): QueuedMessage<TMessage> | undefined {
-    return this.candidate;
+    return this.candidateQueue?.head;
   }
 
   /**
@@ -188,12 +156,8 @@ export class Dispatcher<TMessage> {
    * sends it and then records the delivery (`recordDelivery`) at the time it went.
    */
   takeCandidate(): QueuedMessage<TMessage> {
-    const entry = this.candidate as QueuedMessage<TMessage>;
-    (this.candidateQueue as Deque<QueuedMessage<TMessage>>).shift();
-    this.candidate = undefined;
+    const entry = this.queues.take(this.candidateQueue as ChannelQueue<TMessage>);
     this.candidateQueue = undefined;
-    this.forgetId(entry);
-    this.counts.queued -= 1;
     return entry;
   }
 
@@ -292,6 +256,7 @@ export class Dispatcher<TMessage> {
     if (this.options.countUntil === 'done') {
       this.overall.releaseInFlight?.(now, settled);
       if (channel !== undefined) this.channelPolicies.get(channel)?.releaseInFlight?.(now, settled);
+      this.channelChanged(channel);
     }
   }
 
@@ -299,6 +264,8 @@ export class Dispatcher<TMessage> {
   activate(now: number): void {
     this.overall.activate(now);
     for (const policy of this.channelPolicies.values()) policy.activate(now);
+    // A voucher period that starts afresh may free a channel sooner than its waiting head was filed for.
+    this.schedule?.refileAll();
   }
 
   /** Replaces the overall rates, or one channel's; an unknown channel is an error. */
@@ -306,12 +273,15 @@ export class Dispatcher<TMessage> {
     if (channel === undefined) {
       this.overall.setRates(rates, now);
       this.rates = rates;
+      // A lowered limit may leave heads of every channel that can never go: each is looked at again.
+      this.schedule?.refileAll();
       return;
     }
     const policy = this.channelPolicies.get(channel);
     if (policy === undefined) this.checkMessage(channel, 1);
     policy?.setRates(rates, now);
     this.channelRates.set(channel, rates);
+    this.channelChanged(channel);
   }
 
   /** Nothing is delivered before `until` (Infinity: until resumed). */
@@ -329,9 +299,7 @@ export class Dispatcher<TMessage> {
 
   /** The waiting messages in arrival order (for inspection and persistence; O(n), never on a hot path). */
   waiting(): QueuedMessage<TMessage>[] {
-    const all: QueuedMessage<TMessage>[] = [];
-    for (const queue of this.queues.values()) for (const entry of queue) if (!entry.cancelled) all.push(entry);
-    return this.options.ordering === 'fifo' ? all : all.sort((a, b) => a.seq - b.seq);
+    return this.queues.waiting();
   }
 
   /**
@@ -339,23 +307,12 @@ export class Dispatcher<TMessage> {
    * first `limit` waiting messages, never the whole queue (it may hold millions).
    */
   summary(limit: number): DispatcherSummary<TMessage> {
-    const first: QueuedMessage<TMessage>[] = [];
-    for (const queue of this.queues.values()) {
-      let taken = 0;
-      for (const entry of queue) {
-        if (taken === limit) break;
-        if (entry.cancelled) continue;
-        first.push(entry);
-        taken += 1;
-      }
-    }
-    first.sort((a, b) => a.seq - b.seq);
     return {
       ...this.counts,
       inFlight: this.inFlight.count,
       pausedUntil: this.pausedUntil,
-      firstWaiting: first
-        .slice(0, limit)
+      firstWaiting: this.queues
+        .firstWaiting(limit)
         .map(({ message, channel, cost, queuedAt }) => ({ message, channel, cost, queuedAt })),
     };
   }
@@ -423,9 +380,9 @@ export class Dispatcher<TMessage> {
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 
-  /** An id may be reused once its message is gone: only the entry it names now is forgotten. */
-  private forgetId(entry: QueuedMessage<TMessage>): void {
-    if (entry.id !== undefined && this.byId.get(entry.id) === entry) this.byId.delete(entry.id);
+  /** The message that has waited longest, left in place; no policy is asked (they may not be active). */
+  peekOldest(): QueuedMessage<TMessage> | undefined {
+    return this.queues.oldest();
   }
 
   /**
@@ -442,95 +399,37 @@ export class Dispatcher<TMessage> {
       channelPolicy?.recordDelivery(now, cost, requestedAt);
     }
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
+    this.channelChanged(channel);
+  }
+
+  /** A channel's policy changed: the head waiting in its queue is placed again (per-channel mode). */
+  private channelChanged(channel: string | undefined): void {
+    if (this.schedule === undefined || channel === undefined) return;
+    const queue = this.queues.queueOf(channel);
+    if (queue !== undefined) this.schedule.refile(queue);
   }
 
   /** When a message of this channel and cost could go, were it next: what every policy in force allows. */
   private earliestFor(channel: string | undefined, cost: number, now: number): number {
+    const at = this.commonEarliest(cost, now);
+    return at === Number.POSITIVE_INFINITY ? at : Math.max(at, this.channelEarliest(channel, cost, now));
+  }
+
+  /** What the overall policy, the pause and the in-flight cap allow: the same for every channel. */
+  private commonEarliest(cost: number, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
-    let at = Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
-    if (channel !== undefined) {
-      const channelPolicy = this.channelPolicies.get(channel) as ThrottlePolicy;
-      at = Math.max(at, channelPolicy.earliestDelivery(now, cost));
-    }
-    return at;
+    return Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
+  }
+
+  /** What the channel's own policy allows (no channel: no limit of its own). */
+  private channelEarliest(channel: string | undefined, cost: number, now: number): number {
+    if (channel === undefined) return now;
+    return (this.channelPolicies.get(channel) as ThrottlePolicy<PolicyState>).earliestDelivery(now, cost);
   }
 
   private smallestLimitFor(channel: string | undefined): number {
     const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
     return Math.min(this.overall.smallestLimit, channelPolicy?.smallestLimit ?? Number.POSITIVE_INFINITY);
-  }
-
-  private queueFor(channel: string | undefined): Deque<QueuedMessage<TMessage>> {
-    if (this.options.ordering === 'fifo') return this.queues.get(NO_CHANNEL) as Deque<QueuedMessage<TMessage>>;
-    let queue = this.queues.get(channel);
-    if (queue === undefined) {
-      queue = new Deque();
-      this.queues.set(channel, queue);
-    }
-    return queue;
-  }
-
-  /** The first message in the queue that was not cancelled; tombstones in front are dropped on the way. */
-  private liveHead(queue: Deque<QueuedMessage<TMessage>>): QueuedMessage<TMessage> | undefined {
-    let head = queue.peekFirst();
-    while (head?.cancelled) {
-      queue.shift();
-      head = queue.peekFirst();
-    }
-    return head;
-  }
-
-  private liveTail(queue: Deque<QueuedMessage<TMessage>>): QueuedMessage<TMessage> | undefined {
-    let tail = queue.peekLast();
-    while (tail?.cancelled) {
-      queue.pop();
-      tail = queue.peekLast();
-    }
-    return tail;
-  }
-
-  /** The message that has waited longest, left in place; no policy is asked (they may not be active). */
-  peekOldest(): QueuedMessage<TMessage> | undefined {
-    return this.queueWithOldest()?.peekFirst();
-  }
-
-  private removeOldest(): QueuedMessage<TMessage> | undefined {
-    return this.queueWithOldest()?.shift();
-  }
-
-  /** The queue whose head has waited longest, tombstones in front dropped (so its first entry is that head). */
-  private queueWithOldest(): Deque<QueuedMessage<TMessage>> | undefined {
-    let oldestQueue: Deque<QueuedMessage<TMessage>> | undefined;
-    let oldest: QueuedMessage<TMessage> | undefined;
-    for (const queue of this.queues.values()) {
-      const head = this.liveHead(queue);
-      if (head !== undefined && (oldest === undefined || head.seq < oldest.seq)) {
-        oldest = head;
-        oldestQueue = queue;
-      }
-    }
-    return oldestQueue;
-  }
-
-  private removeNewest(): QueuedMessage<TMessage> | undefined {
-    let newestQueue: Deque<QueuedMessage<TMessage>> | undefined;
-    let newest: QueuedMessage<TMessage> | undefined;
-    for (const queue of this.queues.values()) {
-      const tail = this.liveTail(queue);
-      if (tail !== undefined && (newest === undefined || tail.seq > newest.seq)) {
-        newest = tail;
-        newestQueue = queue;
-      }
-    }
-    newestQueue?.pop();
-    return newest;
-  }
-
-  private discard(entry: QueuedMessage<TMessage>, reason: DropReason): void {
-    this.forgetId(entry);
-    this.counts.queued -= 1;
-    this.counts.dropped += 1;
-    this.discarded.push({ entry, reason });
   }
 }
 

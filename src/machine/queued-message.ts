@@ -1,6 +1,6 @@
 /**
  * A message waiting in the throttler, with what the throttler needs to know
- * about it. Read-only to everything but the dispatcher, which writes the fields
+ * about it. Read-only to everything but MessageQueues, which writes the fields
  * once, as the message is queued (for a SelfQueuedMessage, through `enter`).
  */
 export interface QueuedMessage<TMessage> {
@@ -13,12 +13,15 @@ export interface QueuedMessage<TMessage> {
   readonly queuedAt: number;
   /** The key a CANCEL event names it by, if the sender gave one. */
   readonly id: unknown;
-  /** Cancelled messages stay in their queue as tombstones and are skipped: removal from the middle would be O(n). */
+  /**
+   * A message cancelled in the middle of its queue stays there as a tombstone, skipped, until the
+   * queue is compacted (removal from the middle would be O(n)); a plain entry lets go of its `message` at once.
+   */
   cancelled: boolean;
 }
 
 /**
- * A message that is its own queue entry: the dispatcher fills in these fields
+ * A message that is its own queue entry: MessageQueues fills in these fields
  * and queues the message itself instead of wrapping it in a new object. Only
  * the library's own adapters build these (the promise API's tasks): a million
  * waiting tasks then cost a million objects fewer (bench/README.md, W2). A
@@ -40,7 +43,7 @@ export abstract class SelfQueuedMessage {
     return this;
   }
 
-  /** Called by the dispatcher as it queues the message. */
+  /** Called by MessageQueues as it queues the message. */
   enter(seq: number, channel: string | undefined, cost: number, queuedAt: number, id: unknown): void {
     this.seq = seq;
     this.channel = channel;

@@ -1,0 +1,152 @@
+import type { ChannelQueue } from './channel-queue.js';
+import { type HeapSlot, IndexedHeap } from './indexed-heap.js';
+import type { QueuedMessage } from './queued-message.js';
+
+/** What the schedule needs to know about a queue head; the dispatcher answers from its policies. */
+export interface HeadRules<TMessage> {
+  /** Whether the head could ever go (its cost fits every limit in force). */
+  fits(head: QueuedMessage<TMessage>): boolean;
+  /** Takes a head that could never go out of its queue (its queue's head changes). */
+  dropUnfit(queue: ChannelQueue<TMessage>): void;
+  /**
+   * When the head's channel alone lets it go: max(now, R), where R stays put
+   * until that channel delivers, settles or gets a new rate (the caller then
+   * calls `refile`).
+   */
+  channelAllows(head: QueuedMessage<TMessage>, now: number): number;
+  /** When everything common to all heads (overall rate, pause, in-flight cap) lets a message of `cost` go. */
+  othersAllow(cost: number, now: number): number;
+}
+
+/** The heads of one cost: the overall rate treats them all alike. */
+interface CostGroup<TMessage> {
+  /** Heads whose channel allows them already (R <= now), by arrival. */
+  readonly ready: IndexedHeap<ChannelQueue<TMessage>>;
+  /** Heads whose channel holds them back, by when it stops doing so. */
+  readonly waiting: IndexedHeap<ChannelQueue<TMessage>>;
+}
+
+/**
+ * Which queue head goes next in per-channel mode, in O(log channels) rather
+ * than a look at every head: the head allowed earliest goes first, a tie going
+ * to the one that arrived first. A head's time is the latest of what its channel
+ * allows (R, fixed until the channel changes) and what the common rules allow
+ * (the same for every head of one cost). So heads are grouped by cost (a few
+ * costs, however many channels), and within a group those whose channel is
+ * ready wait by arrival, the others by R, moving across once time reaches R.
+ * A queue whose head changed leaves its heap at once and is filed again at the
+ * next `choose`. Edge case: a choice costs O(distinct costs waiting) as well.
+ */
+export class HeadSchedule<TMessage> {
+  /** The queue whose head `choose` picked; undefined when nothing waits. */
+  chosen: ChannelQueue<TMessage> | undefined = undefined;
+
+  private readonly rules: HeadRules<TMessage>;
+  private readonly groups = new Map<number, CostGroup<TMessage>>();
+  private readonly unfiled: ChannelQueue<TMessage>[] = [];
+  /** A queue is filed in one heap at a time, so the heaps of every group share one slot. */
+  private readonly slot: HeapSlot<ChannelQueue<TMessage>> = {
+    get: (queue) => queue.scheduleSlot,
+    set: (queue, slot) => {
+      queue.scheduleSlot = slot;
+    },
+  };
+
+  constructor(rules: HeadRules<TMessage>) {
+    this.rules = rules;
+  }
+
+  /** The queue's head changed, or its channel's state did: it is filed afresh at the next `choose`. */
+  refile(queue: ChannelQueue<TMessage>): void {
+    // Out of its heap at once: a heap holding an item whose key changed in place can misplace others.
+    queue.filedIn?.remove(queue);
+    queue.filedIn = undefined;
+    if (queue.awaitingFile) return;
+    queue.awaitingFile = true;
+    this.unfiled.push(queue);
+  }
+
+  /** Every head is filed afresh: after a change that may move any channel's part (a lowered limit, activation). */
+  refileAll(): void {
+    for (const group of this.groups.values()) {
+      for (const queue of group.ready.clear()) this.unfile(queue);
+      for (const queue of group.waiting.clear()) this.unfile(queue);
+    }
+    this.groups.clear();
+  }
+
+  /**
+   * Files the heads that changed at `now`, then picks the head that goes next
+   * (`chosen`) and returns when it may go: `now` when it may go at once,
+   * Infinity when nothing waits or nothing can go until an event arrives.
+   * Heads that could never go are dropped on the way.
+   */
+  choose(now: number): number {
+    this.fileChanged(now);
+    let best = Number.POSITIVE_INFINITY;
+    let bestQueue: ChannelQueue<TMessage> | undefined;
+    for (const [cost, group] of this.groups) {
+      let waiting = group.waiting.peek();
+      while (waiting !== undefined && waiting.channelReadyAt <= now) {
+        group.waiting.pop();
+        this.file(waiting, group.ready);
+        waiting = group.waiting.peek();
+      }
+      const ready = group.ready.peek();
+      const candidate = ready ?? waiting;
+      if (candidate === undefined) {
+        this.groups.delete(cost);
+        continue;
+      }
+      let at = this.rules.othersAllow(cost, now);
+      if (ready === undefined) at = Math.max(at, candidate.channelReadyAt);
+      if (bestQueue === undefined || at < best || (at === best && candidate.headSeq < bestQueue.headSeq)) {
+        best = at;
+        bestQueue = candidate;
+      }
+    }
+    this.chosen = bestQueue;
+    return best;
+  }
+
+  private fileChanged(now: number): void {
+    for (let queue = this.unfiled.pop(); queue !== undefined; queue = this.unfiled.pop()) {
+      queue.awaitingFile = false;
+      const head = queue.head;
+      if (head === undefined) continue;
+      if (!this.rules.fits(head)) {
+        this.rules.dropUnfit(queue);
+        continue;
+      }
+      queue.channelReadyAt = this.rules.channelAllows(head, now);
+      const group = this.groupFor(head.cost);
+      this.file(queue, queue.channelReadyAt <= now ? group.ready : group.waiting);
+    }
+  }
+
+  private file(queue: ChannelQueue<TMessage>, heap: IndexedHeap<ChannelQueue<TMessage>>): void {
+    heap.push(queue);
+    queue.filedIn = heap;
+  }
+
+  private unfile(queue: ChannelQueue<TMessage>): void {
+    queue.filedIn = undefined;
+    this.refile(queue);
+  }
+
+  private groupFor(cost: number): CostGroup<TMessage> {
+    let group = this.groups.get(cost);
+    if (group === undefined) {
+      group = {
+        ready: new IndexedHeap((a, b) => a.headSeq < b.headSeq, this.slot),
+        waiting: new IndexedHeap(
+          (a, b) =>
+            a.channelReadyAt < b.channelReadyAt || (a.channelReadyAt === b.channelReadyAt && a.headSeq < b.headSeq),
+          this.slot,
+        ),
+      };
+      this.groups.set(cost, group);
+    }
+    return group;
+  }
+}

@@ -1,0 +1,191 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ChannelQueue } from '../../src/machine/channel-queue.js';
+import { type DropReason, MessageQueues } from '../../src/machine/message-queues.js';
+import type { Ordering, Overflow } from '../../src/machine/options.js';
+
+/**
+ * MessageQueues against a plain array of what waits, over random runs of
+ * enqueues (with overflow), cancels (ids shared by several messages), takes and
+ * discards: the same messages wait, in the same order, the counts agree, every
+ * change of a queue's head is reported, and tombstones never outnumber the live.
+ */
+
+const CHANNELS = [undefined, 'a', 'b', '__proto__', 'constructor'] as const;
+
+interface Waiting {
+  seq: number;
+  channel: string | undefined;
+  id: number | undefined;
+}
+
+type Command =
+  | { kind: 'enqueue'; channel: string | undefined; id: number | undefined }
+  | { kind: 'cancel'; id: number }
+  | { kind: 'take' | 'discard'; channel: string | undefined };
+
+const channelArbitrary = fc.constantFrom(...CHANNELS);
+const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('enqueue' as const),
+      channel: channelArbitrary,
+      id: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+    }),
+  },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('cancel' as const), id: fc.integer({ min: 0, max: 21 }) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constantFrom('take' as const, 'discard' as const), channel: channelArbitrary }),
+  },
+);
+
+function checkAgainstModel(
+  ordering: Ordering,
+  capacity: number,
+  overflow: Overflow,
+  commands: readonly Command[],
+): void {
+  const reportedHead = new Map<ChannelQueue<Waiting>, number | undefined>();
+  const queues = new MessageQueues<Waiting>({ ordering, capacity, overflow }, (queue) =>
+    reportedHead.set(queue, queue.head?.seq),
+  );
+  let model: Waiting[] = [];
+  let nextSeq = 0;
+  let rejected = 0;
+  let delivered = 0;
+  let droppedTotal = 0;
+  let dropped: Array<[number, DropReason]> = [];
+  const queueKey = (channel: string | undefined) => (ordering === 'fifo' ? 'one' : channel);
+  const headOf = (channel: string | undefined) => model.find((w) => queueKey(w.channel) === queueKey(channel));
+  const remove = (entry: Waiting, reason: DropReason) => {
+    model = model.filter((w) => w !== entry);
+    dropped.push([entry.seq, reason]);
+    droppedTotal += 1;
+  };
+
+  for (const command of commands) {
+    if (command.kind === 'enqueue') {
+      const message: Waiting = { seq: nextSeq, channel: command.channel, id: command.id };
+      let expected: 'queued' | 'rejected' = 'queued';
+      if (model.length >= capacity) {
+        if (overflow === 'reject') expected = 'rejected';
+        else remove((overflow === 'drop-oldest' ? model[0] : model.at(-1)) as Waiting, overflow);
+      }
+      if (expected === 'queued') {
+        model.push(message);
+        nextSeq += 1;
+      } else rejected += 1;
+      expect(queues.enqueue(message, command.channel, 1, command.id, 0)).toBe(expected);
+    } else if (command.kind === 'cancel') {
+      const entry = model.find((w) => w.id === command.id);
+      if (entry !== undefined) remove(entry, 'cancelled');
+      expect(queues.cancel(command.id)).toBe(entry !== undefined);
+    } else {
+      const head = headOf(command.channel);
+      const queue = queues.queueOf(command.channel);
+      expect(queue?.head?.message).toBe(head);
+      if (queue === undefined || head === undefined) continue;
+      if (command.kind === 'take') {
+        model = model.filter((w) => w !== head);
+        delivered += 1;
+        expect(queues.take(queue).message).toBe(head);
+      } else {
+        remove(head, 'cost-exceeds-limit');
+        queues.discardHead(queue, 'cost-exceeds-limit');
+      }
+    }
+
+    expect(queues.waiting().map((entry) => entry.message)).toEqual(model);
+    expect(queues.oldest()?.message).toBe(model[0]);
+    expect(queues.firstWaiting(3).map((entry) => entry.message)).toEqual(model.slice(0, 3));
+    expect(queues.counts).toEqual({ queued: model.length, delivered: 0, dropped: droppedTotal, rejected });
+    expect(queues.discarded.map(({ entry, reason }) => [(entry.message as Waiting).seq, reason])).toEqual(dropped);
+    dropped = [];
+    queues.discarded.length = 0;
+    for (const [queue, seq] of reportedHead) expect(seq, 'the last head reported').toBe(queue.head?.seq);
+    for (const channel of CHANNELS) {
+      const queue = queues.queueOf(channel);
+      if (queue === undefined) continue;
+      expect(reportedHead.get(queue)).toBe(headOf(channel)?.seq);
+      expect(queue.retained, 'tombstones never outnumber the live').toBeLessThanOrEqual(2 * queue.length);
+    }
+    const { entries, queues: open } = queues.retained;
+    expect(entries).toBeLessThanOrEqual(2 * model.length);
+    if (ordering === 'per-channel') expect(open).toBe(new Set(model.map((w) => w.channel)).size);
+  }
+  expect(delivered + droppedTotal + model.length).toBe(nextSeq);
+}
+
+describe('MessageQueues', () => {
+  it('keeps what waits, in order, through random enqueues, overflow, cancels, takes and discards', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<Ordering>('fifo', 'per-channel'),
+        fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 1, max: 8 })),
+        fc.constantFrom<Overflow>('reject', 'drop-oldest', 'drop-newest'),
+        fc.array(commandArbitrary, { maxLength: 120 }),
+        checkAgainstModel,
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('holds no more tombstones than live messages in any queue, whatever is cancelled in whatever order', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<Ordering>('fifo', 'per-channel'),
+        fc
+          .array(channelArbitrary, { minLength: 3, maxLength: 60 })
+          .chain((channels) => fc.tuple(fc.constant(channels), fc.shuffledSubarray([...channels.keys()]))),
+        (ordering, [channels, cancelled]) => {
+          const queues = new MessageQueues<number>({ ordering, capacity: Infinity, overflow: 'reject' });
+          for (const [n, channel] of channels.entries()) queues.enqueue(n, channel, 1, n, 0);
+          const left = new Set(channels.keys());
+          for (const n of cancelled) {
+            expect(queues.cancel(n)).toBe(true);
+            left.delete(n);
+            for (const channel of CHANNELS) {
+              const queue = queues.queueOf(channel);
+              if (queue !== undefined) expect(queue.retained).toBeLessThanOrEqual(2 * queue.length);
+            }
+          }
+          expect(queues.waiting().map((entry) => entry.message)).toEqual([...left]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('CANCEL with an id several messages wait under takes out the oldest of them, then the next', () => {
+    const queues = new MessageQueues<string>({ ordering: 'per-channel', capacity: Infinity, overflow: 'reject' });
+    queues.enqueue('first', 'a', 1, 'job', 0);
+    queues.enqueue('second', 'b', 1, 'job', 0);
+    queues.enqueue('third', 'a', 1, 'job', 0);
+    queues.take(queues.queueOf('a') as ChannelQueue<string>); // 'first' goes: the id now names 'second'
+    expect(queues.cancel('job')).toBe(true);
+    expect(queues.cancel('job')).toBe(true);
+    expect(queues.cancel('job')).toBe(false);
+    expect(queues.discarded.map(({ entry }) => entry.message)).toEqual(['second', 'third']);
+    expect(queues.isEmpty).toBe(true);
+  });
+
+  it('a cancelled message left in the middle of its queue is let go of at once, and the queue compacted', () => {
+    const queues = new MessageQueues<{ payload: number[] }>({
+      ordering: 'fifo',
+      capacity: Infinity,
+      overflow: 'reject',
+    });
+    for (let n = 0; n < 1_000; n++) queues.enqueue({ payload: [n] }, undefined, 1, n, 0);
+    const queue = queues.queueOf(undefined) as ChannelQueue<{ payload: number[] }>;
+    for (let n = 1; n < 999; n++) queues.cancel(n);
+    // Tombstones never outnumber the live: compacted as they would.
+    expect(queues.retained.entries).toBeLessThanOrEqual(2 * queues.counts.queued);
+    expect([...queue].map((entry) => entry.message.payload[0])).toEqual([0, 999]);
+    // The dropped event still has each message.
+    expect(queues.discarded.map(({ entry }) => entry.message.payload[0])).toEqual(
+      Array.from({ length: 998 }, (_, index) => index + 1),
+    );
+  });
+});
