@@ -8,10 +8,11 @@ import { build } from 'esbuild';
 
 /**
  * The most the core entry point may weigh, minified and gzipped (bytes); raise it on purpose only.
- * Raised from 13,000 to 18,000 with issue 11's hardening (16.5 kB measured): checking every field of
- * every event and of a saved snapshot, the guarded clock, per-turn pacing and the shared abort listener.
+ * Raised from 13,000 to 20,000 with issue 11's hardening (18.7 kB measured): checking every field of
+ * every event and of a saved snapshot, the guarded clock, per-turn pacing, the shared abort listener,
+ * and the O(log n) per-channel schedule with its indexed heap.
  */
-export const GZIP_BUDGET_BYTES = 18_000;
+export const GZIP_BUDGET_BYTES = 20_000;
 
 export interface BundleSize {
   minified: number;
