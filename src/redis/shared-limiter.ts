@@ -58,8 +58,7 @@ export class RedisSharedLimiter implements SharedLimiter {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
     const outcomes: Array<ReserveOutcome | undefined> = new Array(requests.length);
-    const channelNames: string[] = [];
-    const scopeOf = new Map<string, number>();
+    const scopes = new ChannelScopes();
     const pairs: string[] = [];
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
@@ -69,20 +68,12 @@ export class RedisSharedLimiter implements SharedLimiter {
         continue;
       }
       const channel = request.channel;
-      let scope = 0;
-      if (channel !== undefined) {
-        scope = scopeOf.get(channel) ?? 0;
-        if (scope === 0) {
-          channelNames.push(channel);
-          scope = channelNames.length;
-          scopeOf.set(channel, scope);
-        }
-      }
+      const scope = scopes.of(channel);
       pairs.push(String(scope), String(request.cost));
       asked.push({ index, channel });
     }
     if (asked.length > 0) {
-      const { reply, rest, header } = await this.call('reserve', channelNames, pairs);
+      const { reply, rest, header } = await this.call('reserve', scopes.names, pairs);
       for (const [n, { index, channel }] of asked.entries()) {
         const kind = Number(reply[rest + 3 * n]);
         const micros = Number(reply[rest + 3 * n + 1]);
@@ -105,22 +96,13 @@ export class RedisSharedLimiter implements SharedLimiter {
     }
     const parsed = reservations.map(parseReservation);
     if (parsed.length === 0 || this.declared.strategy === 'token-bucket') return;
-    const channelNames: string[] = [];
-    const scopeOf = new Map<string, number>();
+    const scopes = new ChannelScopes();
     const triples: string[] = [];
     for (const { epoch, member, channel } of parsed) {
-      let scope = 0;
-      if (channel !== undefined) {
-        scope = scopeOf.get(channel) ?? 0;
-        if (scope === 0) {
-          channelNames.push(channel);
-          scope = channelNames.length;
-          scopeOf.set(channel, scope);
-        }
-      }
+      const scope = scopes.of(channel);
       triples.push(String(scope), epoch, member);
     }
-    await this.call('release', channelNames, triples);
+    await this.call('release', scopes.names, triples);
   }
 
   async setRate(rates: RatesInput, channel?: string): Promise<void> {
@@ -243,4 +225,25 @@ function parseReservation(reservation: unknown): { epoch: string; member: string
     }
   }
   throw new ThrottlerOptionError('reservation', 'a reservation returned by reserve', reservation);
+}
+
+/**
+ * The channels one script call names, numbered 1, 2, ... in the order the call
+ * first names them (0 is no channel): the script gets each channel's key once,
+ * and each request refers to it by number.
+ */
+class ChannelScopes {
+  readonly names: string[] = [];
+  private readonly numbers = new Map<string, number>();
+
+  of(channel: string | undefined): number {
+    if (channel === undefined) return 0;
+    let scope = this.numbers.get(channel);
+    if (scope === undefined) {
+      this.names.push(channel);
+      scope = this.names.length;
+      this.numbers.set(channel, scope);
+    }
+    return scope;
+  }
 }
