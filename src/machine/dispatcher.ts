@@ -293,10 +293,6 @@ export class Dispatcher<TMessage> {
     this.pausedUntil = Number.NEGATIVE_INFINITY;
   }
 
-  get pausedUntilTime(): number {
-    return this.pausedUntil;
-  }
-
   /** The waiting messages in arrival order (for inspection and persistence; O(n), never on a hot path). */
   waiting(): QueuedMessage<TMessage>[] {
     return this.queues.waiting();
