@@ -4,7 +4,7 @@ import type { BusiestWindow } from './busiest-window.js';
 import type { Lane } from './lanes.js';
 import { COLORS, drawDeliveries, drawDrops, drawWaits } from './marks.js';
 import type { Panel } from './panel-input.js';
-import { element, escapeText, shorten, text } from './svg.js';
+import { element, escapeText, shorten, text, textWidth } from './svg.js';
 import { clampX, drawTimeAxis, type TimeScale, xOf } from './time-axis.js';
 
 const TITLE_HEIGHT = 46;
@@ -64,8 +64,12 @@ function drawWindow(
     'stroke-width': '1.5',
     'stroke-dasharray': '5 3',
   });
+  // Beside the box's left edge, unless that would run past the plot's right edge (a window late in
+  // the run): then it ends there, still over the box or as close to it as the picture allows.
+  const right = scale.left + scale.width;
+  const labelX = Math.max(scale.left, Math.min(x0 + 4, right - textWidth(label, 11) - 4));
   const tag = text(label, {
-    x: x0 + 4,
+    x: labelX,
     y: top + 12,
     fill: color,
     'font-weight': 'bold',

@@ -24,6 +24,18 @@ const textOf = (root: SvgElement) =>
     .join(' ');
 
 describe('renderTimeline', () => {
+  it("keeps a late window's label inside the picture (it ran off the right edge)", () => {
+    // Busiest window at the very end of the run: its label would start near the right edge.
+    const events = [delivered(0), ...Array.from({ length: 3 }, () => delivered(9_990))];
+    const width = 600;
+    const root = parseSvg(renderTimeline({ events, rate: '3/1s' }, { width }));
+    const label = descendants(root).find((element) => element.name === 'text' && element.text.startsWith('3/3 in 1s'));
+    expect(label).toBeDefined();
+    const x = Number(label?.attributes.x);
+    // Estimated as the renderer does: 0.6 em a character at 11 px.
+    expect(x + Array.from(label?.text ?? '').length * 11 * 0.6).toBeLessThanOrEqual(width);
+  });
+
   it('draws, for every rate, a busiest window whose count and start equal the brute-force count', () => {
     fc.assert(
       fc.property(recordedScenario, ({ events, deliveries, rate, channels, config }) => {
