@@ -5,7 +5,6 @@
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
 import { isRunning, sendNow } from './deliver.js';
-import { pacerFor } from './delivery-pacer.js';
 import { type Effects, published, refuse, takeDiscarded } from './effects.js';
 import { batchEntryError, batchError, messageError } from './event-checks.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
@@ -41,7 +40,7 @@ export function acceptMessage(
   }
   if (deliverNow && dispatcher.isEmpty && dispatcher.allowsNow(event.channel, cost, now)) {
     const { target } = context;
-    const pacer = pacerFor(context);
+    const pacer = context.pacer;
     // Asked last, only for a message that would go: a no holds it and the rest for a later turn.
     if (target !== undefined && isRunning(target) && pacer.maySend()) {
       const emitDelivery = listensTo(self, 'delivered');
@@ -75,7 +74,7 @@ export function acceptQueued(
   arrivedAt: number,
   deliverNow: boolean,
 ): number {
-  pacerFor(context).beginPass();
+  context.pacer.beginPass();
   if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
   if (event.type !== 'QUEUE_BATCH') return arrivedAt;
   const invalidBatch = batchError(event.messages);

@@ -4,7 +4,6 @@
  * arrives (`noticeWork`).
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
-import { pacerFor } from './delivery-pacer.js';
 import { type Effects, MAX_TIMER_DELAY, published, takeDiscarded, WAKE_UP_ID } from './effects.js';
 import type { QueuedMessage } from './queued-message.js';
 import type { ThrottlerContext } from './types.js';
@@ -71,7 +70,7 @@ export function sendNow(
  */
 export function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
   const { dispatcher } = context;
-  const pacer = pacerFor(context);
+  const pacer = context.pacer;
   let target = context.target;
   let nextAt = Number.POSITIVE_INFINITY;
   let held = false;

@@ -1,4 +1,3 @@
-import type { ThrottlerContext } from './types.js';
 /**
  * How much one pass of the delivery loop may send before it yields. A backlog
  * released at a high rate would otherwise go out in one synchronous step (100k
@@ -43,6 +42,11 @@ export class DeliveryPacer {
     return false;
   }
 
+  /** Scratch state of the delivery loop: nothing of it belongs in a saved snapshot. */
+  toJSON(): undefined {
+    return undefined;
+  }
+
   /** One message went. */
   sent(): void {
     this.left -= 1;
@@ -58,30 +62,4 @@ export class DeliveryPacer {
     this.holding = false;
     this.left = this.perTurn;
   }
-}
-
-/**
- * Each throttler's pacer, beside its dispatcher rather than in the context: it
- * is scratch state of the delivery loop, not something a snapshot should show.
- */
-const pacers = new WeakMap<object, DeliveryPacer>();
-
-/** Sets the pacer of the throttler that owns `dispatcher` (when its context is built). */
-export function setPacer(dispatcher: object, pacer: DeliveryPacer): void {
-  pacers.set(dispatcher, pacer);
-}
-
-/** The pacer of the throttler that owns `dispatcher`; one with `perTurn` and no gate if none was set (a restored throttler). */
-export function pacerOf(dispatcher: object, perTurn: number): DeliveryPacer {
-  let pacer = pacers.get(dispatcher);
-  if (pacer === undefined) {
-    pacer = new DeliveryPacer(perTurn, undefined);
-    pacers.set(dispatcher, pacer);
-  }
-  return pacer;
-}
-
-/** The delivery loop's pacer: how many more sends this turn, and the adapter's gate. */
-export function pacerFor(context: ThrottlerContext): DeliveryPacer {
-  return pacerOf(context.dispatcher, context.dispatcher.maxDeliveriesPerTurn);
 }

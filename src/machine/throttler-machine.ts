@@ -2,7 +2,6 @@ import { type EventObject, setup } from 'xstate';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
-import { DeliveryPacer, pacerFor, setPacer } from './delivery-pacer.js';
 import { published, refuse, takeDiscarded, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget, pauseUntil, replyError } from './event-checks.js';
 import { initialContext } from './initial-context.js';
@@ -163,7 +162,7 @@ export const throttlerMachine = setup({
      * a full slice. Cancelled all the same: a WAKE sent from outside must not leave the real timer behind.
      */
     forgetSpentWakeUp: withEffects((context, _event, effects) => {
-      pacerFor(context).endSlice();
+      context.pacer.endSlice();
       effects.cancel(WAKE_UP_ID);
       effects.assign(() => ({ wakeAt: Number.POSITIVE_INFINITY }));
     }),
@@ -179,13 +178,13 @@ export const throttlerMachine = setup({
   id: 'throttler',
   description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
   context: ({ input }) => {
-    const context = initialContext(resolveOptions(input), checkTarget(input.target));
+    const options = resolveOptions(input);
+    const target = checkTarget(input.target);
     const { deliveryGate } = input;
     if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
       throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
     }
-    setPacer(context.dispatcher, new DeliveryPacer(context.dispatcher.maxDeliveriesPerTurn, deliveryGate));
-    return context;
+    return initialContext(options, target, 0, deliveryGate);
   },
   initial: 'idle',
   states: {

@@ -1,5 +1,6 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
+import type { DeliveryPacer } from './delivery-pacer.js';
 import type { Dispatcher, DropReason, ThrottlerCounts } from './dispatcher.js';
 import type { MonotoneClock } from './monotone-clock.js';
 import type { ThrottleOptions } from './options.js';
@@ -103,6 +104,8 @@ export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject>
   readonly now: () => number;
   /** What `now` reads through; it keeps what went wrong with the source until the machine reports it. */
   readonly clock: MonotoneClock;
+  /** How many more sends this turn may make, and the adapter's gate; scratch state, never saved. */
+  readonly pacer: DeliveryPacer;
   target: AnyActorRef | undefined;
   /** When the pending wake-up timer fires; Infinity when none is pending. */
   wakeAt: number;
