@@ -37,7 +37,7 @@
  *   settling back to the machine (SETTLED), so the next one may start.
  */
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
-import type { ThrottlerCounts } from '../machine/dispatcher.js';
+import type { ThrottlerCounts } from '../machine/message-queues.js';
 import { resolveOptions, type ThrottleOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';

@@ -32,13 +32,13 @@ export function acceptMessage(
   try {
     const invalidMessage = messageError(event.message);
     if (invalidMessage !== undefined) throw invalidMessage;
-    cost = dispatcher.checkMessage(event.channel, event.cost);
+    cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
   } catch (error) {
     dispatcher.counts.rejected += 1;
     effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
     return now;
   }
-  if (deliverNow && dispatcher.isEmpty && dispatcher.allowsNow(event.channel, cost, now)) {
+  if (deliverNow && dispatcher.isEmpty && dispatcher.clearance.allowsNow(event.channel, cost, now)) {
     const { target } = context;
     const pacer = context.pacer;
     // Asked last, only for a message that would go: a no holds it and the rest for a later turn.
@@ -103,10 +103,11 @@ export function acceptQueued(
  */
 export function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
   const { dispatcher, target } = context;
-  if (target === undefined || !dispatcher.isEmpty || !dispatcher.mayDeliverWhileIdle(event.channel, now)) return false;
+  const { clearance } = dispatcher;
+  if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
   if (messageError(event.message) !== undefined) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
-  return dispatcher.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
+  return clearance.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
 }
 
 /**

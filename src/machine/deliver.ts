@@ -36,7 +36,8 @@ export function isRunning(target: AnyActorRef): boolean {
 
 /**
  * Sends one message to the target and records the delivery: the one way a
- * message is delivered, queued or not. Returns the time it was recorded at.
+ * message is delivered, queued or not (`seq` names a queued one to the
+ * clearance; -1 straight through). Returns the time it was recorded at.
  */
 export function sendNow(
   context: ThrottlerContext,
@@ -49,13 +50,14 @@ export function sendNow(
   queuedAt: number | undefined,
   now: number,
   emitDelivery: boolean,
+  seq = -1,
 ): number {
   relay(self, target, message);
   // Recorded on a fresh reading taken once the target has the message: then a window never
   // closes before the target saw what opened it, and receipts on a real clock keep the strict
   // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
   const at = Math.max(now, context.now());
-  context.dispatcher.recordDelivery(channel, cost, at, queuedAt ?? now);
+  context.dispatcher.recordDelivery(seq, channel, cost, at, queuedAt ?? now);
   if (emitDelivery) effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt: queuedAt ?? at });
   return at;
 }
@@ -76,13 +78,13 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
   let held = false;
   const emitDeliveries = target !== undefined && listensTo(self, 'delivered');
   while (target !== undefined) {
-    nextAt = dispatcher.nextDeliveryTime(now);
+    nextAt = dispatcher.chooseNext(now);
     if (nextAt > now) break;
     // Checked before every send, and the sends are made here one by one rather
     // than deferred: a target that stops on one message must not swallow the rest.
     if (!isRunning(target)) {
       // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
-      const waiting = dispatcher.peekCandidate() as QueuedMessage<Message>;
+      const waiting = dispatcher.chosen as QueuedMessage<Message>;
       effects.emit({ type: 'targetLost', target, message: waiting.message, at: now });
       target = undefined;
       break;
@@ -92,7 +94,7 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
       break;
     }
     pacer.sent();
-    const entry = dispatcher.takeCandidate();
+    const entry = dispatcher.takeChosen();
     now = sendNow(
       context,
       effects,
@@ -104,6 +106,7 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
       entry.queuedAt,
       now,
       emitDeliveries,
+      entry.seq,
     );
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);

@@ -5,7 +5,7 @@
  * version each change assigns.
  */
 import { type AnyActorRef, type EventObject, enqueueActions } from 'xstate';
-import type { DropReason } from './dispatcher.js';
+import type { DropReason } from './message-queues.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent } from './types.js';
 
 /** The id of the single wake-up timer, so it can be cancelled before it is armed again. */

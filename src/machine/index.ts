@@ -1,5 +1,5 @@
-export type { DropReason, ThrottlerCounts } from './dispatcher.js';
 export { summarizeInspection } from './inspection.js';
+export type { DropReason, ThrottlerCounts } from './message-queues.js';
 export type { Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
 export type { PersistedDispatcher } from './persisted-format.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';

@@ -81,8 +81,8 @@ export class MessageQueues<TMessage> {
   }
 
   /**
-   * Queues a checked message. With a full queue, returns 'rejected' (the message
-   * is not queued) or queues it and records the displaced one in `discarded`.
+   * Queues a checked message and returns its entry. With a full queue, returns undefined
+   * (rejected: the message is not queued) or queues it and records the displaced one in `discarded`.
    */
   enqueue(
     message: TMessage,
@@ -90,11 +90,11 @@ export class MessageQueues<TMessage> {
     cost: number,
     id: unknown,
     now: number,
-  ): 'queued' | 'rejected' {
+  ): QueuedMessage<TMessage> | undefined {
     if (this.counts.queued >= this.capacity) {
       if (this.overflow === 'reject') {
         this.counts.rejected += 1;
-        return 'rejected';
+        return undefined;
       }
       const queue = this.overflow === 'drop-oldest' ? this.queueWithOldest() : this.queueWithNewest();
       if (queue !== undefined) this.discard(queue, this.overflow === 'drop-oldest' ? 'head' : 'tail', this.overflow);
@@ -124,7 +124,7 @@ export class MessageQueues<TMessage> {
     this.byNewest?.update(queue);
     if (id !== undefined) this.rememberId(id, entry);
     this.counts.queued += 1;
-    return 'queued';
+    return entry;
   }
 
   /**

@@ -106,7 +106,7 @@ export const throttlerMachine = setup({
     pause: withEffects((context, event, effects) => {
       if (event.type !== 'PAUSE') return;
       try {
-        context.dispatcher.pause(pauseUntil(event, context.now()));
+        context.dispatcher.clearance.pause(pauseUntil(event, context.now()));
       } catch (error) {
         refuse(effects, event, error as Error);
         return;
@@ -116,7 +116,7 @@ export const throttlerMachine = setup({
     settle: withEffects((context, event, effects) => {
       if (event.type !== 'SETTLED') return;
       try {
-        context.dispatcher.settle(event.channel, event.cost, context.now());
+        context.dispatcher.clearance.settle(event.channel, event.cost, context.now());
       } catch (error) {
         // A settle that matches nothing in flight changes nothing: it could open the window.
         refuse(effects, event, error as Error);
@@ -136,7 +136,7 @@ export const throttlerMachine = setup({
       if (event.reply.cancelled === true) return;
       const { dispatcher } = context;
       try {
-        const cost = dispatcher.checkMessage(event.channel, event.cost);
+        const cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
         event.reply.waitMs = dispatcher.tryAcquire(event.channel, cost, context.now());
       } catch (error) {
         event.reply.error = error as Error;
@@ -145,7 +145,7 @@ export const throttlerMachine = setup({
       effects.assign(published(context, context.target, context.wakeAt));
     }),
     resume: withEffects((context, _event, effects) => {
-      context.dispatcher.resume();
+      context.dispatcher.clearance.resume();
       effects.assign(published(context, context.target, context.wakeAt));
     }),
     refuseUnknownEvent: withEffects((_context, event, effects) => {

@@ -1,7 +1,8 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
 import type { DeliveryPacer } from './delivery-pacer.js';
-import type { Dispatcher, DropReason, ThrottlerCounts } from './dispatcher.js';
+import type { Dispatcher } from './dispatcher.js';
+import type { DropReason, ThrottlerCounts } from './message-queues.js';
 import type { MonotoneClock } from './monotone-clock.js';
 import type { ThrottleOptions } from './options.js';
 

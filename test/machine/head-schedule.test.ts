@@ -213,14 +213,15 @@ describe('HeadSchedule (per-channel ordering)', () => {
 
         const deliverDue = (): void => {
           for (;;) {
-            const at = dispatcher.nextDeliveryTime(now);
+            const at = dispatcher.chooseNext(now);
             const expected = reference.next(now);
             expect(at).toBe(expected.at);
             if (at > now) return;
-            expect(dispatcher.peekCandidate()?.message).toBe(expected.message);
-            const message = dispatcher.takeCandidate().message;
+            expect(dispatcher.chosen?.message).toBe(expected.message);
+            const entry = dispatcher.takeChosen();
+            const message = entry.message;
             reference.take(message);
-            dispatcher.recordDelivery(message.channel, message.cost, now, now);
+            dispatcher.recordDelivery(entry.seq, message.channel, message.cost, now, now);
             reference.record(message, now);
             if (reference.inFlight > 0) inFlight.push(message);
           }
@@ -247,7 +248,7 @@ describe('HeadSchedule (per-channel ordering)', () => {
           } else if (step.kind === 'settle') {
             if (inFlight.length === 0) continue;
             const [settled] = inFlight.splice(step.pick % inFlight.length, 1) as [Waiting];
-            dispatcher.settle(settled.channel, settled.cost, now);
+            dispatcher.clearance.settle(settled.channel, settled.cost, now);
             reference.settle(settled.channel, settled.cost, now);
           } else if (step.kind === 'setLimit') {
             // Limits only: a longer interval would make what the sliding window forgets depend on when it is asked.
@@ -262,10 +263,10 @@ describe('HeadSchedule (per-channel ordering)', () => {
             );
           } else if (step.kind === 'pause') {
             const until = step.for === undefined ? Number.POSITIVE_INFINITY : now + step.for;
-            dispatcher.pause(until);
+            dispatcher.clearance.pause(until);
             reference.pausedUntil = until;
           } else if (step.kind === 'resume') {
-            dispatcher.resume();
+            dispatcher.clearance.resume();
             reference.pausedUntil = Number.NEGATIVE_INFINITY;
           } else {
             // A voucher timer decides at activation from the period it last rolled to, and the two sides roll

@@ -77,7 +77,9 @@ function checkAgainstModel(
         model.push(message);
         nextSeq += 1;
       } else rejected += 1;
-      expect(queues.enqueue(message, command.channel, 1, command.id, 0)).toBe(expected);
+      const entry = queues.enqueue(message, command.channel, 1, command.id, 0);
+      expect(entry === undefined ? 'rejected' : 'queued').toBe(expected);
+      if (entry !== undefined) expect(entry.message).toBe(message);
     } else if (command.kind === 'cancel') {
       const entry = model.find((w) => w.id === command.id);
       if (entry !== undefined) remove(entry, 'cancelled');

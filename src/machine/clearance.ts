@@ -1,0 +1,106 @@
+/**
+ * The seam for "when may the next message go": the one question about time
+ * the machine asks, and the record that a message went. The dispatcher asks it
+ * about the message it would send next; the machine arms its one timer for the
+ * answer and asks again when it fires (timers may fire early).
+ *
+ * Two kinds of answer fit the same path. The local policies (LocalClearance)
+ * answer at once. A shared store answers by reservation: asked about a message
+ * it has not reserved yet, it starts a reservation (batched with the other
+ * messages admitted in the same turn) and answers Infinity, "not until an
+ * event"; when Redis replies it calls the `wake` it was built with, the machine
+ * receives a CLEARANCE event, which runs the same delivery pass as a WAKE, and
+ * asked again the clearance answers with the granted time. No event needs a
+ * second code path: every event already ends in that pass.
+ */
+import type { PolicyState } from '../policies/index.js';
+import type { Rate } from '../rate/index.js';
+import type { RestoredState } from './persisted-format.js';
+import type { QueuedMessage } from './queued-message.js';
+
+/** What the clearance is asked about: a waiting message (its `seq` names it) or one that would pass straight through. */
+export type ClearanceRequest = Pick<QueuedMessage<unknown>, 'seq' | 'channel' | 'cost'>;
+
+export interface Clearance {
+  /** Checks a message's channel and cost before it is queued; returns the cost, or throws a ThrottlerOptionError. */
+  checkMessage(channel: unknown, cost: unknown): number;
+
+  /** A message entered the queue (a store may start reserving for it now, with the rest of the turn's burst). */
+  admit?(request: ClearanceRequest): void;
+
+  /** Whether this waiting message could ever go with the limits in force (a SET_RATE may have lowered one below its cost). */
+  fits(request: ClearanceRequest): boolean;
+
+  /**
+   * When this message may go, were it next: a time >= now, or Infinity when
+   * nothing can go until an event arrives (a RESUME, a SETTLED, or the store's
+   * CLEARANCE). May start work (a reservation), never delivers.
+   */
+  clearAt(request: ClearanceRequest, now: number): number;
+
+  /**
+   * Whether a message that is not queued could go right now with nothing ahead of it (the idle fast path).
+   * A question: changes nothing. False for anything invalid, so that the normal path reports it.
+   */
+  allowsNow(channel: unknown, cost: unknown, now: number): boolean;
+
+  /** The message went to the target at `at` (it asked at `requestedAt`): it counts from then on. */
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void;
+
+  /** A waiting message left the queue without going (cancelled, displaced, or too big): what it held goes back. */
+  withdraw?(request: ClearanceRequest): void;
+
+  /** The throttler became active (the timer strategy's voucher period starts). */
+  activate(now: number): void;
+
+  /** Whether activating at `now` would start something (then a message cannot go while the throttler stays idle). */
+  activationStarts(channel: unknown, now: number): boolean;
+
+  /** Replaces the overall rates, or one channel's; throws a ThrottlerOptionError for an unknown channel. */
+  setRates(rates: Rate[], channel: string | undefined, now: number): void;
+
+  /** Nothing goes before `until` (Infinity: until resumed). */
+  pause(until: number): void;
+  resume(): void;
+  readonly pausedUntil: number;
+
+  /** A delivery in flight settled (SETTLED); throws a ThrottlerOptionError if it matches none. */
+  settle(channel: unknown, cost: unknown, now: number): void;
+  readonly inFlightCount: number;
+
+  /** Takes a permit now if one is free: 0; otherwise how many ms until one may be (nothing taken). */
+  tryAcquire(channel: string | undefined, cost: number, now: number): number;
+
+  /**
+   * Per-channel ordering needs `clearAt` in two halves, what the message's channel allows and what
+   * everything common to all channels allows, and to hear when a channel's half changed. Only a
+   * clearance that can answer the halves separately supports it (the local policies can).
+   */
+  readonly perChannel?: PerChannelClearance;
+
+  /** The rates in force, overall and per channel (SET_RATE changes them): what a persisted snapshot keeps. */
+  readonly rates: Rate[];
+  readonly channelRates: ReadonlyMap<string, Rate[]>;
+
+  /** What a persisted snapshot keeps of it, times shifted by `shift` ms. */
+  save(shift: number): SavedClearance;
+
+  /** Loads what `save` kept (checked as it loads: a ThrottlerOptionError leaves it half-loaded, to be thrown away). */
+  load(state: RestoredState<unknown>, shift: number, settledAt: number): void;
+}
+
+export interface PerChannelClearance {
+  /** What the request's channel allows: max(now, R), R fixed until that channel changes (then `channelChanged`). */
+  channelClearAt(request: ClearanceRequest, now: number): number;
+  /** What everything common to all channels allows a message of `cost`. */
+  commonClearAt(cost: number, now: number): number;
+  /** Set by the dispatcher: called when a channel's half may have changed. */
+  channelChanged: (channel: string | undefined) => void;
+}
+
+/** The policies' states as a persisted snapshot keeps them. */
+export interface SavedClearance {
+  overall: PolicyState;
+  /** [name, state] pairs: a name is data, `__proto__` included. */
+  channels: Array<[string, PolicyState]>;
+}

@@ -1,0 +1,206 @@
+import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
+import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
+import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
+import { InFlightDeliveries } from './in-flight.js';
+import { type ResolvedOptions, tracksInFlight, unknownChannelError } from './options.js';
+import type { RestoredState } from './persisted-format.js';
+
+/**
+ * The clearance the local policies give, at once: the overall policy and each
+ * channel's (the time comes from them, never computed here), the pause and the
+ * deliveries in flight. Every answer is the latest of what each of them allows.
+ */
+export class LocalClearance implements Clearance, PerChannelClearance {
+  private readonly options: ResolvedOptions;
+  /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
+  rates: Rate[];
+  readonly channelRates: Map<string, Rate[]>;
+  private readonly overall: ThrottlePolicy<PolicyState>;
+  private readonly channelPolicies = new Map<string, ThrottlePolicy<PolicyState>>();
+  pausedUntil = Number.NEGATIVE_INFINITY;
+  /** Deliveries sent and not yet settled (tracked only with maxConcurrent or countUntil 'done'). */
+  private readonly inFlight = new InFlightDeliveries();
+  private readonly tracksInFlight: boolean;
+  /** Told when a channel's own policy changed, so that per-channel ordering files its head again. */
+  channelChanged: (channel: string | undefined) => void = () => {};
+  readonly perChannel: PerChannelClearance = this;
+
+  constructor(options: ResolvedOptions, now: number) {
+    this.options = options;
+    this.rates = options.rates;
+    this.channelRates = new Map(options.channels);
+    this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
+    for (const [name, rates] of options.channels) {
+      this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
+    }
+    this.tracksInFlight = tracksInFlight(options);
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.count;
+  }
+
+  checkMessage(channel: unknown, cost: unknown): number {
+    let smallestLimit = this.overall.smallestLimit;
+    if (channel !== undefined) {
+      const policy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
+      if (policy === undefined) throw unknownChannelError(channel, this.channelPolicies.keys());
+      smallestLimit = Math.min(smallestLimit, policy.smallestLimit);
+    }
+    return validateCost(cost ?? 1, smallestLimit);
+  }
+
+  fits(request: ClearanceRequest): boolean {
+    return request.cost <= this.smallestLimitFor(request.channel);
+  }
+
+  clearAt(request: ClearanceRequest, now: number): number {
+    const at = this.commonClearAt(request.cost, now);
+    return at === Number.POSITIVE_INFINITY ? at : Math.max(at, this.channelClearAt(request, now));
+  }
+
+  allowsNow(channel: unknown, cost: unknown, now: number): boolean {
+    if (channel !== undefined && (typeof channel !== 'string' || !this.channelPolicies.has(channel))) return false;
+    if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > this.smallestLimitFor(channel))
+      return false;
+    const checkedCost = cost as number;
+    const at = this.commonClearAt(checkedCost, now);
+    return (
+      at <= now && (channel === undefined || this.channelPolicyOf(channel).earliestDelivery(now, checkedCost) <= now)
+    );
+  }
+
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
+    const { channel, cost } = request;
+    const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
+    if (this.options.countUntil === 'done') {
+      this.overall.holdInFlight?.(cost);
+      channelPolicy?.holdInFlight?.(cost);
+    } else {
+      this.overall.recordDelivery(at, cost, requestedAt);
+      channelPolicy?.recordDelivery(at, cost, requestedAt);
+    }
+    if (this.tracksInFlight) this.inFlight.start(channel, cost);
+    this.channelChanged(channel);
+  }
+
+  activate(now: number): void {
+    this.overall.activate(now);
+    for (const policy of this.channelPolicies.values()) policy.activate(now);
+  }
+
+  /**
+   * Yes when the timer's tick period would start on activation (Akka): a message that would open
+   * a new period goes through `active`; one inside the running period of the latest delivery need not.
+   */
+  activationStarts(channel: unknown, now: number): boolean {
+    if (this.overall.activationStartsPeriod?.(now)) return true;
+    const channelPolicy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
+    return channelPolicy?.activationStartsPeriod?.(now) === true;
+  }
+
+  setRates(rates: Rate[], channel: string | undefined, now: number): void {
+    if (channel === undefined) {
+      this.overall.setRates(rates, now);
+      this.rates = rates;
+      return;
+    }
+    const policy = this.channelPolicies.get(channel);
+    if (policy === undefined) throw unknownChannelError(channel, this.channelPolicies.keys());
+    policy.setRates(rates, now);
+    this.channelRates.set(channel, rates);
+    this.channelChanged(channel);
+  }
+
+  pause(until: number): void {
+    this.pausedUntil = until;
+  }
+
+  resume(): void {
+    this.pausedUntil = Number.NEGATIVE_INFINITY;
+  }
+
+  /**
+   * It must match a delivery in flight by channel and cost; otherwise nothing changes and a
+   * ThrottlerOptionError says why (a wrong or repeated settle must never open the window, nor
+   * hold a slot forever). With countUntil 'done' the cost enters the window now.
+   */
+  settle(channel: unknown, cost: unknown, now: number): void {
+    if (!this.tracksInFlight) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        'sent only with maxConcurrent or countUntil "done" (nothing else is tracked in flight)',
+        { channel, cost },
+      );
+    }
+    if (channel !== undefined && typeof channel !== 'string') {
+      throw new ThrottlerOptionError('channel', 'the channel of a delivery in flight, or undefined', channel);
+    }
+    const settled = cost ?? 1;
+    if (typeof settled !== 'number' || !Number.isSafeInteger(settled) || settled <= 0) {
+      throw new ThrottlerOptionError('cost', 'the positive integer cost of a delivery in flight', cost);
+    }
+    if (!this.inFlight.settle(channel, settled)) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        `the channel and cost of a delivery in flight (in flight: ${this.inFlight.describe()})`,
+        { channel, cost: settled },
+      );
+    }
+    if (this.options.countUntil === 'done') {
+      this.overall.releaseInFlight?.(now, settled);
+      if (channel !== undefined) this.channelPolicies.get(channel)?.releaseInFlight?.(now, settled);
+      this.channelChanged(channel);
+    }
+  }
+
+  tryAcquire(channel: string | undefined, cost: number, now: number): number {
+    const request = { seq: -1, channel, cost };
+    const at = this.clearAt(request, now);
+    if (at > now) return at - now;
+    this.recordDelivery(request, now, now);
+    return 0;
+  }
+
+  /** What the overall policy, the pause and the in-flight cap allow: the same for every channel. */
+  commonClearAt(cost: number, now: number): number {
+    if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
+    return Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
+  }
+
+  /** What the request's channel's own policy allows (no channel: no limit of its own). */
+  channelClearAt(request: ClearanceRequest, now: number): number {
+    if (request.channel === undefined) return now;
+    return this.channelPolicyOf(request.channel).earliestDelivery(now, request.cost);
+  }
+
+  save(shift: number): SavedClearance {
+    const channels: Array<[string, PolicyState]> = [];
+    for (const [name, policy] of this.channelPolicies) channels.push([name, policy.save(shift)]);
+    return { overall: this.overall.save(shift), channels };
+  }
+
+  /**
+   * Loads saved policy states, each checked by its own policy (a ThrottlerOptionError leaves this
+   * half-restored: throw it away); cost in flight at the save settles at `settledAt`.
+   */
+  load(state: RestoredState<unknown>, shift: number, settledAt: number): void {
+    const { overall, savedAt = Number.POSITIVE_INFINITY } = state;
+    this.overall.load(overall.saved, shift, overall.path, savedAt);
+    for (const [name, { saved, path }] of state.channels) {
+      this.channelPolicies.get(name)?.load(saved, shift, path, savedAt);
+    }
+    this.overall.settleAllInFlight?.(settledAt);
+    for (const policy of this.channelPolicies.values()) policy.settleAllInFlight?.(settledAt);
+    this.pausedUntil = state.pausedUntil + shift;
+  }
+
+  private channelPolicyOf(channel: string): ThrottlePolicy<PolicyState> {
+    return this.channelPolicies.get(channel) as ThrottlePolicy<PolicyState>;
+  }
+
+  private smallestLimitFor(channel: unknown): number {
+    const channelPolicy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
+    return Math.min(this.overall.smallestLimit, channelPolicy?.smallestLimit ?? Number.POSITIVE_INFINITY);
+  }
+}
