@@ -15,6 +15,7 @@
  */
 import type { PolicyState } from '../policies/index.js';
 import type { Rate } from '../rate/index.js';
+import type { ResolvedOptions } from './options.js';
 import type { RestoredState } from './persisted-format.js';
 import type { QueuedMessage } from './queued-message.js';
 
@@ -68,8 +69,11 @@ export interface Clearance {
   settle(channel: unknown, cost: unknown, now: number): void;
   readonly inFlightCount: number;
 
-  /** Takes a permit now if one is free: 0; otherwise how many ms until one may be (nothing taken). */
-  tryAcquire(channel: string | undefined, cost: number, now: number): number;
+  /**
+   * Takes a permit now if one is free: 0; otherwise how many ms until one may be (nothing taken).
+   * `queuedGoesAt`: when the next queued message may go, if one waits (it goes first).
+   */
+  tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt: number | undefined): number;
 
   /**
    * Per-channel ordering needs `clearAt` in two halves, what the message's channel allows and what
@@ -103,4 +107,34 @@ export interface SavedClearance {
   overall: PolicyState;
   /** [name, state] pairs: a name is data, `__proto__` included. */
   channels: Array<[string, PolicyState]>;
+}
+
+/**
+ * A store that answers for many throttlers at once, usually in many processes
+ * (`createRedisStore` in `xstate-throttler/redis`). The throttler asks it once,
+ * as it starts, for a clearance of its own.
+ */
+export interface ThrottleStore {
+  /** The shared limiter's name, for messages. */
+  readonly name: string;
+  /**
+   * This throttler's clearance over the store; throws a ThrottlerOptionError naming an option the store
+   * cannot share. The clearance lives until `close`, which the throttler calls as it stops.
+   */
+  clearanceFor(options: ResolvedOptions, hooks: StoreHooks): StoreClearance;
+}
+
+/** A clearance over a store: it holds a subscription and reservations, given back on `close`. */
+export interface StoreClearance extends Clearance {
+  close(): void;
+}
+
+/** How a store's clearance talks back to its throttler. Each is called asynchronously, never during a call to the clearance. */
+export interface StoreHooks {
+  /** The throttler's clock (checked, never backwards): grants are durations, turned into times on it. */
+  now(): number;
+  /** An answer arrived or a notice changed something: the throttler asks again (a CLEARANCE event). */
+  wake(): void;
+  /** The store stopped answering (`error` says why) or answers again: the throttler emits storeDown / storeUp. */
+  status(up: boolean, error?: Error): void;
 }

@@ -182,11 +182,7 @@ export class Dispatcher<TMessage> {
    */
   tryAcquire(channel: string | undefined, cost: number, now: number): number {
     this.activate(now);
-    if (!this.isEmpty) {
-      // Queued messages go first; the permit can be free no sooner than the next of them has gone.
-      return Math.max(this.chooseNext(now) - now, 1);
-    }
-    return this.clearance.tryAcquire(channel, cost, now);
+    return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : this.chooseNext(now));
   }
 
   /** The throttler became active: voucher periods start now. */

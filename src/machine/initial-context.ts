@@ -1,25 +1,41 @@
 import type { AnyActorRef, AnyEventObject } from 'xstate';
+import { ThrottlerOptionError } from '../rate/index.js';
+import type { ThrottleStore } from './clearance.js';
 import { DeliveryPacer } from './delivery-pacer.js';
 import { Dispatcher } from './dispatcher.js';
 import { MonotoneClock } from './monotone-clock.js';
 import type { ResolvedOptions } from './options.js';
 import type { ThrottlerContext } from './types.js';
 
+/** What else a throttler starts with besides its options and target. */
+export interface ContextExtras {
+  /** Changes with every event; a restored throttler goes on from its saved one. */
+  version?: number;
+  /** An adapter's gate before each send (a restored throttler has none). */
+  deliveryGate?: (() => boolean) | undefined;
+  /** A shared store that answers instead of the local policies, and how to reach the actor it wakes. */
+  store?: { store: ThrottleStore; actor: () => AnyActorRef | undefined } | undefined;
+}
+
 /**
  * A throttler's context as it starts: for a new machine (from its input) and
  * for `restoreThrottler` (which then loads the saved state into the
  * dispatcher), so that both build the same thing. Throws a ThrottlerOptionError
- * when `now()` does not return a finite time. `deliveryGate` is an adapter's
- * (a restored throttler has none).
+ * when `now()` does not return a finite time, or the store cannot share the options.
  */
 export function initialContext(
   options: ResolvedOptions,
   target: AnyActorRef | undefined,
-  version = 0,
-  deliveryGate?: () => boolean,
+  { version = 0, deliveryGate, store }: ContextExtras = {},
 ): ThrottlerContext {
   const clock = new MonotoneClock(options.now);
-  const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now);
+  // A store answers asynchronously: it wakes the actor with an event, never during one of its calls.
+  const clearance = store?.store.clearanceFor(options, {
+    now: clock.now,
+    wake: () => store.actor()?.send({ type: 'CLEARANCE' }),
+    status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
+  });
+  const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {
     dispatcher,
     now: clock.now,
@@ -31,4 +47,21 @@ export function initialContext(
     inFlight: dispatcher.inFlightCount,
     version,
   };
+}
+
+/** The `store` input checked: undefined, or something that builds a clearance. */
+export function checkStore(store: unknown): ThrottleStore | undefined {
+  if (store === undefined) return undefined;
+  if (typeof store !== 'object' || store === null || typeof (store as ThrottleStore).clearanceFor !== 'function') {
+    throw new ThrottlerOptionError('store', "a store from xstate-throttler/redis's createRedisStore", store);
+  }
+  return store as ThrottleStore;
+}
+
+/** A store's clearance holds a subscription and reservations: it closes when its actor stops (or errors). */
+export function closeClearanceOnStop(actor: AnyActorRef, context: ThrottlerContext): void {
+  const clearance = context.dispatcher.clearance as { close?: () => void };
+  if (typeof clearance.close !== 'function') return;
+  const close = (): void => clearance.close?.();
+  actor.subscribe({ complete: close, error: close });
 }

@@ -154,7 +154,9 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     }
   }
 
-  tryAcquire(channel: string | undefined, cost: number, now: number): number {
+  tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt?: number): number {
+    // Queued messages go first; the permit can be free no sooner than the next of them has gone.
+    if (queuedGoesAt !== undefined) return Math.max(queuedGoesAt - now, 1);
     const request = { seq: -1, channel, cost };
     const at = this.clearAt(request, now);
     if (at > now) return at - now;

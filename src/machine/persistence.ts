@@ -46,9 +46,10 @@
  */
 import { type Actor, type ActorOptions, type AnyActorRef, type AnyEventObject, createActor } from 'xstate';
 import { field, isRecord, readCount } from '../policies/saved-fields.js';
+import type { ThrottleStore } from './clearance.js';
 import { Dispatcher } from './dispatcher.js';
 import { checkTarget } from './event-checks.js';
-import { initialContext } from './initial-context.js';
+import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import { readPersisted, readState } from './persisted-format.js';
 import { throttlerMachine } from './throttler-machine.js';
@@ -62,6 +63,8 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
   target?: AnyActorRef | undefined;
   /** The new process's time source, in ms. Default `performance.now()`, as for a new throttler. */
   now?: (() => number) | undefined;
+  /** The shared store the throttler used, if any (a store is a live connection: it is never saved). */
+  store?: ThrottleStore | undefined;
 }
 
 /**
@@ -72,8 +75,9 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
  * of its state is damaged (naming the field's path and the value).
  */
 export function restoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
-  const { target, now, ...actorOptions } = options;
+  const { target, now, store: storeOption, ...actorOptions } = options;
   checkTarget(target);
+  const store = checkStore(storeOption);
   const context = isRecord(persisted) ? field(persisted, 'context') : undefined;
   let saved = isRecord(context) ? field(context, 'dispatcher') : undefined;
   if (saved instanceof Dispatcher) saved = saved.toJSON();
@@ -82,7 +86,11 @@ export function restoreThrottler(persisted: unknown, options: RestoreOptions = {
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;
   const version = previousVersion === undefined ? 0 : readCount(previousVersion, 'persisted.context.version');
-  const restoredContext = initialContext(resolved, undefined, version + 1);
+  let restored: ThrottlerActor | undefined;
+  const restoredContext = initialContext(resolved, undefined, {
+    version: version + 1,
+    store: store && { store, actor: () => restored },
+  });
   const restartedAt = restoredContext.now();
   // Saved times are wall-clock ms; the shift moves them onto the new time source. A wall clock that reads
   // earlier than the save (stepped back, or another machine's) counts as the moment of the save: time never
@@ -99,6 +107,8 @@ export function restoreThrottler(persisted: unknown, options: RestoreOptions = {
     snapshot: idleSnapshot(restoredContext),
     input: undefined as never,
   });
+  restored = actor;
+  closeClearanceOnStop(actor, restoredContext);
   actor.start();
   if (target !== undefined) actor.send({ type: 'SET_TARGET', target });
   return actor;

@@ -4,7 +4,7 @@ import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
 import { published, refuse, takeDiscarded, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget, pauseUntil, replyError } from './event-checks.js';
-import { initialContext } from './initial-context.js';
+import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -152,6 +152,17 @@ export const throttlerMachine = setup({
       const { type } = event as EventObject;
       refuse(effects, event, new ThrottlerOptionError('type', `one of ${EVENT_TYPES.join(', ')}`, type));
     }),
+    reportStoreStatus: withEffects((context, event, effects) => {
+      if (event.type !== 'STORE_STATUS') return;
+      if (typeof event.up !== 'boolean' || (event.error !== undefined && !(event.error instanceof Error))) {
+        refuse(effects, event, new ThrottlerOptionError('STORE_STATUS', '{ up: boolean, error?: Error }', event));
+        return;
+      }
+      const at = context.now();
+      effects.emit(
+        event.up ? { type: 'storeUp', at } : { type: 'storeDown', error: event.error ?? new Error('store down'), at },
+      );
+    }),
     activatePolicies: withEffects((context, _event, effects, self) => {
       const now = context.now();
       context.dispatcher.activate(now);
@@ -177,14 +188,20 @@ export const throttlerMachine = setup({
 }).createMachine({
   id: 'throttler',
   description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
-  context: ({ input }) => {
+  context: ({ input, self }) => {
     const options = resolveOptions(input);
     const target = checkTarget(input.target);
     const { deliveryGate } = input;
     if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
       throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
     }
-    return initialContext(options, target, 0, deliveryGate);
+    const store = checkStore(input.store);
+    const context = initialContext(options, target, {
+      deliveryGate,
+      store: store && { store, actor: () => self },
+    });
+    closeClearanceOnStop(self, context);
+    return context;
   },
   initial: 'idle',
   states: {
@@ -235,6 +252,11 @@ export const throttlerMachine = setup({
           description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
         },
         WAKE: { description: 'Nothing is due in idle: a wake-up (only ever sent from outside) is ignored.' },
+        CLEARANCE: { description: "A store's answer while idle: nothing waits for it." },
+        STORE_STATUS: {
+          actions: 'reportStoreStatus',
+          description: 'The store went down or came back: storeDown / storeUp.',
+        },
         DRAINED: { description: 'Already idle.' },
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
@@ -261,6 +283,11 @@ export const throttlerMachine = setup({
         WAKE: {
           actions: ['forgetSpentWakeUp', 'deliverDue'],
           description: 'The wake-up timer fired: deliver what is due.',
+        },
+        CLEARANCE: { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
+        STORE_STATUS: {
+          actions: ['reportStoreStatus', 'deliverDue'],
+          description: 'The store went down or came back: storeDown / storeUp.',
         },
         SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
         SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },

@@ -1,5 +1,6 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
 import type { RatesInput } from '../rate/index.js';
+import type { ThrottleStore } from './clearance.js';
 import type { DeliveryPacer } from './delivery-pacer.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { DropReason, ThrottlerCounts } from './message-queues.js';
@@ -18,6 +19,12 @@ export interface ThrottlerInput extends ThrottleOptions {
    * during a delivery take effect once the delivery pass is over, as with any actor.
    */
   deliveryGate?: (() => boolean) | undefined;
+  /**
+   * Share every rate with every throttler, in any process, that uses a store of the same name:
+   * `createRedisStore({ redis, name })` from `xstate-throttler/redis`. The store then decides when
+   * each message may go, on its own clock (README, "Sharing a limit across processes").
+   */
+  store?: ThrottleStore | undefined;
 }
 
 /** Queue a message. With `id` it can later be taken back out with CANCEL. */
@@ -54,6 +61,10 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | SettledEvent
   | TryAcquireEvent
   | { type: 'WAKE' }
+  /** From a store's clearance: an answer arrived; deliver what is due (as WAKE). */
+  | { type: 'CLEARANCE' }
+  /** From a store's clearance: it stopped answering, or answers again. */
+  | { type: 'STORE_STATUS'; up: boolean; error?: Error | undefined }
   | { type: 'WORK_WAITING' }
   | { type: 'DRAINED' };
 
@@ -96,7 +107,10 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | { type: 'rejected'; message: TMessage; reason: 'overflow' | 'invalid'; error: Error }
   | { type: 'dropped'; message: TMessage; reason: DropReason; error: Error }
   | { type: 'targetLost'; target: AnyActorRef; message: TMessage; at: number }
-  | { type: 'invalidEvent'; event: EventObject; error: Error };
+  | { type: 'invalidEvent'; event: EventObject; error: Error }
+  /** The store stopped answering: with onStoreDown 'pause' nothing new is granted until `storeUp`. */
+  | { type: 'storeDown'; error: Error; at: number }
+  | { type: 'storeUp'; at: number };
 
 export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
   /** The queue and the policies; mutated only by the machine's own actions. */

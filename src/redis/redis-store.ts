@@ -1,3 +1,5 @@
+import type { StoreHooks } from '../machine/clearance.js';
+import type { ResolvedOptions } from '../machine/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { GuardedClient } from './guarded-client.js';
 import { limiterKeys } from './keys.js';
@@ -7,6 +9,7 @@ import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
 import { NoticeSubscriber } from './notice-subscriber.js';
 import { RedisSharedLimiter, type ScriptRunner } from './shared-limiter.js';
+import { RedisClearance, type StoreDownPolicy } from './store-clearance.js';
 import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfig } from './types.js';
 
 /**
@@ -61,13 +64,27 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const client = new GuardedClient(redis, name, timeout);
   const subscriber = new NoticeSubscriber(redis, keys.notices);
   const localNow = testClock ?? (() => performance.now());
+  const whenDown = checkStoreDown(options);
   let closed = false;
+  const open = (config: SharedLimiterConfig) => {
+    if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
+    const declared = declareConfig(config, testClock !== undefined);
+    return new RedisSharedLimiter(name, declared, keys, client, runScript, subscriber, localNow, testClock);
+  };
   return {
     name,
-    open(config: SharedLimiterConfig) {
-      if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
-      const declared = declareConfig(config, testClock !== undefined);
-      return new RedisSharedLimiter(name, declared, keys, client, runScript, subscriber, localNow, testClock);
+    open,
+    clearanceFor(throttle: ResolvedOptions, hooks: StoreHooks) {
+      const limiter = open({
+        strategy: throttle.strategy,
+        rates: throttle.rates,
+        channels: throttle.channels,
+        maxBurst: throttle.strategyOptions.maxBurst,
+        ordering: throttle.ordering,
+        countUntil: throttle.countUntil,
+        maxReserveAheadMs: options.maxReserveAheadMs,
+      });
+      return new RedisClearance(limiter, throttle, hooks, whenDown);
     },
     async close() {
       closed = true;
@@ -92,4 +109,26 @@ function checkClient(redis: unknown): RedisClientLike {
     );
   }
   return redis as RedisClientLike;
+}
+
+/** `onStoreDown` and `localShare` checked: what a throttler does while the store does not answer. */
+function checkStoreDown(options: RedisStoreOptions): StoreDownPolicy {
+  const onStoreDown = options.onStoreDown ?? 'pause';
+  if (onStoreDown !== 'pause' && onStoreDown !== 'local') {
+    throw new ThrottlerOptionError('onStoreDown', '"pause" or "local"', onStoreDown);
+  }
+  const localShare = options.localShare;
+  if (onStoreDown === 'pause') {
+    if (localShare !== undefined)
+      throw new ThrottlerOptionError('localShare', 'set only with onStoreDown "local"', localShare);
+    return { onStoreDown, localShare: 1 };
+  }
+  if (typeof localShare !== 'number' || !(localShare > 0 && localShare <= 1)) {
+    throw new ThrottlerOptionError(
+      'localShare',
+      'the share of every limit one process may use alone while the store is down, in (0, 1], e.g. 1 / the number of processes',
+      localShare,
+    );
+  }
+  return { onStoreDown, localShare };
 }

@@ -1,3 +1,4 @@
+import type { ThrottleStore } from '../machine/clearance.js';
 import type { CountUntil, Ordering } from '../machine/options.js';
 import type { StrategyName } from '../policies/index.js';
 import type { Rate, RatesInput, ThrottlerOptionError } from '../rate/index.js';
@@ -38,6 +39,17 @@ export interface RedisStoreOptions {
    * configuration, so a process without it conflicts with one that has it instead of mixing clocks.
    */
   testClock?: () => number;
+  /**
+   * What a throttler using this store does while Redis does not answer (it emits `storeDown`, keeps
+   * its queue and asks again by itself, then emits `storeUp`). `'pause'` (default): nothing new goes
+   * until Redis answers (grants already held are still used on time). `'local'`: a local window
+   * with `localShare` of every limit decides meanwhile; not a global guarantee (README).
+   */
+  onStoreDown?: 'pause' | 'local' | undefined;
+  /** With onStoreDown 'local': the share of every limit one process may use alone, in (0, 1]. */
+  localShare?: number | undefined;
+  /** How far ahead of Redis' now a throttler may hold grants, in ms (SharedLimiterConfig.maxReserveAheadMs). */
+  maxReserveAheadMs?: number | undefined;
 }
 
 /** What a throttler opens the shared limiter with: the options it was given. */
@@ -132,8 +144,8 @@ export interface SharedLimiter {
   subscribe(listener: (notice: StoreNotice) => void): () => void;
 }
 
-/** A connection to one shared limiter in Redis. */
-export interface RedisStore {
+/** A connection to one shared limiter in Redis; pass it as a throttler's `store` option. */
+export interface RedisStore extends ThrottleStore {
   readonly name: string;
   /** A throttler's handle on the shared limiter; validates the configuration (throws ThrottlerOptionError). */
   open(config: SharedLimiterConfig): SharedLimiter;

@@ -1,0 +1,357 @@
+/**
+ * A throttler's clearance over the shared limiter: the seam of src/machine/clearance.ts answered by
+ * reservation. Messages are reserved as they are admitted, a turn's burst in one round trip, in
+ * arrival order; the throttler asks about its head, gets Infinity while the answer is on its way,
+ * and is woken (a CLEARANCE event) when it arrives; asked again it answers with the granted time,
+ * and the throttler's one timer sends the message then without asking Redis again.
+ *
+ * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
+ * sent much later could crowd a later window), so a grant left unused past `GRANT_GRACE_MS` (a
+ * lost target, a pause) is given back and asked for again, with every grant after it, in order.
+ */
+import type { ClearanceRequest, StoreClearance, StoreHooks } from '../machine/clearance.js';
+import { Deque } from '../machine/deque.js';
+import { InFlightDeliveries } from '../machine/in-flight.js';
+import { LocalClearance } from '../machine/local-clearance.js';
+import { type ResolvedOptions, tracksInFlight } from '../machine/options.js';
+import type { RestoredState } from '../machine/persisted-format.js';
+import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { StoreUnavailableError } from './errors.js';
+import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
+
+/** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
+export const MAX_BATCH = 1000;
+/** How late a grant may still be used; later, it is given back and asked for again. */
+export const GRANT_GRACE_MS = 20;
+/** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
+const FIRST_RETRY_MS = 50;
+const MAX_RETRY_MS = 1000;
+
+/** What the throttler does while the store does not answer. */
+export interface StoreDownPolicy {
+  /** 'pause': nothing new is granted. 'local': a local window with `localShare` of every limit. */
+  readonly onStoreDown: 'pause' | 'local';
+  readonly localShare: number;
+}
+
+interface Grant {
+  /** When the message may go, on the throttler's clock. */
+  readonly at: number;
+  readonly reservation: Reservation;
+  readonly request: ClearanceRequest;
+}
+
+export class RedisClearance implements StoreClearance {
+  pausedUntil = Number.NEGATIVE_INFINITY;
+  readonly perChannel = undefined;
+  /** Granted and not yet sent, by queue seq, in arrival order (a Map keeps insertion order). */
+  private readonly grants = new Map<number, Grant>();
+  /** Admitted and not yet granted, in arrival order. */
+  private readonly toReserve = new Deque<ClearanceRequest>();
+  /** Seqs that left the queue while waiting in `toReserve` or in a reserve call. */
+  private readonly withdrawn = new Set<number>();
+  /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
+  private readonly refused = new Set<number>();
+  private asking = false;
+  /** A rewind asked for while a reserve call was out: done when it answers, so that order is kept. */
+  private rewindPendingAt: number | undefined;
+  private flushQueued = false;
+  /** No reserve before this (the store said later, or did not answer). */
+  private retryAt = Number.NEGATIVE_INFINITY;
+  private retryDelay = FIRST_RETRY_MS;
+  /** Why the store is down; undefined while it answers. */
+  private down: Error | undefined;
+  private closed = false;
+  /** Checks messages against the rates in force, and is the local window while the store is down ('local'). */
+  private readonly local: LocalClearance;
+  private readonly inFlight = new InFlightDeliveries();
+  private readonly tracksInFlight: boolean;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly limiter: SharedLimiter,
+    private readonly options: ResolvedOptions,
+    private readonly hooks: StoreHooks,
+    private readonly whenDown: StoreDownPolicy,
+  ) {
+    this.local = new LocalClearance(
+      whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare) : options,
+      hooks.now(),
+    );
+    this.tracksInFlight = tracksInFlight(options);
+    this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
+  }
+
+  get rates(): Rate[] {
+    return this.limiter.rates;
+  }
+
+  get channelRates(): ReadonlyMap<string, Rate[]> {
+    return this.limiter.channels;
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.count;
+  }
+
+  checkMessage(channel: unknown, cost: unknown): number {
+    return this.local.checkMessage(channel, cost);
+  }
+
+  admit(request: ClearanceRequest): void {
+    this.toReserve.push(request);
+    this.askSoon();
+  }
+
+  fits(request: ClearanceRequest): boolean {
+    return !this.refused.has(request.seq) && this.local.fits(request);
+  }
+
+  clearAt(request: ClearanceRequest, now: number): number {
+    if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
+    const grant = this.grants.get(request.seq);
+    if (grant !== undefined) {
+      if (now <= grant.at + GRANT_GRACE_MS && grant.at >= this.pausedUntil) return grant.at;
+      // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
+      this.rewind(Math.max(now, this.pausedUntil));
+    }
+    if (this.pausedUntil > now) return this.pausedUntil;
+    if (this.retryAt <= now) this.askSoon();
+    if (this.down !== undefined && this.whenDown.onStoreDown === 'local') {
+      // The local window decides until the store answers again; the timer also wakes to ask it.
+      const probeAt = this.retryAt > now ? this.retryAt : Number.POSITIVE_INFINITY;
+      return Math.min(this.local.clearAt(request, now), probeAt);
+    }
+    return this.asking || this.retryAt <= now ? Number.POSITIVE_INFINITY : this.retryAt;
+  }
+
+  allowsNow(channel: unknown, cost: unknown, now: number): boolean {
+    // Every message is reserved, except on the local window while the store is down.
+    return this.down !== undefined && this.whenDown.onStoreDown === 'local' && this.local.allowsNow(channel, cost, now);
+  }
+
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
+    // A granted message is already recorded in Redis; one that went on the local window is recorded
+    // there, and whatever is still being asked for it is given back when the answer comes.
+    if (!this.grants.delete(request.seq)) {
+      this.local.recordDelivery(request, at, requestedAt);
+      if (request.seq >= 0) this.withdrawn.add(request.seq);
+    }
+    if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
+  }
+
+  withdraw(request: ClearanceRequest): void {
+    const grant = this.grants.get(request.seq);
+    if (grant === undefined) {
+      this.withdrawn.add(request.seq);
+      return;
+    }
+    this.grants.delete(request.seq);
+    this.giveBack([grant.reservation]);
+  }
+
+  activate(now: number): void {
+    this.local.activate(now);
+  }
+
+  activationStarts(): boolean {
+    return false;
+  }
+
+  setRates(rates: Rate[], channel: string | undefined, now: number): void {
+    this.local.setRates(rates, channel, now);
+    this.limiter.setRate(rates, channel).catch((error: unknown) => this.failed(error));
+  }
+
+  pause(until: number): void {
+    const now = this.hooks.now();
+    this.pausedUntil = until;
+    // The whole fleet pauses; a pause until RESUME holds for the longest a store keeps a pause.
+    const forMs = Number.isFinite(until) ? until - now : 2 ** 31 - 1;
+    if (forMs > 0) this.limiter.pause(forMs).catch((error: unknown) => this.failed(error));
+  }
+
+  resume(): void {
+    this.pausedUntil = Number.NEGATIVE_INFINITY;
+    this.limiter.resume().catch((error: unknown) => this.failed(error));
+  }
+
+  settle(channel: unknown, cost: unknown): void {
+    if (!this.tracksInFlight) {
+      throw new ThrottlerOptionError('SETTLED', 'sent only with maxConcurrent (nothing else is tracked in flight)', {
+        channel,
+        cost,
+      });
+    }
+    const settled = cost ?? 1;
+    if (
+      (channel !== undefined && typeof channel !== 'string') ||
+      typeof settled !== 'number' ||
+      !this.inFlight.settle(channel as string | undefined, settled)
+    ) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        `the channel and cost of a delivery in flight (in flight: ${this.inFlight.describe()})`,
+        { channel, cost },
+      );
+    }
+  }
+
+  tryAcquire(): number {
+    throw new ThrottlerOptionError(
+      'TRY_ACQUIRE',
+      'not sent to a throttler with a store (a shared permit is reserved asynchronously: queue the message instead)',
+      this.limiter.name,
+    );
+  }
+
+  save(shift: number) {
+    return this.local.save(shift);
+  }
+
+  load(state: RestoredState<unknown>, shift: number, settledAt: number): void {
+    this.local.load(state, shift, settledAt);
+    this.pausedUntil = state.pausedUntil + shift;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.unsubscribe();
+    const unused = [...this.grants.values()].map((grant) => grant.reservation);
+    this.grants.clear();
+    this.giveBack(unused);
+  }
+
+  /** Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call. */
+  private askSoon(): void {
+    if (this.flushQueued || this.asking || this.closed) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.ask();
+    });
+  }
+
+  private ask(): void {
+    if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
+    const batch: ClearanceRequest[] = [];
+    while (batch.length < MAX_BATCH) {
+      const request = this.toReserve.shift();
+      if (request === undefined) break;
+      if (!this.withdrawn.delete(request.seq)) batch.push(request);
+    }
+    if (batch.length === 0) return;
+    this.asking = true;
+    this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
+      (outcomes) => this.answered(batch, outcomes),
+      (error: unknown) => {
+        this.asking = false;
+        this.putBack(batch);
+        if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
+        this.failed(error);
+      },
+    );
+  }
+
+  private answered(batch: ClearanceRequest[], outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>): void {
+    this.asking = false;
+    const now = this.hooks.now();
+    this.up();
+    const late: Reservation[] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      const request = batch[index] as ClearanceRequest;
+      if (outcome.kind === 'granted') {
+        if (this.withdrawn.delete(request.seq) || this.closed) late.push(outcome.reservation);
+        else this.grants.set(request.seq, { at: now + outcome.waitMs, reservation: outcome.reservation, request });
+      } else if (outcome.kind === 'refused') {
+        this.refused.add(request.seq);
+      } else {
+        // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
+        this.putBack(batch.slice(index));
+        this.retryAt = now + outcome.retryAfterMs;
+        break;
+      }
+    }
+    this.giveBack(late);
+    if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
+    if (this.toReserve.length > 0) this.askSoon();
+    this.hooks.wake();
+  }
+
+  /** A call failed: the store is down (or refuses this process's configuration) until a reserve answers. */
+  private failed(error: unknown): void {
+    if (this.closed) return;
+    const reason = error instanceof Error ? error : new StoreUnavailableError(this.limiter.name, String(error));
+    const now = this.hooks.now();
+    this.retryAt = now + this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS);
+    if (this.down === undefined) {
+      this.down = reason;
+      this.hooks.status(false, reason);
+    }
+    this.hooks.wake();
+  }
+
+  private up(): void {
+    this.retryDelay = FIRST_RETRY_MS;
+    if (this.down === undefined) return;
+    this.down = undefined;
+    this.hooks.status(true);
+  }
+
+  /** Fleet-wide news: a pause, new rates or a lost state make every grant held here stale. */
+  private hear(notice: StoreNotice): void {
+    if (this.closed) return;
+    const now = this.hooks.now();
+    if (notice.type === 'rates') {
+      this.local.setRates(notice.rates, undefined, now);
+      for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
+      this.rewind(now);
+    } else if (notice.type === 'paused' || notice.type === 'quarantined') {
+      if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
+      this.rewind(now + notice.forMs);
+    } else {
+      this.pausedUntil = Number.NEGATIVE_INFINITY;
+      this.retryAt = now;
+      this.askSoon();
+    }
+    this.hooks.wake();
+  }
+
+  /** Gives every unused grant back and asks again for those messages, in arrival order, from `at`. */
+  private rewind(at: number): void {
+    if (this.asking) {
+      // The batch out is between the grants held and the requests waiting: rewind once it is back.
+      this.rewindPendingAt = Math.max(this.rewindPendingAt ?? at, at);
+      return;
+    }
+    this.rewindPendingAt = undefined;
+    const held = [...this.grants.values()];
+    this.grants.clear();
+    this.putBack(held.map((grant) => grant.request));
+    this.giveBack(held.map((grant) => grant.reservation));
+    this.retryAt = Math.max(this.retryAt, at);
+  }
+
+  /** Puts requests back at the front of `toReserve`, keeping their order. */
+  private putBack(requests: readonly ClearanceRequest[]): void {
+    for (let index = requests.length - 1; index >= 0; index--)
+      this.toReserve.unshift(requests[index] as ClearanceRequest);
+  }
+
+  private giveBack(reservations: Reservation[]): void {
+    if (reservations.length === 0) return;
+    // An unreleased slot is at worst unused capacity until it expires, never a violation: a failure is let go.
+    this.limiter.release(reservations).catch(() => {});
+  }
+}
+
+/** The options with every limit cut to `share` of itself (at least 1): the local window while the store is down. */
+function shareOf(options: ResolvedOptions, share: number): ResolvedOptions {
+  const cut = (rates: Rate[]): Rate[] =>
+    rates.map((rate) => ({ ...rate, limit: Math.max(1, Math.floor(rate.limit * share)) }));
+  const channels = new Map<string, Rate[]>();
+  for (const [name, rates] of options.channels) channels.set(name, cut(rates));
+  return { ...options, rates: cut(options.rates), channels };
+}

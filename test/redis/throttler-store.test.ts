@@ -1,0 +1,151 @@
+import type { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { throttlerMachine } from '../../src/machine/throttler-machine.js';
+import { createRedisStore } from '../../src/redis/index.js';
+import { overfullWindows } from '../support/oracle.js';
+import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
+import { type StoreThrottler, settle, storeThrottler } from '../support/store-throttler.js';
+
+/** The throttler machine with a Redis store: the seam answered by reservation, in virtual time, real Redis. */
+let redis: Redis;
+const names: string[] = [];
+const running: StoreThrottler[] = [];
+
+beforeAll(async () => {
+  redis = await connectRedis();
+});
+afterEach(async () => {
+  for (const throttler of running.splice(0)) {
+    throttler.actor.stop();
+    await throttler.store.close();
+  }
+});
+afterAll(async () => {
+  if (!redis) return;
+  await deleteLimiters(redis, names);
+  redis.disconnect();
+});
+
+function throttler(
+  ...args: Parameters<typeof storeThrottler> extends [unknown, unknown, ...infer Rest] ? Rest : never
+) {
+  const name = uniqueName('machine');
+  names.push(name);
+  const created = storeThrottler(redis, name, ...args);
+  running.push(created);
+  return created;
+}
+
+const burst = (n: number, extra: Record<string, unknown> = {}) =>
+  Array.from({ length: n }, (_, i) => ({ message: { type: 'job', n: i }, ...extra }));
+
+describe('a throttler with a Redis store', () => {
+  it('sends each message at the time Redis granted, in order, never over the limit', async () => {
+    const t = throttler({ rate: '3/1s', strategy: 'sliding-window' });
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(10) });
+    await t.runUntil(10);
+    expect(t.deliveries.map((d) => d.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(t.deliveries.map((d) => d.at)).toEqual([0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000, 3000]);
+    expect(overfullWindows({ overall: [{ limit: 3, interval: 1000 }], channels: {} }, t.deliveries)).toEqual([]);
+  });
+
+  it('shares the limit between two throttlers using the same name', async () => {
+    const name = uniqueName('shared');
+    names.push(name);
+    const a = storeThrottler(redis, name, { rate: '4/1s', strategy: 'sliding-window' });
+    const b = storeThrottler(redis, name, { rate: '4/1s', strategy: 'sliding-window' }, {}, a.clock);
+    running.push(a, b);
+    a.actor.send({ type: 'QUEUE_BATCH', messages: burst(6) });
+    b.actor.send({ type: 'QUEUE_BATCH', messages: burst(6) });
+    for (let steps = 0; a.deliveries.length + b.deliveries.length < 12 && steps < 100; steps++) {
+      await settle();
+      const wakes = [a, b].map((t) => t.actor.getSnapshot().context.wakeAt).filter(Number.isFinite);
+      if (wakes.length === 0) continue;
+      a.clock.increment(Math.max(0, Math.min(...wakes) - a.clock.now()));
+    }
+    const all = [...a.deliveries, ...b.deliveries];
+    expect(all).toHaveLength(12);
+    expect(overfullWindows({ overall: [{ limit: 4, interval: 1000 }], channels: {} }, all)).toEqual([]);
+    // Together they get the limit, not each of them.
+    expect(all.filter((d) => d.at < 1000)).toHaveLength(4);
+  });
+
+  it('counts channels and costs in the store', async () => {
+    const t = throttler({ rate: '10/1s', strategy: 'sliding-window', channels: { search: '2/1s' } });
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4, { channel: 'search' }) });
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 9 }, cost: 3 });
+    await t.runUntil(5);
+    expect(t.deliveries.map((d) => [d.n, d.at])).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 1000],
+      [3, 1000],
+      [9, 1000],
+    ]);
+  });
+
+  it('gives an unused reservation back when its message is cancelled', async () => {
+    const t = throttler({ rate: '2/1s', strategy: 'sliding-window' }, {}, undefined);
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4, {}).map((m, i) => ({ ...m, id: i })) });
+    await settle();
+    // Messages 2 and 3 hold grants at 1000; cancelling 2 gives its slot to 3... and to the next one.
+    t.actor.send({ type: 'CANCEL', id: 2 });
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 4 } });
+    await t.runUntil(4);
+    expect(t.deliveries.map((d) => [d.n, d.at])).toEqual([
+      [0, 0],
+      [1, 0],
+      [3, 1000],
+      [4, 1000],
+    ]);
+    expect(t.emitted.filter((e) => e.type === 'dropped')).toHaveLength(1);
+  });
+
+  it('pauses every throttler of the fleet, and gives back grants inside the pause', async () => {
+    const name = uniqueName('pause');
+    names.push(name);
+    const a = storeThrottler(redis, name, { rate: '2/1s', strategy: 'sliding-window' });
+    const b = storeThrottler(redis, name, { rate: '2/1s', strategy: 'sliding-window' }, {}, a.clock);
+    running.push(a, b);
+    b.actor.send({ type: 'QUEUE_BATCH', messages: burst(4) });
+    await settle();
+    a.actor.send({ type: 'PAUSE', duration: 5000 });
+    for (let steps = 0; b.deliveries.length < 4 && steps < 100; steps++) {
+      await settle();
+      const wakeAt = b.actor.getSnapshot().context.wakeAt;
+      if (Number.isFinite(wakeAt)) b.clock.increment(Math.max(0, wakeAt - b.clock.now()));
+    }
+    // Two went at 0 before the pause; the rest waited for its end, 5 s later.
+    expect(b.deliveries.map((d) => d.at)).toEqual([0, 0, 5000, 5000]);
+  });
+
+  it('refuses what a store cannot share, naming the option, and a store that is not one', async () => {
+    const store = createRedisStore({ redis, name: uniqueName('refuse') });
+    const attempt = (input: Record<string, unknown>) => {
+      const actor = createActor(throttlerMachine, { input: { rate: '1/1s', store, ...input } as never });
+      expect(actor.getSnapshot().status).toBe('error');
+      return (actor.getSnapshot().error as Error).message;
+    };
+    expect(attempt({ strategy: 'timer' })).toMatch(
+      /^strategy must be "sliding-window" or "token-bucket" with a shared store/,
+    );
+    expect(attempt({ strategy: 'warming-up', warmup: '1s' })).toMatch(/^strategy must be/);
+    expect(attempt({ strategy: 'sliding-window', ordering: 'per-channel' })).toMatch(/^ordering must be/);
+    expect(attempt({ strategy: 'sliding-window', countUntil: 'done' })).toMatch(/^countUntil must be/);
+    expect(attempt({ strategy: 'sliding-window', store: { name: 'x' } })).toBe(
+      'store must be a store from xstate-throttler/redis\'s createRedisStore, got {"name":"x"}',
+    );
+    await store.close();
+  });
+
+  it('refuses TRY_ACQUIRE with a clear error in the reply, and keeps its queue', async () => {
+    const t = throttler({ rate: '1/1s', strategy: 'sliding-window' });
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(2) });
+    const reply: { waitMs?: number; error?: Error } = {};
+    t.actor.send({ type: 'TRY_ACQUIRE', reply });
+    expect(reply.error?.message).toMatch(/^TRY_ACQUIRE must be not sent to a throttler with a store/);
+    await t.runUntil(2);
+    expect(t.deliveries.map((d) => d.at)).toEqual([0, 1000]);
+  });
+});

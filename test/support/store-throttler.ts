@@ -1,0 +1,78 @@
+import type { Redis } from 'ioredis';
+import { type AnyActorRef, createActor, createEmptyActor, SimulatedClock } from 'xstate';
+import { throttlerMachine } from '../../src/machine/throttler-machine.js';
+import type { ThrottlerEmitted, ThrottlerInput } from '../../src/machine/types.js';
+import { createRedisStore } from '../../src/redis/index.js';
+import type { RedisStore, RedisStoreOptions } from '../../src/redis/types.js';
+
+/**
+ * A throttler machine with a Redis store, in virtual time: XState's SimulatedClock runs the
+ * machine's one timer, and the same virtual time is the throttler's `now` and the store's
+ * test-only Redis clock. Redis itself is real, so each step waits for its replies (real I/O).
+ */
+export interface StoreThrottler {
+  readonly actor: ReturnType<typeof createActor<typeof throttlerMachine>>;
+  readonly store: RedisStore;
+  readonly clock: SimulatedClock;
+  /** Every delivery: the message's `n` and the virtual time it went. */
+  readonly deliveries: Array<{ n: number; at: number; channel: string | undefined; cost: number }>;
+  readonly emitted: ThrottlerEmitted[];
+  /** Waits for Redis to answer what is out, then moves virtual time to the next wake-up; false when none. */
+  step(): Promise<boolean>;
+  /** Steps until `deliveries` holds `count` or nothing more can happen; returns the virtual time. */
+  runUntil(count: number, maxSteps?: number): Promise<number>;
+}
+
+/** Real time for the replies of a local Redis to come back: generous, as the machine may be loaded. */
+export async function settle(ms = 15): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function storeThrottler(
+  redis: Redis,
+  name: string,
+  input: Omit<ThrottlerInput, 'store' | 'now'>,
+  storeOptions: Partial<RedisStoreOptions> = {},
+  clock = new SimulatedClock(),
+): StoreThrottler {
+  const store = createRedisStore({ redis, name, testClock: () => clock.now(), commandTimeout: 5000, ...storeOptions });
+  const deliveries: StoreThrottler['deliveries'] = [];
+  const emitted: ThrottlerEmitted[] = [];
+  const target = createEmptyActor() as AnyActorRef;
+  const actor = createActor(throttlerMachine, {
+    input: { ...input, store, now: () => clock.now(), target },
+    clock,
+  });
+  actor.on('*', (event) => {
+    emitted.push(event);
+    if (event.type === 'delivered') {
+      deliveries.push({ n: event.message.n as number, at: event.at, channel: event.channel, cost: event.cost });
+    }
+  });
+  actor.start();
+  const step = async (): Promise<boolean> => {
+    await settle();
+    const { wakeAt } = actor.getSnapshot().context;
+    if (!Number.isFinite(wakeAt)) return false;
+    clock.increment(Math.max(0, wakeAt - clock.now()));
+    return true;
+  };
+  return {
+    actor,
+    store,
+    clock,
+    deliveries,
+    emitted,
+    step,
+    async runUntil(count, maxSteps = 10_000) {
+      for (let steps = 0; deliveries.length < count && steps < maxSteps; steps++) {
+        if (!(await step())) {
+          // Nothing armed: one more wait in case a reply was slow, then give up.
+          await settle(50);
+          if (!Number.isFinite(actor.getSnapshot().context.wakeAt) && deliveries.length < count) break;
+        }
+      }
+      return clock.now();
+    },
+  };
+}
