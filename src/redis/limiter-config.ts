@@ -12,12 +12,16 @@ export interface DeclaredConfig {
   readonly channels: ReadonlyMap<string, Rate[]>;
   readonly maxBurst: number | undefined;
   readonly maxReserveAheadMs: number;
+  /** sliding-window: how long after its time a grant may still be sent (0 for token-bucket). */
+  readonly grantGraceMs: number;
   readonly testClock: boolean;
   /** What the first process stores and every other must send unchanged. */
   readonly json: string;
 }
 
 const MAX_DEFAULT_RESERVE_AHEAD_MS = 60_000;
+/** How late after its time a throttler's grant may still be sent, by default: a loaded event loop's timer lateness. */
+export const DEFAULT_GRANT_GRACE_MS = 20;
 
 /** Microseconds, rounded up: a window a fraction of a µs longer is stricter, never looser. */
 export function toMicros(ms: number): number {
@@ -66,6 +70,13 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
   if (typeof maxReserveAheadMs !== 'number' || !Number.isFinite(maxReserveAheadMs) || maxReserveAheadMs < 0) {
     throw new ThrottlerOptionError('maxReserveAheadMs', 'a finite number of milliseconds >= 0', maxReserveAheadMs);
   }
+  const grantGraceMs = config.grantGraceMs ?? 0;
+  if (typeof grantGraceMs !== 'number' || !Number.isFinite(grantGraceMs) || grantGraceMs < 0 || grantGraceMs > 60_000) {
+    throw new ThrottlerOptionError('grantGraceMs', 'a number of milliseconds from 0 to 60000', grantGraceMs);
+  }
+  if (grantGraceMs > 0 && strategy !== 'sliding-window') {
+    throw new ThrottlerOptionError('grantGraceMs', '0 unless strategy is "sliding-window"', grantGraceMs);
+  }
   const json = JSON.stringify({
     v: 1,
     strategy,
@@ -73,9 +84,10 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
     channels: [...channels].map(([name, channelRates]) => [name, JSON.parse(ratesJson(channelRates))]),
     maxBurst: strategy === 'token-bucket' ? (maxBurst ?? null) : null,
     ahead: toMicros(maxReserveAheadMs),
+    grace: toMicros(grantGraceMs),
     test: testClock,
   });
-  return { strategy, rates, channels, maxBurst, maxReserveAheadMs, testClock, json };
+  return { strategy, rates, channels, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
 }
 
 function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate[]> {
@@ -124,6 +136,7 @@ export function firstDifference(
     channels: 'channels',
     maxBurst: 'maxBurst',
     ahead: 'maxReserveAheadMs',
+    grace: 'grantGraceMs',
     test: 'testClock',
   };
   for (const [field, option] of Object.entries(labels)) {
@@ -146,6 +159,6 @@ function readable(field: string, value: unknown): unknown {
   if (field === 'channels' && Array.isArray(value)) {
     return Object.fromEntries(value.map((entry) => (Array.isArray(entry) ? [entry[0], rates(entry[1])] : [entry, ''])));
   }
-  if (field === 'ahead' && typeof value === 'number') return value / 1000;
+  if ((field === 'ahead' || field === 'grace') && typeof value === 'number') return value / 1000;
   return value;
 }

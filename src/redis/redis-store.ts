@@ -3,7 +3,7 @@ import type { ResolvedOptions } from '../machine/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { GuardedClient } from './guarded-client.js';
 import { limiterKeys } from './keys.js';
-import { declareConfig } from './limiter-config.js';
+import { DEFAULT_GRANT_GRACE_MS, declareConfig } from './limiter-config.js';
 import { CONTROL_SCRIPT } from './lua/control.js';
 import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
@@ -83,6 +83,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         ordering: throttle.ordering,
         countUntil: throttle.countUntil,
         maxReserveAheadMs: options.maxReserveAheadMs,
+        grantGraceMs: options.grantGraceMs ?? (throttle.strategy === 'sliding-window' ? DEFAULT_GRANT_GRACE_MS : 0),
       });
       return new RedisClearance(limiter, throttle, hooks, whenDown);
     },

@@ -54,6 +54,10 @@ export class RedisSharedLimiter implements SharedLimiter {
     return this.knowledge.channels;
   }
 
+  get grantGraceMs(): number {
+    return this.declared.grantGraceMs;
+  }
+
   async reserve(requests: readonly ReservationRequest[]): Promise<ReserveOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);

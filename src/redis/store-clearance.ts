@@ -6,8 +6,9 @@
  * and the throttler's one timer sends the message then without asking Redis again.
  *
  * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
- * sent much later could crowd a later window), so a grant left unused past `GRANT_GRACE_MS` (a
- * lost target, a pause) is given back and asked for again, with every grant after it, in order.
+ * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
+ * grant left unused past `grantGraceMs` (a lost target, a pause, a blocked event loop) is given
+ * back and asked for again, with every grant after it, in order.
  */
 import type { ClearanceRequest, StoreClearance, StoreHooks } from '../machine/clearance.js';
 import { Deque } from '../machine/deque.js';
@@ -21,8 +22,6 @@ import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
 export const MAX_BATCH = 1000;
-/** How late a grant may still be used; later, it is given back and asked for again. */
-export const GRANT_GRACE_MS = 20;
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 1000;
@@ -111,7 +110,7 @@ export class RedisClearance implements StoreClearance {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     const grant = this.grants.get(request.seq);
     if (grant !== undefined) {
-      if (now <= grant.at + GRANT_GRACE_MS && grant.at >= this.pausedUntil) return grant.at;
+      if (now <= grant.at + this.limiter.grantGraceMs && grant.at >= this.pausedUntil) return grant.at;
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }

@@ -50,6 +50,8 @@ export interface RedisStoreOptions {
   localShare?: number | undefined;
   /** How far ahead of Redis' now a throttler may hold grants, in ms (SharedLimiterConfig.maxReserveAheadMs). */
   maxReserveAheadMs?: number | undefined;
+  /** How late after its time a throttler may still send on a grant, in ms (SharedLimiterConfig.grantGraceMs). */
+  grantGraceMs?: number | undefined;
 }
 
 /** What a throttler opens the shared limiter with: the options it was given. */
@@ -72,6 +74,14 @@ export interface SharedLimiterConfig {
    * interval among all rates, at most 60 s.
    */
   maxReserveAheadMs?: number | undefined;
+  /**
+   * sliding-window: how long after its time a grant may still be sent, in ms (default 0; a
+   * throttler with a store opens it with 20, or the store's `grantGraceMs`). The
+   * script spaces grants by interval + grace, so sends up to this late still keep every window on
+   * any clock; a throttler gives back a grant it could not use in time and asks again. 0: strict on
+   * the grants' Redis times only. Every process sharing a name must use the same.
+   */
+  grantGraceMs?: number | undefined;
 }
 
 /** One message that wants to go. */
@@ -119,6 +129,8 @@ export interface SharedLimiter {
   readonly rates: Rate[];
   /** The channel rates in force as last heard from Redis. */
   readonly channels: ReadonlyMap<string, Rate[]>;
+  /** How late after its time a grant may still be sent (SharedLimiterConfig.grantGraceMs). */
+  readonly grantGraceMs: number;
   /**
    * Grants the whole batch in arrival order, atomically, in one round trip. Rejects with
    * StoreUnavailableError (nothing granted that you know of) or StoreConflictError. An empty batch

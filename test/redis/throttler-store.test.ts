@@ -42,12 +42,34 @@ const burst = (n: number, extra: Record<string, unknown> = {}) =>
 
 describe('a throttler with a Redis store', () => {
   it('sends each message at the time Redis granted, in order, never over the limit', async () => {
-    const t = throttler({ rate: '3/1s', strategy: 'sliding-window' });
+    const t = throttler({ rate: '3/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 });
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(10) });
     await t.runUntil(10);
     expect(t.deliveries.map((d) => d.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(t.deliveries.map((d) => d.at)).toEqual([0, 0, 0, 1000, 1000, 1000, 2000, 2000, 2000, 3000]);
     expect(overfullWindows({ overall: [{ limit: 3, interval: 1000 }], channels: {} }, t.deliveries)).toEqual([]);
+  });
+
+  it('spaces grants by the grace (20 ms by default), so that sends up to that late keep every window', async () => {
+    const t = throttler({ rate: '3/1s', strategy: 'sliding-window' });
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(7) });
+    await t.runUntil(7);
+    expect(t.deliveries.map((d) => d.at)).toEqual([0, 0, 0, 1020, 1020, 1020, 2040]);
+    // Each send up to 20 ms late: still never more than 3 in any second.
+    const late = t.deliveries.map((d, i) => ({ ...d, at: d.at + (i % 2 === 0 ? 20 : 0) }));
+    expect(overfullWindows({ overall: [{ limit: 3, interval: 1000 }], channels: {} }, late)).toEqual([]);
+  });
+
+  it('gives back a grant it could not use within the grace, and asks again: never sends late', async () => {
+    const t = throttler({ rate: '2/1s', strategy: 'sliding-window' });
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4) });
+    await t.runUntil(2);
+    await settle();
+    // The timer comes 500 ms late (a blocked event loop): the grants at 1020 are stale by then.
+    t.clock.increment(1520 - t.clock.now());
+    await t.runUntil(4);
+    expect(t.deliveries.map((d) => d.at)).toEqual([0, 0, 1520, 1520]);
+    expect(overfullWindows({ overall: [{ limit: 2, interval: 1000 }], channels: {} }, t.deliveries)).toEqual([]);
   });
 
   it('shares the limit between two throttlers using the same name', async () => {
@@ -72,7 +94,10 @@ describe('a throttler with a Redis store', () => {
   });
 
   it('counts channels and costs in the store', async () => {
-    const t = throttler({ rate: '10/1s', strategy: 'sliding-window', channels: { search: '2/1s' } });
+    const t = throttler(
+      { rate: '10/1s', strategy: 'sliding-window', channels: { search: '2/1s' } },
+      { grantGraceMs: 0 },
+    );
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4, { channel: 'search' }) });
     t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 9 }, cost: 3 });
     await t.runUntil(5);
@@ -86,7 +111,7 @@ describe('a throttler with a Redis store', () => {
   });
 
   it('gives an unused reservation back when its message is cancelled', async () => {
-    const t = throttler({ rate: '2/1s', strategy: 'sliding-window' }, {}, undefined);
+    const t = throttler({ rate: '2/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 });
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4, {}).map((m, i) => ({ ...m, id: i })) });
     await settle();
     // Messages 2 and 3 hold grants at 1000; cancelling 2 gives its slot to 3... and to the next one.
@@ -140,7 +165,7 @@ describe('a throttler with a Redis store', () => {
   });
 
   it('refuses TRY_ACQUIRE with a clear error in the reply, and keeps its queue', async () => {
-    const t = throttler({ rate: '1/1s', strategy: 'sliding-window' });
+    const t = throttler({ rate: '1/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 });
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(2) });
     const reply: { waitMs?: number; error?: Error } = {};
     t.actor.send({ type: 'TRY_ACQUIRE', reply });

@@ -49,8 +49,11 @@ if f[6] and tonumber(f[6]) > now then now = tonumber(f[6]) end
 local declaredChannels = {}
 for _, entry in ipairs(declared.channels) do declaredChannels[entry[1]] = entry[2] end
 
+-- A grant is sent up to this long after its time (the grace): a sliding window spaces grants by
+-- interval + grace and keeps them that much longer, so that the sends, not only the grants, keep the limit.
+local grace = declared.grace or 0
 local function longestInterval(rates, acc)
-  for _, r in ipairs(rates) do if r[2] > acc then acc = r[2] end end
+  for _, r in ipairs(rates) do if r[2] + grace > acc then acc = r[2] + grace end end
   return acc
 end
 

@@ -61,7 +61,7 @@ local function earliestInLog(j, cost, floor)
     if threshold > 0 then
       local hit = redis.call('ZRANGEBYSCORE', KEYS[2 + j], threshold, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
       if hit[1] and tonumber(hit[2]) - costOf(hit[1]) < threshold then
-        local free = timeOf(hit[1]) + rate[2]
+        local free = timeOf(hit[1]) + rate[2] + grace
         if free > earliest then earliest = free end
       end
     end
