@@ -1,7 +1,7 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/machine/clearance.ts answered by
- * reservation. Messages are reserved as they are admitted, a turn's burst in one round trip, in
- * arrival order; the throttler asks about its head, gets Infinity while the answer is on its way,
+ * reservation. Admitted messages wait in arrival order; once the throttler asks about its head
+ * (so it has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its way,
  * and is woken (a CLEARANCE event) when it arrives; asked again it answers with the granted time,
  * and the throttler's one timer sends the message then without asking Redis again.
  *
@@ -98,8 +98,8 @@ export class RedisClearance implements StoreClearance {
   }
 
   admit(request: ClearanceRequest): void {
+    // Asked for once the throttler asks about its head (it has a target then), with the whole turn's burst.
     this.toReserve.push(request);
-    this.askSoon();
   }
 
   fits(request: ClearanceRequest): boolean {

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
+import { createActor, fromCallback } from 'xstate';
+import { restoreThrottler } from '../../src/machine/persistence.js';
 import { throttlerMachine } from '../../src/machine/throttler-machine.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import { overfullWindows } from '../support/oracle.js';
@@ -143,6 +144,33 @@ describe('a throttler with a Redis store', () => {
     }
     // Two went at 0 before the pause; the rest waited for its end, 5 s later.
     expect(b.deliveries.map((d) => d.at)).toEqual([0, 0, 5000, 5000]);
+  });
+
+  it('restores a saved queue onto the store (restoreThrottler with store), which reserves it afresh', async () => {
+    const name = uniqueName('restore');
+    names.push(name);
+    const first = storeThrottler(redis, name, { rate: '2/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 });
+    running.push(first);
+    first.actor.send({ type: 'SET_TARGET', target: undefined });
+    first.actor.send({ type: 'QUEUE_BATCH', messages: burst(3) });
+    await settle();
+    const saved = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
+    first.actor.stop();
+    const received: number[] = [];
+    const target = createActor(
+      fromCallback<{ type: string; n: number }>(({ receive }) => receive((event) => received.push(event.n))),
+    ).start();
+    const { clock } = first;
+    const restored = restoreThrottler(saved, { store: first.store, target, clock, now: () => clock.now() });
+    for (let steps = 0; received.length < 3 && steps < 50; steps++) {
+      await settle();
+      const { wakeAt } = restored.getSnapshot().context;
+      if (Number.isFinite(wakeAt)) clock.increment(Math.max(0, wakeAt - clock.now()));
+    }
+    // Nothing was reserved while the first had no target; restored, the queue goes at the rate.
+    expect(received).toEqual([0, 1, 2]);
+    expect(clock.now()).toBe(1000);
+    restored.stop();
   });
 
   it('refuses what a store cannot share, naming the option, and a store that is not one', async () => {
