@@ -36,6 +36,11 @@ export interface StoreDownPolicy {
 interface Grant {
   /** When the message may go, on the throttler's clock. */
   readonly at: number;
+  /**
+   * The latest it may still go: `at` + the grace, less the round trip that brought it (the grant's
+   * Redis time may be up to that much before `at`), so that no send trails its Redis time by more.
+   */
+  readonly until: number;
   readonly reservation: Reservation;
   readonly request: ClearanceRequest;
 }
@@ -110,7 +115,7 @@ export class RedisClearance implements StoreClearance {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     const grant = this.grants.get(request.seq);
     if (grant !== undefined) {
-      if (now <= grant.at + this.limiter.grantGraceMs && grant.at >= this.pausedUntil) return grant.at;
+      if (now <= grant.until && grant.at >= this.pausedUntil) return grant.at;
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }
@@ -242,8 +247,9 @@ export class RedisClearance implements StoreClearance {
     }
     if (batch.length === 0) return;
     this.asking = true;
+    const askedAt = this.hooks.now();
     this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
-      (outcomes) => this.answered(batch, outcomes),
+      (outcomes) => this.answered(batch, outcomes, askedAt),
       (error: unknown) => {
         this.asking = false;
         this.putBack(batch);
@@ -253,16 +259,24 @@ export class RedisClearance implements StoreClearance {
     );
   }
 
-  private answered(batch: ClearanceRequest[], outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>): void {
+  private answered(
+    batch: ClearanceRequest[],
+    outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
+    askedAt: number,
+  ): void {
     this.asking = false;
     const now = this.hooks.now();
+    const usableFor = Math.max(0, this.limiter.grantGraceMs - (now - askedAt));
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
       if (outcome.kind === 'granted') {
         if (this.withdrawn.delete(request.seq) || this.closed) late.push(outcome.reservation);
-        else this.grants.set(request.seq, { at: now + outcome.waitMs, reservation: outcome.reservation, request });
+        else {
+          const at = now + outcome.waitMs;
+          this.grants.set(request.seq, { at, until: at + usableFor, reservation: outcome.reservation, request });
+        }
       } else if (outcome.kind === 'refused') {
         this.refused.add(request.seq);
       } else {
