@@ -266,7 +266,9 @@ export class RedisClearance implements StoreClearance {
   ): void {
     this.asking = false;
     const now = this.hooks.now();
-    const usableFor = Math.max(0, this.limiter.grantGraceMs - (now - askedAt));
+    // Without a grace the promise is on Redis time only: a grant stays usable however late.
+    const grace = this.limiter.grantGraceMs;
+    const usableFor = grace === 0 ? Number.POSITIVE_INFINITY : Math.max(0, grace - (now - askedAt));
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
