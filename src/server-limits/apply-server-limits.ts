@@ -3,7 +3,7 @@
  * API's throttler (`pause` / `setRate`), and the listener the promise API's `serverLimits` option
  * runs after each task.
  */
-import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { describeValue, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import type { ServerLimitsSource } from './header-fields.js';
 import { resolveServerLimitsOptions, type ServerLimitsOptions } from './options.js';
 import { readWithOptions } from './read-server-limits.js';
@@ -90,27 +90,41 @@ function senderFor(throttler: ServerLimitsTarget): (event: ServerPauseEvent | Se
 /** Picks the response out of a task's outcome: its value, or its error for clients that throw on a 429. */
 export type ServerLimitsPick = (value: any, error?: unknown) => ServerLimitsSource | undefined | null;
 
+/** Runs after a task: the error that kept the answer from being applied (a bug in `pick`, say), or undefined. */
+export type ServerLimitsListener = (value: unknown, error?: unknown) => Error | undefined;
+
 /**
  * What the promise API's `serverLimits` option runs after each task: `pick` the response out of the
- * task's value (or error), read it, apply it to `throttler`. Nothing when `pick` returns undefined
- * or null. The options are checked now, once: a bad one throws here, not after the first task.
+ * task's value (or error), read it, apply it to `throttler`; nothing when `pick` returns undefined or
+ * null. The options are checked now, once: a bad one throws here, not after the first task. The
+ * listener itself never throws (it runs where a throw would leave a task's promise unsettled): what
+ * would have been thrown, by `pick` or by the throttler (a channel it does not have), is returned.
  */
 export function serverLimitsListener(
   throttler: ServerLimitsTarget,
   pick: ServerLimitsPick,
   options?: ServerLimitsOptions,
-): (value: unknown, error?: unknown) => void {
+): ServerLimitsListener {
   senderFor(throttler);
   if (typeof pick !== 'function') {
     throw new ThrottlerOptionError('serverLimits', 'a function picking the response out of a task result', pick);
   }
   const resolved = resolveServerLimitsOptions(options);
   return (value, error) => {
-    const response: unknown = pick(value, error);
-    if (response === undefined || response === null) return;
-    if (typeof response !== 'object') {
-      throw new ThrottlerOptionError('serverLimits', 'a function returning a response, headers or undefined', response);
+    try {
+      const response: unknown = pick(value, error);
+      if (response === undefined || response === null) return undefined;
+      if (typeof response !== 'object') {
+        return new ThrottlerOptionError(
+          'serverLimits',
+          'a function returning a response, headers or undefined',
+          response,
+        );
+      }
+      applyServerLimits(throttler, readWithOptions(response, resolved));
+      return undefined;
+    } catch (failure) {
+      return failure instanceof Error ? failure : new Error(`serverLimits threw ${describeValue(failure)}`);
     }
-    applyServerLimits(throttler, readWithOptions(response, resolved));
   };
 }

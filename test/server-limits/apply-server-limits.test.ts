@@ -8,11 +8,11 @@ import {
   applyServerLimits,
   createThrottler,
   readServerLimits,
-  serverLimitsListener,
   type ThrottlerEmitted,
   type ThrottlerInput,
   throttlerMachine,
 } from '../../src/index.js';
+import { serverLimitsListener } from '../../src/server-limits/apply-server-limits.js';
 import { expectOptionError } from '../support/option-error.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
@@ -173,18 +173,31 @@ describe('applyServerLimits and serverLimitsListener on the promise API', () => 
         value?.response ?? (error as { response?: Response } | undefined)?.response,
       { maxPause: '1s' },
     );
-    listen({ response: undefined });
-    listen(undefined, { response: new Response(null, { status: 429, headers: { 'Retry-After': '60' } }) });
+    expect(listen({ response: undefined })).toBeUndefined();
+    const refused = new Response(null, { status: 429, headers: { 'Retry-After': '60' } });
+    expect(listen(undefined, { response: refused })).toBeUndefined();
     const starts: number[] = [];
     const done = throttler.schedule(() => starts.push(now()));
     await advanceAsync(1_000);
     await done;
     expect(starts).toEqual([1_000]);
-    expectOptionError(() => listen({ response: 'Retry-After: 5' as never }), {
-      message: 'serverLimits must be a function returning a response, headers or undefined, got "Retry-After: 5"',
-      option: 'serverLimits',
-      value: 'Retry-After: 5',
+    throttler.stop();
+  });
+
+  it('the listener never throws: what would have been thrown, by pick or by the throttler, is returned', () => {
+    const throttler = createThrottler({ rate: '10/1s' });
+    const notAResponse = serverLimitsListener(throttler, () => 'Retry-After: 5' as never)(undefined);
+    expect(notAResponse).toBeInstanceOf(TypeError);
+    expect(notAResponse?.message).toBe(
+      'serverLimits must be a function returning a response, headers or undefined, got "Retry-After: 5"',
+    );
+    const broken = serverLimitsListener(throttler, () => {
+      throw 'oops';
     });
+    expect(broken(1)?.message).toBe('serverLimits threw "oops"');
+    const policy = { 'RateLimit-Policy': '"default";q=5;w=1' };
+    const unknownChannel = serverLimitsListener(throttler, () => policy, { channel: 'search' })(undefined);
+    expect(unknownChannel?.message).toBe('channel must be undefined (no channels are configured), got "search"');
     throttler.stop();
   });
 

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type HeadersInput,
-  MAX_SERVER_RATES,
-  readServerLimits,
-  type ServerLimits,
-  type ServerLimitsOptions,
-} from '../../src/index.js';
+import { type HeadersInput, readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/index.js';
+import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
 /** 2025-01-01 12:00:00 UTC: every absolute time below is measured from here. */
 const NOW = Date.UTC(2025, 0, 1, 12, 0, 0);
