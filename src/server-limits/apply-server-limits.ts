@@ -95,10 +95,11 @@ export type ServerLimitsListener = (value: unknown, error?: unknown) => Error | 
 
 /**
  * What the promise API's `serverLimits` option runs after each task: `pick` the response out of the
- * task's value (or error), read it, apply it to `throttler`; nothing when `pick` returns undefined or
- * null. The options are checked now, once: a bad one throws here, not after the first task. The
- * listener itself never throws (it runs where a throw would leave a task's promise unsettled): what
- * would have been thrown, by `pick` or by the throttler (a channel it does not have), is returned.
+ * task's value (or error), read it, apply it to `throttler`; nothing when `pick` returns anything
+ * but an object (undefined, null, a number...). The options are checked now, once: a bad one throws
+ * here, not after the first task. The listener itself never throws (it runs where a throw would
+ * leave a task's promise unsettled): what would have been thrown, by `pick` or by the throttler (a
+ * channel it does not have), is returned.
  */
 export function serverLimitsListener(
   throttler: ServerLimitsTarget,
@@ -113,14 +114,8 @@ export function serverLimitsListener(
   return (value, error) => {
     try {
       const response: unknown = pick(value, error);
-      if (response === undefined || response === null) return undefined;
-      if (typeof response !== 'object') {
-        return new ThrottlerOptionError(
-          'serverLimits',
-          'a function returning a response, headers or undefined',
-          response,
-        );
-      }
+      // A task that returned a number carries no answer: `(response) => response` suits every task.
+      if (typeof response !== 'object' || response === null) return undefined;
       applyServerLimits(throttler, readWithOptions(response, resolved));
       return undefined;
     } catch (failure) {
