@@ -12,3 +12,4 @@ export {
   type RatesInput,
   ThrottlerOptionError,
 } from './rate/index.js';
+export * from './server-limits/index.js';

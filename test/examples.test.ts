@@ -33,6 +33,12 @@ const expectedOutput: Record<string, RegExp[]> = {
     /all done at \d+ ms: 1:200 2:200 3:200 4:200 5:200 6:200/,
   ],
   'rxjs-operator.ts': [/a at \d+ ms/, /h at \d+ ms\ncomplete/],
+  'server-limits.ts': [
+    /sent before the first 429 came back: 8, of which 429: 3\n/,
+    /the first 429 said: SET_RATE 5\/1s, PAUSE 1000 ms\n/,
+    /sent after it: 10, of which 429: 0\n/,
+    /429s after the first: 0\n/,
+  ],
   'rate-limiter.ts': [
     /token-bucket: waits \d+, \d{1,2}, \d{1,2}, \d{1,2}, \d{2,3}, /,
     /warming-up: waits \d+, \d{3}, \d{3}, /,

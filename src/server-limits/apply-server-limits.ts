@@ -1,0 +1,125 @@
+/**
+ * Sending what `readServerLimits` found to a throttler: a machine actor (`send`) or the promise
+ * API's throttler (`pause` / `setRate`), and the listener the promise API's `serverLimits` option
+ * runs after each task.
+ */
+import { describeValue, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import type { ServerLimitsSource } from './header-fields.js';
+import { resolveServerLimitsOptions, type ServerLimitsOptions } from './options.js';
+import { readWithOptions } from './read-server-limits.js';
+import type { ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
+
+/** The promise API's throttler, as far as the server's limits need it. */
+export interface PausableThrottler {
+  pause(ms?: number): void;
+  setRate(rate: RatesInput, channel?: string): void;
+}
+
+/** A throttler machine actor (or any actor ref it should go to), as far as the server's limits need it. */
+export interface ThrottlerRef {
+  send(event: ServerPauseEvent | ServerRateEvent): void;
+}
+
+export type ServerLimitsTarget = PausableThrottler | ThrottlerRef;
+
+/** What was last sent to a throttler: a later, shorter pause or the same rates again are not sent. */
+interface Sent {
+  resumeAt: number;
+  readonly rates: Map<string | undefined, string>;
+}
+
+/** Per throttler, held no longer than the throttler itself. */
+const sentTo = new WeakMap<object, Sent>();
+
+/**
+ * Sends the events of `limits` to `throttler`, SET_RATE first, and returns the ones it sent. Two are
+ * left out: a PAUSE ending no later than one this function already set on the same throttler
+ * (answers to requests made side by side come back in any order, and a PAUSE replaces the pause in
+ * force, so a short one would cut a long one short), and a SET_RATE with the rates it last set for
+ * the same channel (servers state their policy on every response, and the timer strategy restarts
+ * its period on every SET_RATE). It knows only what it sent itself: a RESUME, pause or rate change
+ * made otherwise is not seen. The promise API's `pause` and `setRate` throw after `stop()`; an
+ * actor drops events once stopped.
+ */
+export function applyServerLimits(
+  throttler: ServerLimitsTarget,
+  limits: ServerLimits,
+): Array<ServerPauseEvent | ServerRateEvent> {
+  const deliver = senderFor(throttler);
+  const events: ServerLimits['events'] | undefined = limits?.events;
+  if (!Array.isArray(events as unknown) || events === undefined)
+    throw new ThrottlerOptionError('limits', 'what readServerLimits returned', limits);
+  let sent = sentTo.get(throttler);
+  if (sent === undefined) {
+    sent = { resumeAt: Number.NEGATIVE_INFINITY, rates: new Map() };
+    sentTo.set(throttler, sent);
+  }
+  const done: Array<ServerPauseEvent | ServerRateEvent> = [];
+  for (const event of events) {
+    if (event.type === 'SET_RATE') {
+      const key = event.rate.map((rate) => `${rate.limit}/${rate.interval}`).join(',');
+      if (sent.rates.get(event.channel) === key) continue;
+      deliver(event);
+      sent.rates.set(event.channel, key);
+    } else {
+      const resumeAt = limits.resumeAt ?? Number.POSITIVE_INFINITY;
+      if (resumeAt <= sent.resumeAt) continue;
+      deliver(event);
+      sent.resumeAt = resumeAt;
+    }
+    done.push(event);
+  }
+  return done;
+}
+
+function senderFor(throttler: ServerLimitsTarget): (event: ServerPauseEvent | ServerRateEvent) => void {
+  const target = throttler as Partial<PausableThrottler & ThrottlerRef> | null;
+  if (typeof target === 'object' && target !== null) {
+    const { pause, setRate, send } = target;
+    if (typeof pause === 'function' && typeof setRate === 'function') {
+      return (event) => {
+        if (event.type === 'PAUSE') pause.call(target, event.duration);
+        else setRate.call(target, event.rate, event.channel);
+      };
+    }
+    if (typeof send === 'function') return (event) => send.call(target, event);
+  }
+  throw new ThrottlerOptionError('throttler', 'a throttler actor or the promise API throttler', throttler);
+}
+
+/** Picks the response out of a task's outcome: its value, or its error for clients that throw on a 429. */
+export type ServerLimitsPick = (value: any, error?: unknown) => ServerLimitsSource | undefined | null;
+
+/** Runs after a task: the error that kept the answer from being applied (a bug in `pick`, say), or undefined. */
+export type ServerLimitsListener = (value: unknown, error?: unknown) => Error | undefined;
+
+/**
+ * What the promise API's `serverLimits` option runs after each task: `pick` the response out of the
+ * task's value (or error), read it, apply it to `throttler`; nothing when `pick` returns anything
+ * but an object (undefined, null, a number...). The options are checked now, once: a bad one throws
+ * here, not after the first task. The listener itself never throws (it runs where a throw would
+ * leave a task's promise unsettled): what would have been thrown, by `pick` or by the throttler (a
+ * channel it does not have), is returned.
+ */
+export function serverLimitsListener(
+  throttler: ServerLimitsTarget,
+  pick: ServerLimitsPick,
+  options?: ServerLimitsOptions,
+): ServerLimitsListener {
+  senderFor(throttler);
+  if (typeof pick !== 'function') {
+    throw new ThrottlerOptionError('serverLimits', 'a function picking the response out of a task result', pick);
+  }
+  const resolved = resolveServerLimitsOptions(options);
+  return (value, error) => {
+    try {
+      const response: unknown = pick(value, error);
+      // A task that returned a number carries no answer: `(response) => response` suits every task.
+      if (typeof response !== 'object' || response === null) return undefined;
+      applyServerLimits(throttler, readWithOptions(response, resolved));
+      return undefined;
+    } catch (failure) {
+      return failure instanceof Error ? failure : new Error(`serverLimits threw ${describeValue(failure)}`);
+    }
+  };
+}

@@ -1,0 +1,18 @@
+export {
+  applyServerLimits,
+  type PausableThrottler,
+  type ServerLimitsListener,
+  type ServerLimitsPick,
+  type ServerLimitsTarget,
+  type ThrottlerRef,
+} from './apply-server-limits.js';
+export type {
+  HeadersInput,
+  HeadersWithForEach,
+  HeaderValue,
+  ResponseInput,
+  ServerLimitsSource,
+} from './header-fields.js';
+export type { ServerLimitsOptions } from './options.js';
+export { readServerLimits } from './read-server-limits.js';
+export type { IgnoredServerValue, ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';

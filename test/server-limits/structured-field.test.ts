@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { type BareItem, parseStructuredField } from '../../src/server-limits/structured-field.js';
+
+/** Each member as [key, value, params]: compact enough for a table. */
+function members(text: string): Array<[string | undefined, BareItem, Record<string, BareItem>]> | undefined {
+  return parseStructuredField(text)?.map((member) => [member.key, member.value, Object.fromEntries(member.params)]);
+}
+
+describe('parseStructuredField (the RFC 8941 subset the RateLimit fields need)', () => {
+  it.each<[string, ReturnType<typeof members>]>([
+    ['"default";r=50;t=30', [[undefined, 'default', { r: 50, t: 30 }]]],
+    [
+      '"burst";q=100;w=60,"daily";q=1000;w=86400',
+      [
+        [undefined, 'burst', { q: 100, w: 60 }],
+        [undefined, 'daily', { q: 1000, w: 86400 }],
+      ],
+    ],
+    [
+      'limit=100, remaining=50, reset=30',
+      [
+        ['limit', 100, {}],
+        ['remaining', 50, {}],
+        ['reset', 30, {}],
+      ],
+    ],
+    [
+      '10;w=1, 50;w=60',
+      [
+        [undefined, 10, { w: 1 }],
+        [undefined, 50, { w: 60 }],
+      ],
+    ],
+    ['  "a";r=0;t=5 \t', [[undefined, 'a', { r: 0, t: 5 }]]],
+    ['"a"; r=0; flag', [[undefined, 'a', { r: 0, flag: true }]]],
+    ['"esc \\"q\\" \\\\"', [[undefined, 'esc "q" \\', {}]]],
+    ['token;x=?1;y=?0;z=-1.5;pk=:cHM=:', [[undefined, 'token', { x: true, y: false, z: -1.5, pk: ':cHM=:' }]]],
+    ['"a";t=1;t=2', [[undefined, 'a', { t: 2 }]]],
+    ['123456789012345', [[undefined, 123456789012345, {}]]],
+  ])('reads %j', (text, expected) => {
+    expect(members(text)).toEqual(expected);
+  });
+
+  it.each([
+    '',
+    '   ',
+    '"a",',
+    ',"a"',
+    '"a";',
+    '"a";R=1',
+    '"a";r=',
+    '"unterminated',
+    '"bad \\n escape"',
+    '"tab\tinside"',
+    '1234567890123456',
+    '1.2345',
+    '1234567890123.5',
+    '?2',
+    '"a" "b"',
+    '(inner list)',
+    '"a";r=1 ;t=2',
+    '=5',
+  ])('refuses %j as a whole', (text) => {
+    expect(parseStructuredField(text)).toBeUndefined();
+  });
+
+  it('is linear: a megabyte of members parses quickly', () => {
+    const text = Array.from({ length: 100_000 }, (_, n) => `"p${n}";q=${n};w=1`).join(', ');
+    const started = performance.now();
+    expect(parseStructuredField(text)).toHaveLength(100_000);
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
