@@ -27,6 +27,9 @@ const BROWSER_SUITES = [
   'test/machine/timer-precision.test.ts',
   'test/adapters/promise.test.ts',
   'test/adapters/rxjs.test.ts',
+  // Servers' limits are read in browsers too (a fetch Response's headers).
+  'test/server-limits/read-server-limits.test.ts',
+  'test/server-limits/structured-field.test.ts',
 ];
 
 function browserProject(executablePath: string): TestProjectInlineConfiguration {

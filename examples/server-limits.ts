@@ -4,7 +4,8 @@
 // into a PAUSE and a SET_RATE, applyServerLimits applies them, and after the first 429 there are no more.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { applyServerLimits, createThrottler, formatRate, readServerLimits, type ServerLimits } from '../src/index.js';
+import { createThrottler, formatRate } from '../src/index.js';
+import { applyServerLimits, readServerLimits, type ServerLimits } from '../src/server-limits/index.js';
 
 const LIMIT = 5;
 const WINDOW_MS = 1_000;

@@ -12,4 +12,3 @@ export {
   type RatesInput,
   ThrottlerOptionError,
 } from './rate/index.js';
-export * from './server-limits/index.js';

@@ -4,15 +4,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
-import {
-  applyServerLimits,
-  createThrottler,
-  readServerLimits,
-  type ThrottlerEmitted,
-  type ThrottlerInput,
-  throttlerMachine,
-} from '../../src/index.js';
+import { createThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { serverLimitsListener } from '../../src/server-limits/apply-server-limits.js';
+import { applyServerLimits, readServerLimits } from '../../src/server-limits/index.js';
 import { expectOptionError } from '../support/option-error.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readServerLimits, type ServerLimitsOptions } from '../../src/index.js';
+import { readServerLimits, type ServerLimitsOptions } from '../../src/server-limits/index.js';
 import { expectOptionError } from '../support/option-error.js';
 
 /** Lets a test hand an option what a JavaScript caller could, whatever the types say. */

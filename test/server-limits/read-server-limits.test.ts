@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type HeadersInput, readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/index.js';
+import {
+  type HeadersInput,
+  readServerLimits,
+  type ServerLimits,
+  type ServerLimitsOptions,
+} from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
 /** 2025-01-01 12:00:00 UTC: every absolute time below is measured from here. */

@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRates, readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/index.js';
+import { parseRates } from '../../src/index.js';
+import { readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
 const NUM_RUNS = 1_000;

@@ -1,38 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, moduleGraph, repo } from '../support/module-graph.js';
 
 /**
  * The timeline is its own entry point: users of the core never load it, and it loads nothing but
  * the rate parsing and xstate's types.
  */
-const repo = join(import.meta.dirname, '..', '..');
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s(?:type\s)?[^'";]*?from\s+'([^']+)'|(?:^|\n)\s*import\s+'([^']+)'/g;
-
-/** Every module specifier a source file imports or re-exports from, with whether it is type-only. */
-function importsOf(file: string): Array<{ specifier: string; typeOnly: boolean }> {
-  const source = readFileSync(file, 'utf8');
-  return [...source.matchAll(IMPORT)].map((match) => ({
-    specifier: (match[1] ?? match[2]) as string,
-    typeOnly: /^\s*(?:import|export)\s+type\s/.test(match[0]),
-  }));
-}
-
-/** The source files reachable from `entry` through relative imports, as paths relative to the repo. */
-function moduleGraph(entry: string): Set<string> {
-  const seen = new Set<string>();
-  const visit = (file: string) => {
-    const path = relative(repo, file);
-    if (seen.has(path)) return;
-    seen.add(path);
-    for (const { specifier } of importsOf(file)) {
-      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier).replace(/\.js$/, '.ts'));
-    }
-  };
-  visit(join(repo, entry));
-  return seen;
-}
-
 describe('the timeline entry point', () => {
   it('is not reachable from the core entry point', () => {
     const core = moduleGraph('src/index.ts');
