@@ -37,8 +37,8 @@ interface Grant {
   /** When the message may go, on the throttler's clock. */
   readonly at: number;
   /**
-   * The latest it may still go: `at` + the grace, less the round trip that brought it (the grant's
-   * Redis time may be up to that much before `at`), so that no send trails its Redis time by more.
+   * The latest it may still go: `at` + the grace. (The grant's Redis time may be earlier than `at`
+   * by the reply's transit; counting that too would make every grant stale on a slow first call.)
    */
   readonly until: number;
   readonly reservation: Reservation;
@@ -247,9 +247,8 @@ export class RedisClearance implements StoreClearance {
     }
     if (batch.length === 0) return;
     this.asking = true;
-    const askedAt = this.hooks.now();
     this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
-      (outcomes) => this.answered(batch, outcomes, askedAt),
+      (outcomes) => this.answered(batch, outcomes),
       (error: unknown) => {
         this.asking = false;
         this.putBack(batch);
@@ -259,16 +258,12 @@ export class RedisClearance implements StoreClearance {
     );
   }
 
-  private answered(
-    batch: ClearanceRequest[],
-    outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
-    askedAt: number,
-  ): void {
+  private answered(batch: ClearanceRequest[], outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>): void {
     this.asking = false;
     const now = this.hooks.now();
     // Without a grace the promise is on Redis time only: a grant stays usable however late.
     const grace = this.limiter.grantGraceMs;
-    const usableFor = grace === 0 ? Number.POSITIVE_INFINITY : Math.max(0, grace - (now - askedAt));
+    const usableFor = grace === 0 ? Number.POSITIVE_INFINITY : grace;
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -346,7 +341,8 @@ export class RedisClearance implements StoreClearance {
     this.grants.clear();
     this.putBack(held.map((grant) => grant.request));
     this.giveBack(held.map((grant) => grant.reservation));
-    this.retryAt = Math.max(this.retryAt, at);
+    // From `at` the head is asked for again: a `later` told for messages behind it no longer holds it back.
+    this.retryAt = at;
   }
 
   /** Puts requests back at the front of `toReserve`, keeping their order. */

@@ -146,6 +146,20 @@ describe('a throttler with a Redis store', () => {
     expect(b.deliveries.map((d) => d.at)).toEqual([0, 0, 5000, 5000]);
   });
 
+  it('asks again at once for grants it let go stale, whatever a later message was told', async () => {
+    const t = throttler({ rate: '2/10s', strategy: 'sliding-window' }, { maxReserveAheadMs: 1000 });
+    const target = t.actor.getSnapshot().context.target;
+    t.actor.send({ type: 'QUEUE_BATCH', messages: burst(3) });
+    // The reserve call is out; without a target the grants (two now, the third told "later") go unused.
+    t.actor.send({ type: 'SET_TARGET', target: undefined });
+    await settle();
+    t.clock.increment(100);
+    t.actor.send({ type: 'SET_TARGET', target });
+    await t.runUntil(2);
+    // Given back and granted again at 100, not held until the third message's retry, 9 s later.
+    expect(t.deliveries.map((d) => d.at)).toEqual([100, 100]);
+  });
+
   it('restores a saved queue onto the store (restoreThrottler with store), which reserves it afresh', async () => {
     const name = uniqueName('restore');
     names.push(name);
