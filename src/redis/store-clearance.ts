@@ -284,6 +284,8 @@ export class RedisClearance implements StoreClearance {
       }
     }
     this.giveBack(late);
+    // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.
+    if (this.closed) return;
     if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
     if (this.toReserve.length > 0) this.askSoon();
     this.hooks.wake();

@@ -3,7 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { restoreThrottler } from '../../src/machine/persistence.js';
 import { throttlerMachine } from '../../src/machine/throttler-machine.js';
-import { createRedisStore } from '../../src/redis/index.js';
+import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
 import { overfullWindows } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
 import { type StoreThrottler, settle, storeThrottler } from '../support/store-throttler.js';
@@ -158,6 +158,23 @@ describe('a throttler with a Redis store', () => {
     await t.runUntil(2);
     // Given back and granted again at 100, not held until the third message's retry, 9 s later.
     expect(t.deliveries.map((d) => d.at)).toEqual([100, 100]);
+  });
+
+  it("tells of a process whose rates differ from the fleet's (storeDown with a StoreConflictError), and keeps its queue", async () => {
+    const name = uniqueName('conflict');
+    names.push(name);
+    const first = storeThrottler(redis, name, { rate: '4/1s', strategy: 'sliding-window' });
+    const second = storeThrottler(redis, name, { rate: '5/1s', strategy: 'sliding-window' }, {}, first.clock);
+    running.push(first, second);
+    first.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } });
+    await first.runUntil(1);
+    second.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } });
+    await settle(50);
+    const down = second.emitted.find((event) => event.type === 'storeDown') as { error: Error } | undefined;
+    expect(down?.error).toBeInstanceOf(StoreConflictError);
+    expect(down?.error.message).toMatch(/^rate must be the same in every process sharing the Redis store/);
+    expect(second.deliveries).toEqual([]);
+    expect(second.actor.getSnapshot().context.counts.queued).toBe(1);
   });
 
   it('restores a saved queue onto the store (restoreThrottler with store), which reserves it afresh', async () => {
