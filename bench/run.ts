@@ -151,8 +151,15 @@ function anyContender(id: string): Contender | SharedContender {
 
 function loadResults(): BenchResults | undefined {
   if (!existsSync(RESULTS)) return undefined;
+  // JSON has no NaN: saved numbers that did not apply come back as null, and are NaN again.
   return JSON.parse(readFileSync(RESULTS, 'utf8'), (key, value) =>
-    key === 'contender' ? anyContender(value as string) : value === 'Infinity' ? Number.POSITIVE_INFINITY : value,
+    key === 'contender'
+      ? anyContender(value as string)
+      : value === 'Infinity'
+        ? Number.POSITIVE_INFINITY
+        : value === null
+          ? Number.NaN
+          : value,
   ) as BenchResults;
 }
 
