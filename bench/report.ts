@@ -1,16 +1,18 @@
 /**
  * Turns the workloads' results into the markdown that `npm run bench` prints
- * and writes to bench/README.md: the machine, the versions, one table per
- * workload, and the targets of issue 6 with whether each is met.
+ * (and bench/readme.ts wraps into bench/README.md): one table per workload,
+ * and the targets of issue 6 with whether each is met; W5's and W6's come
+ * from report-w5-w6.ts.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
 import type { Contender, RateSpec } from './contenders.js';
+import { fixed, integer, table, yes } from './markdown.js';
+import { laterTargetsTable, w5Tables, w6Tables } from './report-w5-w6.js';
 import type { OverheadResult } from './w1-overhead.js';
 import type { BurstMemoryResult } from './w2-burst-memory.js';
 import type { StrictnessOptions, StrictnessResult } from './w3-strictness.js';
 import type { ScalingResult } from './w4-scaling.js';
+import type { AtTheLimitOptions, AtTheLimitResult } from './w5-at-the-limit.js';
+import type { SharedLimitOptions, SharedLimitResult } from './w6-shared-limit.js';
 
 export interface BenchResults {
   config: {
@@ -18,12 +20,20 @@ export interface BenchResults {
     w2: { size: number; rounds: number; rate: RateSpec };
     w3: StrictnessOptions;
     w4: { small: number; large: number; rounds: number };
+    /** W5 and W6 came later: results from before them have neither. */
+    w5?: AtTheLimitOptions;
+    w6?: SharedLimitOptions & { server: string };
   };
   w1: OverheadResult[];
   w2: BurstMemoryResult[];
   w3: StrictnessResult[];
   w4: ScalingResult[];
+  w5?: AtTheLimitResult[];
+  w6?: SharedLimitResult[];
+  /** The last full run's duration. */
   totalSeconds: number;
+  /** Workloads run on their own since (`npm run bench -- --only w5,w6`), and how long each took, in s. */
+  separately?: Record<string, number>;
 }
 
 export interface Target {
@@ -32,40 +42,6 @@ export interface Target {
   measured: string;
   met: boolean;
 }
-
-const require = createRequire(import.meta.url);
-
-/** The installed version of a package (what actually ran, not the range in package.json). */
-export function installedVersion(name: string): string {
-  try {
-    const path = require.resolve(`${name}/package.json`);
-    return (JSON.parse(readFileSync(path, 'utf8')) as { version: string }).version;
-  } catch {
-    // Packages whose exports hide package.json: find it next to the entry point.
-    const entry = require.resolve(name);
-    const root = entry.slice(0, entry.lastIndexOf(`/node_modules/${name}/`) + `/node_modules/${name}/`.length);
-    return (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string }).version;
-  }
-}
-
-export function machineDescription(): string[] {
-  const cores = cpus();
-  return [
-    `- CPU: ${cores[0]?.model.trim() ?? 'unknown'}, ${cores.length} cores`,
-    `- Node ${process.version} (${process.platform} ${process.arch}), V8 ${process.versions.v8}`,
-    `- ${['xstate', 'rxjs', 'bottleneck', 'p-throttle', 'p-queue', 'limiter'].map((name) => `${name} ${installedVersion(name)}`).join(', ')}; xstate-throttler ${installedOwnVersion()} (this checkout)`,
-  ];
-}
-
-function installedOwnVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
-
-const integer = (value: number): string =>
-  Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : value > 0 ? '∞' : 'n/a';
-const fixed = (value: number, digits: number): string =>
-  Number.isFinite(value) ? value.toFixed(digits) : value > 0 ? '∞' : 'n/a';
-const yes = (met: boolean): string => (met ? '**met**' : '**missed**');
 
 function byId<T extends { contender: Contender }>(results: readonly T[], id: string): T | undefined {
   return results.find((result) => result.contender.id === id);
@@ -168,14 +144,6 @@ export function targets(results: BenchResults): Target[] {
     });
   }
   return out;
-}
-
-function table(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.join(' | ')} |`,
-    `| ${header.map((_, index) => (index === 0 ? '---' : '---:')).join(' | ')} |`,
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ];
 }
 
 export function w1Table(results: BenchResults): string[] {
@@ -294,53 +262,8 @@ export function resultTables(results: BenchResults): string {
     '',
     ...w4Table(results),
     '',
-  ].join('\n');
-}
-
-function configurations(contenders: readonly Contender[], rate: RateSpec): string[] {
-  return contenders.flatMap((contender) => [
-    `- **${contender.name}**: \`${contender.configuration(rate)}\`. ${contender.why}` +
-      (contender.scale ? ` *Runs a reduced count:* ${contender.scale.reason}` : ''),
-  ]);
-}
-
-/**
- * bench/README.md: the generated tables between a fixed explanation of the
- * workloads and configurations, and the hand-written analysis (bench/analysis.md,
- * profile evidence for any missed target), which is kept verbatim.
- */
-export function readme(results: BenchResults, contenders: readonly Contender[], analysis: string): string {
-  const { w1, w2, w3, w4 } = results.config;
-  return [
-    '# Benchmarks: xstate-throttler against the libraries users would pick instead',
-    '',
-    '<!-- Generated by `npm run bench` (bench/run.ts); the analysis section comes from bench/analysis.md. -->',
-    '',
-    `Run with \`npm run bench\` (\`node --expose-gc --import tsx bench/run.ts\`). Last run took ${fixed(results.totalSeconds, 0)} s on:`,
-    '',
-    ...machineDescription(),
-    '',
-    '## Workloads',
-    '',
-    `- **W1 overhead.** ${integer(w1.size)} trivial tasks (each increments a counter) through a limit that never binds, 1e9 per second, end to end: from handing the first task over until every task has run and every promise the API returned has settled. Tasks per second, median of ${w1.rounds} rounds taken round-robin over the contenders. The two baselines limit nothing and show how close to the floor each library is.`,
-    `- **W2 burst memory.** ${integer(w2.size)} tasks handed over at once to ${w2.rate.limit} per ${w2.rate.interval} ms. Time to hand them all over (plus one macrotask turn, so deferred bookkeeping counts), and heap per waiting task beyond the task itself: with \`global.gc()\` before each reading, the heap with the tasks built and held in a plain array is subtracted from the heap once they are handed over (the tasks are alive in both; the promise an API returns counts, it made it). Then stop (\`actor.stop()\`, \`throttler.stop()\`, \`unsubscribe()\`, Bottleneck \`stop({ dropWaitingJobs: true })\` + \`disconnect()\`, p-throttle's abort signal, p-queue \`clear()\`; limiter has none). Each run is a child process, so every contender starts on a fresh heap and the process must exit by itself once stopped: "exits by itself" says whether it did within 3 s; a stop that has not finished within 5 s shows as ∞. Two children run at a time (one per core).`,
-    `- **W3 strictness and precision, real timers.** ${w3.rate.limit} per ${w3.rate.interval} ms; ${w3.bursts.reduce((sum, size) => sum + size, 0)} tasks in bursts of ${w3.bursts.join(', ')} every ${w3.burstEvery} ms, so the queue builds up and drains for about ${fixed((w3.bursts.reduce((sum, size) => sum + size, 0) / w3.rate.limit) * (w3.rate.interval / 1000), 0)} s. Every task records its start with \`performance.now()\`. Brute force over the starts: the most in any window of ${w3.rate.interval} ms, the number of windows (one beginning at each start) holding more than ${w3.rate.limit}, and lateness against the ideal strict schedule: the earliest start a strict sliding window allows given the real arrival times (\`idealStrictSchedule\` in bench/stats.ts: task i starts no earlier than it arrived, than task i-1 started, and than ${w3.rate.interval} ms after task i-${w3.rate.limit} started). Negative lateness means a start earlier than any strict window allows. For a strict limiter every late wake-up is carried into all later windows (task i+${w3.rate.limit} may not start before task i did + ${w3.rate.interval} ms), so lateness against the ideal adds up over the ${fixed(Math.ceil(w3.bursts.reduce((sum, size) => sum + size, 0) / w3.rate.limit), 0)} windows of the run; the *own-window delay* (\`delayBehindOwnWindow\`) measures each start against the earliest the contender's own earlier starts allowed, i.e. the delay each decision adds by itself. Each contender first runs ${integer(w3.warmUpTasks ?? 2_000)} tasks through a limit that never binds, untimed, so that the first burst is not billed for the JIT; then all contenders run in the same period, each shifted by a fraction of the interval so that their timers do not fire in the same instant.`,
-    `- **W4 scaling.** W1 at ${integer(w4.small)} and ${integer(w4.large)} tasks, median of ${w4.rounds} rounds each; the ratio of the times is 4.0 when the work per task does not grow with the count.`,
-    '',
-    '## Contenders and why each configuration is the closest',
-    '',
-    'Rates below are for W1 (1e9 per 1000 ms); W2 and W3 use the same code with their own rate.',
-    '',
-    ...configurations(contenders, { limit: 1_000_000_000, interval: 1000 }),
-    '',
-    '"Queues" in the targets means the library holds waiting tasks in a queue of its own: ours, Bottleneck and p-queue. p-throttle and limiter park every waiting call on its own `setTimeout` instead.',
-    '',
-    '## Results',
-    '',
-    resultTables(results),
-    '## Analysis',
-    '',
-    analysis.trim(),
-    '',
+    ...laterTargetsTable(results),
+    ...w5Tables(results),
+    ...w6Tables(results),
   ].join('\n');
 }

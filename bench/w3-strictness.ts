@@ -83,8 +83,8 @@ interface Track {
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs `tasks` tasks through the contender at a limit that never binds, and waits for all to start. */
-async function warmUp(contender: Contender, tasks: number): Promise<void> {
+/** Runs `tasks` tasks through the contender at a limit that never binds, and waits for all to start (W3, W5). */
+export async function warmUp(contender: Contender, tasks: number): Promise<void> {
   if (tasks <= 0) return;
   let started = 0;
   let allStarted: () => void = () => {};

@@ -5,22 +5,26 @@
  * elapsed milliseconds (the machine running the tests may be busy).
  */
 import { describe, expect, it } from 'vitest';
-import { contendersFor, LIMITING } from '../../bench/contenders.js';
+import { contender, contendersFor, LIMITING } from '../../bench/contenders.js';
 import { type BenchResults, resultTables, targets } from '../../bench/report.js';
-import type { BenchConfig } from '../../bench/run.js';
+import { type BenchConfig, mergeResults } from '../../bench/run.js';
 import {
   delayBehindOwnWindow,
+  drainRate,
   idealStrictSchedule,
   lateness,
   median,
   mostInAnyWindow,
   percentile,
   violatingWindows,
+  windowCounts,
+  worstShortfall,
 } from '../../bench/stats.js';
 import { overhead } from '../../bench/w1-overhead.js';
 import { burstMemory } from '../../bench/w2-burst-memory.js';
 import { strictness } from '../../bench/w3-strictness.js';
 import { scaling } from '../../bench/w4-scaling.js';
+import { type AtTheLimitOptions, atTheLimit, atTheLimitChild, waitingCpu } from '../../bench/w5-at-the-limit.js';
 
 const TINY: BenchConfig = {
   w1: { size: 2_000, rounds: 1 },
@@ -29,6 +33,15 @@ const TINY: BenchConfig = {
   // 60 tasks in six bursts of 10, every 100 ms, against 5 per 100 ms: about 1.2 s in all.
   w3: { rate: { limit: 5, interval: 100 }, bursts: [10, 10, 10, 10, 10, 10], burstEvery: 100, warmUpTasks: 100 },
   w4: { small: 500, large: 2_000, rounds: 1 },
+};
+
+/** W5 in this process, every run at once: 300 tasks at 100 per 100 ms, and 50 at 5 per 100 ms for 350 ms. */
+const TINY_W5: AtTheLimitOptions = {
+  drain: { rate: { limit: 100, interval: 100 }, backlog: 300, graceMs: 1_000 },
+  steady: { rate: { limit: 5, interval: 100 }, backlog: 50, durationMs: 350 },
+  warmUpTasks: 50,
+  inProcess: true,
+  parallel: 16,
 };
 
 describe('bench/stats', () => {
@@ -46,6 +59,10 @@ describe('bench/stats', () => {
     expect(violatingWindows(starts, 1000, 2)).toBe(3);
     expect(violatingWindows(starts, 1000, 3)).toBe(1);
     expect(violatingWindows(starts, 1000, 4)).toBe(0);
+    // At 2: 20 came 980 ms too soon after 0. At 3: 1005 came 5 ms too soon after 10. At 4: never too soon.
+    expect(worstShortfall(starts, 1000, 2)).toBe(980);
+    expect(worstShortfall(starts, 1000, 3)).toBe(5);
+    expect(worstShortfall(starts, 1000, 4)).toBe(0);
   });
 
   it('builds the ideal strict schedule from arrival times', () => {
@@ -54,6 +71,49 @@ describe('bench/stats', () => {
     expect(lateness([1, 2, 101], [0, 0, 100])).toEqual([1, 2, 1]);
     // Task 2 may start 100 ms after task 0 really did (1), not after its ideal start (0).
     expect(delayBehindOwnWindow([1, 2, 103], [0, 0, 0], 100, 2)).toEqual([1, 1, 2]);
+  });
+
+  it('counts windows in one pass exactly as the brute force does, ties and all', () => {
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed / 2_147_483_648;
+    };
+    for (let trial = 0; trial < 200; trial++) {
+      // Whole numbers in a small range, so that equal times and times exactly a window apart are common.
+      const times = Array.from({ length: Math.floor(next() * 40) }, () => Math.floor(next() * 30));
+      const window = 1 + Math.floor(next() * 10);
+      const limit = Math.floor(next() * 6);
+      expect(windowCounts(times, window, limit)).toEqual({
+        most: mostInAnyWindow(times, window),
+        violating: violatingWindows(times, window, limit),
+      });
+    }
+  });
+
+  it('gives an ideal strict drain exactly the limit, and CPU while waiting only for long gaps', () => {
+    const arrivals = new Array<number>(1000).fill(0);
+    // 100 per 1000 ms: bursts of 100 at 0, 1000, ..., 9000 ms.
+    expect(drainRate(idealStrictSchedule(arrivals, 1000, 100), 100)).toBeCloseTo(100, 9);
+    // A bucket's drip after its first 100: one every 10 ms.
+    const drip = [...new Array<number>(100).fill(0), ...Array.from({ length: 900 }, (_, k) => 10 * (k + 1))];
+    expect(drainRate(drip, 100)).toBeCloseTo(100, 9);
+    // Gaps of 1 ms are one wake-up; the 100 ms gap cost 50 µs: 0.5 ms per s.
+    expect(waitingCpu([0, 1, 2, 102], [0, 10, 20, 70])).toBeCloseTo(0.5, 9);
+  });
+});
+
+describe('bench/run', () => {
+  it('merges a partial run into the last results, keeping every workload it did not run', () => {
+    const previous: BenchResults = { config: TINY, w1: [], w2: [], w3: [], w4: [], totalSeconds: 200 };
+    const merged = mergeResults({ config: { w5: TINY_W5 }, w5: [], seconds: { w5: 30 }, totalSeconds: 31 }, previous);
+    expect(merged.config).toEqual({ ...TINY, w5: TINY_W5 });
+    expect(merged.w5).toEqual([]);
+    expect(merged.w1).toBe(previous.w1);
+    // The last full run's duration stays; the partial one is said apart.
+    expect(merged.totalSeconds).toBe(200);
+    expect(merged.separately).toEqual({ w5: 30 });
+    expect(() => mergeResults({ config: {}, w5: [], seconds: {}, totalSeconds: 1 }, undefined)).toThrow(/full bench/);
   });
 });
 
@@ -123,5 +183,39 @@ describe('the benchmark at a tiny size', () => {
     const markdown = resultTables(results);
     expect(markdown).toContain('| contender |');
     expect(targets(results).some((target) => target.workload === 'W3')).toBe(true);
+  }, 30_000);
+
+  it('W5: every contender reports its CPU per task at the limit; our paths drain strictly', async () => {
+    const w5Contenders = contendersFor('w5', LIMITING);
+    const w5 = await atTheLimit(w5Contenders, TINY_W5);
+    expect(w5.map((result) => result.contender.id)).toEqual(w5Contenders.map((one) => one.id));
+    for (const { contender: one, drain, steady } of w5) {
+      expect(drain.error, one.id).toBeUndefined();
+      expect(drain.delivered, one.id).toBeGreaterThan(0);
+      expect(steady.delivered, one.id).toBeGreaterThan(0);
+      if (one.kind !== 'ours') continue;
+      expect(drain.delivered, one.id).toBe(TINY_W5.drain.backlog);
+      expect(drain.violatingWindows, one.id).toBe(0);
+      expect(steady.violatingWindows, one.id).toBe(0);
+      expect(drain.cpuPerTaskUs, one.id).toBeGreaterThan(0);
+      expect(Number.isFinite(steady.waitingCpuMsPerSecond), one.id).toBe(true);
+      expect(Number.isFinite(drain.ratePerSecond), one.id).toBe(true);
+    }
+    // The way the bench runs it: a child process of its own, which reports and exits.
+    const child = await atTheLimitChild(contender('machine-batch'), TINY_W5.drain, 50);
+    expect(child.error).toBeUndefined();
+    expect(child.delivered).toBe(TINY_W5.drain.backlog);
+    expect(child.violatingWindows).toBe(0);
+
+    const results: BenchResults = {
+      config: { ...TINY, w5: TINY_W5 },
+      w1: [],
+      w2: [],
+      w3: [],
+      w4: [],
+      w5,
+      totalSeconds: 0,
+    };
+    expect(resultTables(results)).toContain('### W5 at the limit');
   }, 30_000);
 });

@@ -1,0 +1,73 @@
+/**
+ * W6 at a tiny size, on the real Redis (it fails, never skips, when Redis does not answer): a
+ * fleet of two processes per contender and phase runs, reports well-formed numbers, leaves no key
+ * behind, and our store keeps its strict window on Redis time. Nothing here asserts real elapsed
+ * milliseconds or the host-clock window counts: those are what the bench measures.
+ */
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BenchResults } from '../../bench/report.js';
+import { laterTargetsTable, w6Tables } from '../../bench/report-w5-w6.js';
+import { SHARED_CONTENDERS } from '../../bench/w6-contenders.js';
+import { type SharedLimitOptions, sharedLimit } from '../../bench/w6-shared-limit.js';
+import { connectRedis } from '../support/redis.js';
+
+/** 10 per second (rate-limiter-flexible counts whole seconds), 10 tasks each; 300 each on a limit that never binds. */
+const TINY_W6: SharedLimitOptions = {
+  processes: 2,
+  binding: { rate: { limit: 10, interval: 1000 }, backlogPerProcess: 10, durationMs: 3_000 },
+  free: { rate: { limit: 1_000_000, interval: 1000 }, backlogPerProcess: 300, durationMs: 3_000 },
+  // Every fleet at once: six of them, two processes each.
+  parallel: 6,
+};
+
+let redis: Redis;
+
+beforeAll(async () => {
+  redis = await connectRedis();
+});
+afterAll(() => {
+  redis?.disconnect();
+});
+
+async function keysOfThisRun(): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `*bench-w6-*-${process.pid}-*`, 'COUNT', 1000);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== '0');
+  return found;
+}
+
+describe('the shared-limit benchmark (W6) at a tiny size', () => {
+  it('runs every contender in a fleet of processes, counts round trips, and cleans up', async () => {
+    const w6 = await sharedLimit(SHARED_CONTENDERS, TINY_W6);
+    expect(w6.map((result) => result.contender.id)).toEqual(SHARED_CONTENDERS.map((one) => one.id));
+    for (const { contender, binding, free } of w6) {
+      for (const run of [binding, free]) {
+        expect(run.error, contender.id).toBeUndefined();
+        expect(run.started, contender.id).toBeGreaterThan(0);
+        expect(run.roundTrips, contender.id).toBeGreaterThan(0);
+        expect(Number.isFinite(run.tasksPerSecond), contender.id).toBe(true);
+      }
+      expect(Number.isFinite(binding.violatingWindows), contender.id).toBe(true);
+      expect(Number.isFinite(binding.latenessP99Ms), contender.id).toBe(true);
+    }
+    const ours = w6.find((result) => result.contender.kind === 'ours');
+    expect(ours?.binding.started).toBe(ours?.binding.tasks);
+    expect(ours?.free.started).toBe(ours?.free.tasks);
+    // The store's promise, on the clock it is made on.
+    expect(ours?.binding.redisViolatingWindows).toBe(0);
+    expect(ours?.binding.redisMostInWindow).toBe(TINY_W6.binding.rate.limit);
+    // A backlog is asked for in batches: one round trip for each process's 300.
+    expect(ours?.free.roundTripsPerTask).toBeLessThanOrEqual(0.1);
+    expect(await keysOfThisRun()).toEqual([]);
+
+    // Only W6's part of the report: the other workloads' configuration is not needed for it.
+    const results = { config: { w6: { ...TINY_W6, server: 'test' } }, w6 } as unknown as BenchResults;
+    expect(w6Tables(results).join('\n')).toContain('### W6 shared limit');
+    expect(laterTargetsTable(results).join('\n')).toContain('W6 (issue 13)');
+  }, 60_000);
+});
