@@ -39,6 +39,10 @@ const expectedOutput: Record<string, RegExp[]> = {
     /sent after it: 10, of which 429: 0\n/,
     /429s after the first: 0\n/,
   ],
+  'shared-limit.ts': [
+    /30 tasks from 2 processes sharing '10\/1s' through Redis\n/,
+    /most started in any 1000 ms: 10 \(limit 10\)\n/,
+  ],
   'rate-limiter.ts': [
     /token-bucket: waits \d+, \d{1,2}, \d{1,2}, \d{1,2}, \d{2,3}, /,
     /warming-up: waits \d+, \d{3}, \d{3}, /,
