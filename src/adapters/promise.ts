@@ -37,6 +37,7 @@
  *   settling back to the machine (SETTLED), so the next one may start.
  */
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import type { ThrottleStore } from '../machine/clearance.js';
 import type { ThrottlerCounts } from '../machine/message-queues.js';
 import { resolveOptions, type ThrottleOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
@@ -47,6 +48,8 @@ import { AbortWatch, Task } from './task.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
 export interface ThrottlerOptions extends ThrottleOptions {
+  /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
+  store?: ThrottleStore | undefined;
   /** XState's clock for the wake-up timer (`setTimeout` by default); pair it with `now`. */
   clock?: Clock;
   /** Hands every inspection event to an inspector (see `summarizeInspection`). */

@@ -29,6 +29,7 @@
  */
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import { type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import type { ThrottleStore } from '../machine/clearance.js';
 import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { throttlerMachine } from '../machine/throttler-machine.js';
@@ -36,6 +37,8 @@ import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 
 export interface ThrottleQueueOptions<T> extends ThrottleOptions {
+  /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
+  store?: ThrottleStore | undefined;
   /** Where the timer and the time come from: pass the TestScheduler in marble tests. */
   scheduler?: SchedulerLike;
   /** The channel of a value (a name in `channels`), or undefined for the overall rate only. */
