@@ -7,7 +7,7 @@ import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { RateLimiterQueue, RateLimiterRedis } from 'rate-limiter-flexible';
 import type { RateSpec } from './contenders.js';
-import { OURS_RAW } from './w6-ours.js';
+import { OURS_RAW, OURS_THROTTLER } from './w6-ours.js';
 
 /** What a process of the fleet gives its contender. */
 export interface SharedContext {
@@ -133,7 +133,12 @@ const RATE_LIMITER_FLEXIBLE: SharedContender = {
   },
 };
 
-export const SHARED_CONTENDERS: readonly SharedContender[] = [OURS_RAW, BOTTLENECK_CLUSTER, RATE_LIMITER_FLEXIBLE];
+export const SHARED_CONTENDERS: readonly SharedContender[] = [
+  OURS_THROTTLER,
+  OURS_RAW,
+  BOTTLENECK_CLUSTER,
+  RATE_LIMITER_FLEXIBLE,
+];
 
 export function sharedContender(id: string): SharedContender {
   const found = SHARED_CONTENDERS.find((candidate) => candidate.id === id);

@@ -6,6 +6,7 @@
  * 'later'. One request in flight at a time; no polling, no heartbeat.
  */
 import type { Redis } from 'ioredis';
+import { createThrottler } from '../src/index.js';
 import type { ReservationRequest, SharedLimiter } from '../src/redis/index.js';
 import { createRedisStore } from '../src/redis/index.js';
 import type { RateSpec } from './contenders.js';
@@ -144,5 +145,40 @@ export const OURS_RAW: SharedContender = {
     const store = createRedisStore({ redis: context.redis as Redis, name: context.name, commandTimeout: 5_000 });
     const limiter = store.open({ strategy: 'sliding-window', rates: rateText(context.rate) });
     return new GrantSender(limiter, context.onStart, context.onGrant);
+  },
+};
+
+/** Ours as users run it: createThrottler with the Redis store (the machine asks the store, a burst per round trip). */
+export const OURS_THROTTLER: SharedContender = {
+  id: 'ours-throttler',
+  name: 'xstate-throttler createThrottler({ store })',
+  kind: 'ours',
+  configuration: (rate) =>
+    `createThrottler({ rate: '${rateText(rate)}', strategy: 'sliding-window', store: createRedisStore({ redis, name }) })` +
+    '.schedule(fn)',
+  why:
+    'The promise API on the shared store: the machine reserves what waits in one call (up to 1000), sends each' +
+    ' grant on its one timer, and gives back and asks again for a grant it could not send within grantGraceMs' +
+    ' (20 ms), which the script adds to the spacing of grants: strict on the common clock, not only on Redis time.',
+  async open({ redis, name, rate, onStart }) {
+    const store = createRedisStore({ redis, name, commandTimeout: 5000 });
+    const throttler = createThrottler({ rate: rateText(rate), strategy: 'sliding-window', store });
+    let errors = 0;
+    let next = 0;
+    return {
+      submit(count) {
+        for (let n = 0; n < count; n++) {
+          const index = next++;
+          throttler
+            .schedule(async () => onStart(index))
+            .catch(() => {
+              errors += 1;
+            });
+        }
+      },
+      get errors() {
+        return errors;
+      },
+    };
   },
 };

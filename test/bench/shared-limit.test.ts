@@ -55,14 +55,16 @@ describe('the shared-limit benchmark (W6) at a tiny size', () => {
       expect(Number.isFinite(binding.violatingWindows), contender.id).toBe(true);
       expect(Number.isFinite(binding.latenessP99Ms), contender.id).toBe(true);
     }
-    const ours = w6.find((result) => result.contender.kind === 'ours');
-    expect(ours?.binding.started).toBe(ours?.binding.tasks);
-    expect(ours?.free.started).toBe(ours?.free.tasks);
-    // The store's promise, on the clock it is made on.
-    expect(ours?.binding.redisViolatingWindows).toBe(0);
-    expect(ours?.binding.redisMostInWindow).toBe(TINY_W6.binding.rate.limit);
-    // A backlog is asked for in batches: one round trip for each process's 300.
-    expect(ours?.free.roundTripsPerTask).toBeLessThanOrEqual(0.1);
+    for (const ours of w6.filter((result) => result.contender.kind === 'ours')) {
+      expect(ours.binding.started, ours.contender.id).toBe(ours.binding.tasks);
+      expect(ours.free.started, ours.contender.id).toBe(ours.free.tasks);
+      // A backlog is asked for in batches: a few round trips for each process's 300.
+      expect(ours.free.roundTripsPerTask, ours.contender.id).toBeLessThanOrEqual(0.1);
+    }
+    // The store's promise, on the clock it is made on (the raw limiter reports its grants' Redis times).
+    const raw = w6.find((result) => result.contender.id === 'ours-raw');
+    expect(raw?.binding.redisViolatingWindows).toBe(0);
+    expect(raw?.binding.redisMostInWindow).toBe(TINY_W6.binding.rate.limit);
     expect(await keysOfThisRun()).toEqual([]);
 
     // Only W6's part of the report: the other workloads' configuration is not needed for it.
