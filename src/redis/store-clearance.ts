@@ -37,8 +37,10 @@ interface Grant {
   /** When the message may go, on the throttler's clock. */
   readonly at: number;
   /**
-   * The latest it may still go: `at` + the grace. (The grant's Redis time may be earlier than `at`
-   * by the reply's transit; counting that too would make every grant stale on a slow first call.)
+   * The latest it may still go: the grace after the earliest its Redis time can be (the request
+   * left at `askedAt`, so the grant is at least `askedAt + waitMs`). A reply that took longer than
+   * the grace to be handled (a slow network, a starved event loop) leaves nothing usable: the
+   * grants go back and are asked for again, rather than sent on a window already crowded.
    */
   readonly until: number;
   readonly reservation: Reservation;
@@ -115,7 +117,9 @@ export class RedisClearance implements StoreClearance {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     const grant = this.grants.get(request.seq);
     if (grant !== undefined) {
-      if (now <= grant.until && grant.at >= this.pausedUntil) return grant.at;
+      // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
+      // behind the clock by then, and the message goes right after this answer.
+      if (this.hooks.now() <= grant.until && grant.at >= this.pausedUntil) return grant.at;
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }
@@ -247,8 +251,9 @@ export class RedisClearance implements StoreClearance {
     }
     if (batch.length === 0) return;
     this.asking = true;
+    const askedAt = this.hooks.now();
     this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
-      (outcomes) => this.answered(batch, outcomes),
+      (outcomes) => this.answered(batch, outcomes, askedAt),
       (error: unknown) => {
         this.asking = false;
         this.putBack(batch);
@@ -258,12 +263,16 @@ export class RedisClearance implements StoreClearance {
     );
   }
 
-  private answered(batch: ClearanceRequest[], outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>): void {
+  private answered(
+    batch: ClearanceRequest[],
+    outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
+    askedAt: number,
+  ): void {
     this.asking = false;
     const now = this.hooks.now();
     // Without a grace the promise is on Redis time only: a grant stays usable however late.
     const grace = this.limiter.grantGraceMs;
-    const usableFor = grace === 0 ? Number.POSITIVE_INFINITY : grace;
+    const usableFor = grace === 0 ? Number.POSITIVE_INFINITY : Math.max(0, grace - (now - askedAt));
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {

@@ -10,12 +10,16 @@ import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
  * Eight throttler processes share one limit through the store (two rates, two channels, costs
  * 1-3, bursts, a backlog) on real timers and real Redis, across a fleet-wide PAUSE and a SET_RATE
  * that lowers the overall limit; a ninth, holding a burst of reservations, is killed with
- * SIGKILL. Every send is timed on the host's common clock and every window is checked by brute
- * force: none may hold more than its limit (sends, not only grants: the grace covers lateness).
+ * SIGKILL. Every grant's Redis time and every send's time on the host's clock are checked by brute
+ * force: no window of grants holds more than its limit, and a window of sends only when a send
+ * came later than the grace after its grant (which the throttler never does unless the OS or a GC
+ * pause stops it between deciding and sending).
  */
 let redis: Redis;
 const name = uniqueName('throttler-fleet');
 const FLEET = 8;
+/** The store's default grace for a throttler. */
+const GRACE_MS = 20;
 
 beforeAll(async () => {
   redis = await connectRedis();
@@ -27,7 +31,8 @@ afterAll(async () => {
 });
 
 interface Report {
-  deliveries: Array<Delivery & { n: number }>;
+  /** Each send on the host's clock (`at`), and the Redis time of the grant it went on. */
+  deliveries: Array<Delivery & { n: number; grantedAt: number }>;
   queued: number;
   left: number;
   storeDown: string[];
@@ -72,7 +77,7 @@ describe('a fleet of throttler processes sharing one store', () => {
       strategy: 'sliding-window',
       rates: ['20/500ms', '50/2s'],
       channels: { a: '5/200ms', b: '8/1s' },
-      grantGraceMs: 20,
+      grantGraceMs: GRACE_MS,
     });
     await sleep(700);
     victim.child.kill('SIGKILL');
@@ -91,10 +96,21 @@ describe('a fleet of throttler processes sharing one store', () => {
       ],
       channels: { a: [{ limit: 5, interval: 200 }], b: [{ limit: 8, interval: 1000 }] },
     };
-    expect(overfullWindows(config, all)).toEqual([]);
+    // The promise, on the clock it is made on: every message went on a grant, and no window of the
+    // grants' Redis times holds more than a limit.
+    expect(all.filter((d) => !Number.isFinite(d.grantedAt))).toEqual([]);
+    const grants = all.map((d) => ({ ...d, at: d.grantedAt }));
+    expect(overfullWindows(config, grants)).toEqual([]);
+    // On the host's clock: a window over a limit can only come from a send later than the grace after its
+    // grant (a process the OS or a GC pause stopped between deciding and sending, on this loaded machine).
+    const late = (d: (typeof all)[number]) => d.at - d.grantedAt > GRACE_MS + 1;
+    for (const window of overfullWindows(config, all)) {
+      const inside = all.filter((d) => d.at >= window.start && d.at < window.start + window.rate.interval);
+      expect(inside.some(late), JSON.stringify(window)).toBe(true);
+    }
     // After the lowered rate has reached everyone (a reserve-ahead span and the grace later): the new limit.
-    const settledAt = loweredAt + 200 + 20 + 100;
-    const after = all.filter((d) => d.at >= settledAt);
+    const settledAt = loweredAt + 200 + GRACE_MS + 100;
+    const after = grants.filter((d) => d.at >= settledAt);
     expect(after.length).toBeGreaterThan(10);
     expect(overfullWindows({ ...config, overall: [{ limit: 10, interval: 500 }] }, after)).toEqual([]);
     // Nothing lost or sent twice by the workers that lived: each sent every message it queued, once.
