@@ -36,15 +36,15 @@
  * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
  *   settling back to the machine (SETTLED), so the next one may start.
  */
-import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import type { Actor, InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../machine/clearance.js';
-import type { ThrottlerCounts } from '../machine/message-queues.js';
+import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
 import { resolveOptions, type ThrottleOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
-import { clockFor } from '../machine/precise-clock.js';
-import { throttlerMachine } from '../machine/throttler-machine.js';
-import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
-import { AbortWatch, Task } from './task.js';
+import { type DiscardEvent, ThrottlerHost } from './host.js';
+import { PendingTasks } from './pending-tasks.js';
+import { Task } from './task.js';
+import { TaskRunner } from './task-runner.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
 export interface ThrottlerOptions extends ThrottleOptions {
@@ -109,10 +109,6 @@ export class ThrottlerStoppedError extends Error {
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
-function isTask(value: unknown): value is Task {
-  return value instanceof Task;
-}
-
 /** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
 export function createThrottler(options: ThrottlerOptions): Throttler {
   const { clock, inspect, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
@@ -123,117 +119,6 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   /** The counts once stop() has rejected what waited; undefined until then. */
   let countsAtStop: ThrottlerCounts | undefined;
 
-  // A task's pause, setRate or stop reaches the busy machine's mailbox and takes effect after the
-  // delivery pass it runs in: the gate holds the rest of that pass back until then. It stays closed
-  // for the synchronous stretch (the mailbox is handled within it); the machine goes on after a
-  // zero-delay wake-up, which comes later than any microtask.
-  let runningTask = false;
-  let holdingPass = false;
-  const reopenGate = (): void => {
-    holdingPass = false;
-  };
-  const holdRestOfPass = (): void => {
-    if (!runningTask || holdingPass) return;
-    holdingPass = true;
-    queueMicrotask(reopenGate);
-  };
-
-  const start = (task: Task): void => {
-    const { signal } = task;
-    if (task.gone || signal?.aborted) {
-      // Rejected while its QUEUE_BATCH waited in a busy machine's mailbox, or its signal fired and
-      // the machine handed it over before the signal's listener ran (another listener made it
-      // deliver): never run. The delivery is already counted; with settling it frees its slot.
-      if (signal !== undefined) task.fail(signal.reason, abortWatch);
-      task.releaseSettlers();
-      if (reportsSettling) reportSettled(task);
-      return;
-    }
-    const { run, resolve, reject } = task;
-    task.leave(abortWatch);
-    if (!reportsSettling) task.releaseSettlers();
-    let result: unknown;
-    runningTask = true;
-    try {
-      result = run();
-    } catch (error) {
-      if (reportsSettling) reportSettled(task);
-      reject(error);
-      return;
-    } finally {
-      runningTask = false;
-    }
-    if (!reportsSettling) {
-      resolve(result);
-      return;
-    }
-    Promise.resolve(result).then(
-      (value) => {
-        reportSettled(task);
-        resolve(value);
-      },
-      (error: unknown) => {
-        reportSettled(task);
-        reject(error);
-      },
-    );
-  };
-
-  const reportSettled = (task: Task): void => {
-    task.releaseSettlers();
-    if (!stopped) actor.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
-  };
-
-  const runner = createActor(
-    fromCallback<Task>(({ receive }) => {
-      receive(start);
-    }),
-  ).start();
-
-  const timerClock = clock ?? clockFor(resolved);
-  const actor = createActor(throttlerMachine, {
-    input: { ...throttleOptions, target: runner as AnyActorRef, deliveryGate: () => !holdingPass },
-    clock: timerClock,
-    ...(inspect === undefined ? {} : { inspect }),
-  });
-
-  // schedule() calls made in one synchronous stretch reach the machine as one QUEUE_BATCH event in
-  // a microtask: one transition per burst instead of one per task. Everything else that talks to
-  // the machine sends the batch first, so FIFO order and cancellation see every task. A bounded
-  // queue gets one QUEUE per task instead: then overflow is decided against the queue as it is when
-  // each task arrives (a batch reaches it a microtask later, after a stretch in which slots may free up).
-  const batchesTasks = resolved.capacity === Number.POSITIVE_INFINITY;
-  let batch: Task[] = [];
-  let flushScheduled = false;
-  /** Tasks of the unsent batch rejected by their AbortSignal: the batch is filtered before it goes. */
-  let abortedInBatch = 0;
-  // Sends made while the machine is busy (from inside a task or an actor.on listener) wait in its
-  // mailbox, and stopping the actor clears the mailbox: those tasks are kept here until they arrive,
-  // so that stop() can reject the ones that never did.
-  let inMailbox: Task[][] = [];
-  let pruneInMailboxAt = 16;
-  const send = (tasks: Task[], event: Parameters<typeof actor.send>[0]): void => {
-    actor.send(event);
-    if ((tasks[0] as Task).reachedMachine) return;
-    for (const task of tasks) if (task.stage === 'new') task.stage = 'mailed';
-    inMailbox.push(tasks);
-    if (inMailbox.length >= pruneInMailboxAt) {
-      // What arrived since is forgotten; pruning only as the list doubles keeps it O(1) a send.
-      inMailbox = inMailbox.filter((waiting) => !(waiting[0] as Task).reachedMachine);
-      pruneInMailboxAt = Math.max(16, 2 * inMailbox.length);
-    }
-  };
-  const flush = (): void => {
-    flushScheduled = false;
-    let messages = batch;
-    batch = [];
-    if (abortedInBatch > 0) {
-      messages = messages.filter((task) => !task.gone);
-      abortedInBatch = 0;
-    }
-    if (messages.length > 0) send(messages, { type: 'QUEUE_BATCH', messages });
-  };
-
   // Every task of the signal is rejected before anything is sent to the machine: a CANCEL lets it
   // deliver what may go next, which must not be one of them. Nothing is flushed here, so an abort
   // starts no task of the unsent batch (a later abort could not stop it any more).
@@ -241,24 +126,35 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     const cancelled: Task[] = [];
     for (const task of tasks) {
       const unsent = task.inUnsentBatch;
-      if (!task.fail(reason, abortWatch)) continue;
-      if (unsent) abortedInBatch += 1;
+      if (!task.fail(reason, pending)) continue;
+      if (unsent) host.withdraw();
       else cancelled.push(task);
     }
     if (stopped) return;
-    for (const task of cancelled) actor.send({ type: 'CANCEL', id: task });
+    for (const task of cancelled) host.send({ type: 'CANCEL', id: task });
   };
-  const abortWatch = new AbortWatch(abortTasks);
+  const pending = new PendingTasks(abortTasks);
+  const runner = new TaskRunner(pending, reportsSettling, (task) => {
+    if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
+  });
 
   // A task leaves the queue without starting only through these events (or its AbortSignal, which
   // rejects it before the CANCEL is sent): each rejects its promise.
-  const failDiscarded = (event: ThrottlerEmitted): void => {
-    if ((event.type !== 'dropped' && event.type !== 'rejected') || !isTask(event.message)) return;
-    event.message.fail(event.error, abortWatch);
+  const failDiscarded = (event: DiscardEvent): void => {
+    if (event.message instanceof Task) event.message.fail(event.error, pending);
   };
-  actor.on('dropped', failDiscarded);
-  actor.on('rejected', failDiscarded);
-  actor.start();
+  const host = new ThrottlerHost<Task>({
+    options: throttleOptions,
+    resolved,
+    clock,
+    inspect,
+    deliveryGate: runner.deliveryGate,
+    deliver: runner.start,
+    discard: failDiscarded,
+    hasLeftBatch: (task) => task.gone,
+    tracker: pending,
+  });
+  const { actor } = host;
 
   const schedule = <R>(run: () => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions): Promise<Awaited<R>> => {
     const { channel, cost, signal } = scheduleOptions ?? NO_OPTIONS;
@@ -272,17 +168,9 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     });
     if (signal !== undefined) {
       task.id = task;
-      abortWatch.watch(task, signal);
+      pending.watch(task, signal);
     }
-    if (!batchesTasks) {
-      send([task], { type: 'QUEUE', message: task, channel, cost, id: task.id });
-      return promise;
-    }
-    batch.push(task);
-    if (!flushScheduled) {
-      flushScheduled = true;
-      queueMicrotask(flush);
-    }
+    host.queue(task);
     return promise;
   };
 
@@ -305,10 +193,10 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     },
     tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
       refuseIfStopped();
-      if (runningTask) throw busyError();
-      flush();
+      if (runner.running) throw busyError();
+      host.flush();
       const reply: { waitMs?: number; error?: Error; cancelled?: boolean } = {};
-      actor.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
+      host.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
       if (reply.error !== undefined) throw reply.error;
       if (reply.waitMs === undefined) {
         // The actor was busy (a call from an actor.on listener): it would answer later, to nobody.
@@ -316,8 +204,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
         throw busyError();
       }
       // With countUntil 'done' the permit occupies its slot until settled; it settles at once.
-      if (reply.waitMs === 0 && reportsSettling)
-        actor.send({ type: 'SETTLED', channel: acquireOptions?.channel, cost });
+      if (reply.waitMs === 0 && reportsSettling) host.send({ type: 'SETTLED', channel: acquireOptions?.channel, cost });
       return reply.waitMs as number;
     },
     pause: (ms?: number) => {
@@ -325,14 +212,14 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (ms !== undefined && (typeof ms !== 'number' || !(ms >= 0))) {
         throw new ThrottlerOptionError('pause(ms)', 'a duration >= 0 in milliseconds', ms);
       }
-      flush();
-      holdRestOfPass();
-      actor.send({ type: 'PAUSE', duration: ms });
+      host.flush();
+      runner.holdRestOfPass();
+      host.send({ type: 'PAUSE', duration: ms });
     },
     resume: () => {
       refuseIfStopped();
-      flush();
-      actor.send({ type: 'RESUME' });
+      host.flush();
+      host.send({ type: 'RESUME' });
     },
     setRate: (rate: RatesInput, channel?: string) => {
       refuseIfStopped();
@@ -341,38 +228,32 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (channel !== undefined && !resolved.channels.has(channel)) {
         throw unknownChannelError(channel, resolved.channels.keys());
       }
-      flush();
-      holdRestOfPass();
-      actor.send({ type: 'SET_RATE', rate, channel });
+      host.flush();
+      runner.holdRestOfPass();
+      host.send({ type: 'SET_RATE', rate, channel });
     },
     stop: () => {
       if (stopped) return;
-      flush();
-      holdRestOfPass();
+      host.flush();
+      runner.holdRestOfPass();
       stopped = true;
-      const { dispatcher } = actor.getSnapshot().context;
       const rejectLeftBehind = (): void => {
         if (countsAtStop !== undefined) return;
-        const error = new ThrottlerStoppedError();
         // Everything still in the machine's queue leaves with the stop, including tasks aborted
         // whose CANCEL never arrived; tasks that never reached it count where they are rejected.
-        const { queued, delivered, dropped, rejected } = dispatcher.counts;
-        let droppedByStop = queued;
-        for (const entry of dispatcher.waiting()) if (isTask(entry.message)) entry.message.fail(error, abortWatch);
-        for (const tasks of inMailbox) for (const task of tasks) if (task.fail(error, abortWatch)) droppedByStop += 1;
-        inMailbox = [];
-        countsAtStop = { queued: 0, delivered, dropped: dropped + droppedByStop, rejected };
+        const { queued, delivered, dropped, rejected } = actor.getSnapshot().context.counts;
+        const neverQueued = pending.rejectAll(new ThrottlerStoppedError());
+        countsAtStop = { queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected };
       };
       // Called from inside a task (or a listener) the actor stops once the event it is handling is
       // done, and the rest of that event (a burst's later tasks) is queued meanwhile: the sweep waits.
       actor.subscribe({ complete: rejectLeftBehind });
-      actor.stop();
-      runner.stop();
+      host.stop();
       if (actor.getSnapshot().status !== 'active') rejectLeftBehind();
     },
     get counts() {
       if (countsAtStop !== undefined) return { ...countsAtStop };
-      flush();
+      host.flush();
       return { ...actor.getSnapshot().context.counts };
     },
     actor,

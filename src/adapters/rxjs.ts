@@ -28,13 +28,14 @@
  * Options are validated when the operator is created; a bad one throws then.
  */
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
-import { type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../machine/clearance.js';
+import type { Clock } from '../machine/index.js';
 import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
-import { throttlerMachine } from '../machine/throttler-machine.js';
-import type { Clock, ThrottlerEmitted } from '../machine/types.js';
 import { ThrottlerOptionError } from '../rate/index.js';
+import { type DiscardEvent, ThrottlerHost } from './host.js';
+import type { DeferFlush } from './queue-batcher.js';
 
 export interface ThrottleQueueOptions<T> extends ThrottleOptions {
   /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
@@ -90,7 +91,8 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
   const resolved = resolveOptions(throttleOptions);
   // A scheduler keeps its own time, whatever timerPrecision says.
   const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);
-  const batchesValues = resolved.capacity === Number.POSITIVE_INFINITY;
+  // Values of a synchronous stretch go as one batch: in a microtask, or in an action of the scheduler.
+  const deferFlush: DeferFlush | undefined = scheduler === undefined ? undefined : (flush) => scheduler.schedule(flush);
 
   return (source) =>
     new Observable<T>((subscriber) => {
@@ -100,22 +102,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         if (sourceDone && waiting === 0) subscriber.complete();
       };
 
-      const emitter = createActor(
-        fromCallback<QueuedValue<T>>(({ receive }) => {
-          receive((queued) => {
-            waiting -= 1;
-            subscriber.next(queued.value);
-            completeIfDrained();
-          });
-        }),
-      ).start();
-      const throttler = createActor(throttlerMachine, {
-        input: { ...throttleOptions, target: emitter as AnyActorRef },
-        clock,
-        ...(inspect === undefined ? {} : { inspect }),
-      });
-      const onDiscarded = (event: ThrottlerEmitted): void => {
-        if (event.type !== 'dropped' && event.type !== 'rejected') return;
+      const onDiscarded = (event: DiscardEvent): void => {
         waiting -= 1;
         if (event.type === 'rejected' && event.reason === 'invalid') {
           subscriber.error(event.error);
@@ -126,34 +113,19 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
           subscriber.error(event.error);
         }
       };
-      throttler.on('dropped', onDiscarded);
-      throttler.on('rejected', onDiscarded);
-      throttler.start();
-
-      // One QUEUE per value cost 7 s for a synchronous source of a million values: a stretch of
-      // values goes as one QUEUE_BATCH instead, sent before anything else reaches the throttler.
-      let batch: BatchEntry<T>[] = [];
-      let pendingFlush: Subscription | undefined;
-      let flushScheduled = false;
-      const flush = (): void => {
-        flushScheduled = false;
-        pendingFlush = undefined;
-        if (batch.length === 0 || subscriber.closed) return;
-        const messages = batch;
-        batch = [];
-        throttler.send({ type: 'QUEUE_BATCH', messages });
-      };
-      const enqueue = (entry: BatchEntry<T>): void => {
-        if (!batchesValues) {
-          throttler.send({ type: 'QUEUE', ...entry });
-          return;
-        }
-        batch.push(entry);
-        if (flushScheduled) return;
-        flushScheduled = true;
-        if (scheduler === undefined) queueMicrotask(flush);
-        else pendingFlush = scheduler.schedule(flush);
-      };
+      const host = new ThrottlerHost<BatchEntry<T>>({
+        options: throttleOptions,
+        resolved,
+        clock,
+        inspect,
+        deliver: (queued) => {
+          waiting -= 1;
+          subscriber.next(queued.value);
+          completeIfDrained();
+        },
+        discard: onDiscarded,
+        deferFlush,
+      });
 
       const subscription = source.subscribe({
         next: (value) => {
@@ -167,14 +139,14 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
             return;
           }
           waiting += 1;
-          enqueue({ message: { type: 'value', value }, channel: valueChannel, cost: valueCost });
+          host.queue({ message: { type: 'value', value }, channel: valueChannel, cost: valueCost });
         },
         error: (error: unknown) => {
-          flush();
+          host.flush();
           subscriber.error(error);
         },
         complete: () => {
-          flush();
+          host.flush();
           sourceDone = true;
           completeIfDrained();
         },
@@ -182,10 +154,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
 
       return () => {
         subscription.unsubscribe();
-        pendingFlush?.unsubscribe();
-        batch = [];
-        throttler.stop();
-        emitter.stop();
+        host.stop();
       };
     });
 }

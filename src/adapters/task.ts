@@ -20,11 +20,12 @@ export class Task extends SelfQueuedMessage {
   /** The target receives tasks as events; inspectors and persisted snapshots show this type. */
   readonly type = 'task';
   /**
-   * `new`: not sent yet (in the unsent batch), or sent and handled. `mailed`: sent while the
-   * throttler was busy, waiting in its mailbox. `gone`: started, or rejected while waiting;
-   * nothing may start or reject it from now on.
+   * `new`: not handed to the throttler yet (in the unsent batch). `sending`: in the event being
+   * sent (the machine may not have reached it yet). `sent`: handed over: queued, or waiting in a
+   * busy throttler's mailbox. `gone`: started, or rejected while waiting; nothing may start or
+   * reject it from now on.
    */
-  stage: 'new' | 'mailed' | 'gone' = 'new';
+  stage: 'new' | 'sending' | 'sent' | 'gone' = 'new';
   /** The CANCEL key, when the task can be aborted: the task itself. */
   id: Task | undefined = undefined;
   resolve: (value: any) => void = settleNothing;
@@ -44,21 +45,26 @@ export class Task extends SelfQueuedMessage {
     return this.stage === 'gone';
   }
 
-  /** The machine has it: queued (the dispatcher dated it), started, or rejected. */
-  get reachedMachine(): boolean {
-    return !Number.isNaN(this.queuedAt) || this.stage === 'gone';
+  /** The machine has queued it (dated it) at some point: it left the mailbox, if it was ever there. */
+  get reachedQueue(): boolean {
+    return !Number.isNaN(this.queuedAt);
   }
 
-  /** Still in the batch that has not been sent to the machine. */
+  /** Handed to the throttler (it may still be in its mailbox) and neither started nor rejected. */
+  get handedOver(): boolean {
+    return this.stage === 'sending' || this.stage === 'sent';
+  }
+
+  /** Not in the machine's hands yet: in the unsent batch, or in the event being sent but not reached. */
   get inUnsentBatch(): boolean {
-    return this.stage === 'new' && Number.isNaN(this.queuedAt);
+    return this.stage === 'new' || (this.stage === 'sending' && !this.reachedQueue);
   }
 
   /** Rejects it if it is still waiting; false when it had started or was rejected already. */
-  fail(error: unknown, watch: AbortWatch): boolean {
+  fail(error: unknown, keeper: TaskKeeper): boolean {
     if (this.stage === 'gone') return false;
     const reject = this.reject;
-    this.leave(watch);
+    this.leave(keeper);
     this.releaseSettlers();
     reject(error);
     return true;
@@ -68,9 +74,10 @@ export class Task extends SelfQueuedMessage {
    * It starts or is rejected: it lets go of its signal and its run function (the caller
    * took what it needs). The settling functions stay for a started task until it settles.
    */
-  leave(watch: AbortWatch): void {
+  leave(keeper: TaskKeeper): void {
+    const handedOver = this.handedOver;
     this.stage = 'gone';
-    if (this.signal !== undefined) watch.forget(this);
+    keeper.left(this, handedOver);
     this.run = settleNothing;
   }
 
@@ -79,6 +86,12 @@ export class Task extends SelfQueuedMessage {
     this.resolve = settleNothing;
     this.reject = settleNothing;
   }
+}
+
+/** What keeps track of the tasks that may still start: told as each one leaves. */
+export interface TaskKeeper {
+  /** `task` started or was rejected; `handedOver`: the throttler had it. Its signal, if any, is still set. */
+  left(task: Task, handedOver: boolean): void;
 }
 
 /**

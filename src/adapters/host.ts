@@ -1,0 +1,147 @@
+/**
+ * What both adapters are built on: one throttler actor, its target (a
+ * callback actor that hands every delivered message to the adapter, at the
+ * moment of delivery), the clock for its one timer, the `dropped` and
+ * `rejected` events wired to the adapter, and the way messages go in: one
+ * QUEUE_BATCH per synchronous stretch, or with a bounded queue (`capacity`)
+ * one QUEUE per message, so that overflow is decided message by message as
+ * each arrives (a batch reaches the queue later, after a stretch in which
+ * slots may free up).
+ *
+ * The promise API and the RxJS operator are faces over it: each says what a
+ * message is, what a delivery and a discard do, and when the batch of a
+ * stretch goes; the host does the rest.
+ */
+import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import {
+  type Clock,
+  type ThrottleOptions,
+  type ThrottlerEmitted,
+  type ThrottlerEvent,
+  throttlerMachine,
+} from '../machine/index.js';
+import type { ResolvedOptions } from '../machine/options.js';
+import { clockFor } from '../machine/precise-clock.js';
+import { type DeferFlush, deferToMicrotask, QueueBatcher } from './queue-batcher.js';
+
+/** A message leaving the queue undelivered: displaced or cancelled (`dropped`), or refused (`rejected`). */
+export type DiscardEvent = Extract<ThrottlerEmitted, { type: 'dropped' | 'rejected' }>;
+
+/** What the host sends for one message: a QUEUE event's fields, or one entry of a QUEUE_BATCH. */
+export interface QueueEntry {
+  readonly message: { readonly type: string };
+  readonly channel: string | undefined;
+  readonly cost: number | undefined;
+  readonly id?: unknown;
+}
+
+/** Told about every hand-over of entries to the machine, just before and just after the event is sent. */
+export interface HandOverTracker<TEntry> {
+  sending(entries: readonly TEntry[]): void;
+  sent(entries: readonly TEntry[]): void;
+}
+
+export interface HostSetup<TEntry extends QueueEntry> {
+  /** The machine's options, as given (its input). */
+  options: ThrottleOptions;
+  /** The same options, validated. */
+  resolved: ResolvedOptions;
+  /** The clock of the one timer; by default the one `timerPrecision` asks for. */
+  clock?: Clock | undefined;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
+  /** Asked before each delivery of a pass; no holds the rest of the pass for a zero-delay wake-up. */
+  deliveryGate?: (() => boolean) | undefined;
+  /** Called with each delivered message, synchronously, as the throttler delivers it. */
+  deliver(message: TEntry['message']): void;
+  /** Called for each message that left the queue undelivered. */
+  discard(event: DiscardEvent): void;
+  /** How a batch waits for the end of the stretch; a microtask by default. */
+  deferFlush?: DeferFlush | undefined;
+  /** Whether an entry of the unsent batch has left it since (see `withdraw`). */
+  hasLeftBatch?: ((entry: TEntry) => boolean) | undefined;
+  tracker?: HandOverTracker<TEntry> | undefined;
+}
+
+/** One throttler actor and its target, started; `queue` hands messages to it. */
+export class ThrottlerHost<TEntry extends QueueEntry> {
+  readonly actor: Actor<typeof throttlerMachine>;
+  private readonly target: Actor<ReturnType<typeof fromCallback<TEntry['message']>>>;
+  private readonly batcher: QueueBatcher<TEntry> | undefined;
+  private readonly tracker: HandOverTracker<TEntry> | undefined;
+
+  constructor(setup: HostSetup<TEntry>) {
+    const { deliver, discard, deliveryGate, inspect, tracker, resolved } = setup;
+    this.tracker = tracker;
+    this.target = createActor(
+      fromCallback<TEntry['message']>(({ receive }) => {
+        receive(deliver);
+      }),
+    ).start();
+    this.actor = createActor(throttlerMachine, {
+      input: {
+        ...setup.options,
+        target: this.target as AnyActorRef,
+        ...(deliveryGate === undefined ? {} : { deliveryGate }),
+      },
+      clock: setup.clock ?? clockFor(resolved),
+      ...(inspect === undefined ? {} : { inspect }),
+    });
+    this.actor.on('dropped', discard);
+    this.actor.on('rejected', discard);
+    this.actor.start();
+    this.batcher =
+      resolved.capacity === Number.POSITIVE_INFINITY
+        ? new QueueBatcher<TEntry>(this.sendBatch, setup.deferFlush ?? deferToMicrotask, setup.hasLeftBatch)
+        : undefined;
+  }
+
+  /** Hands one message to the throttler: with the batch of this stretch, or (bounded queue) at once. */
+  queue(entry: TEntry): void {
+    if (this.batcher !== undefined) {
+      this.batcher.add(entry);
+      return;
+    }
+    const { message, channel, cost, id } = entry;
+    const event = { type: 'QUEUE' as const, message, channel, cost, id };
+    if (this.tracker === undefined) {
+      this.actor.send(event);
+      return;
+    }
+    const entries = [entry];
+    this.tracker.sending(entries);
+    this.actor.send(event);
+    this.tracker.sent(entries);
+  }
+
+  /** Sends the batch of this stretch now; call it before any other event, so that order holds. */
+  flush(): void {
+    this.batcher?.flush();
+  }
+
+  /** An entry of the unsent batch left it; the batch is filtered (by `hasLeftBatch`) before it goes. */
+  withdraw(): void {
+    this.batcher?.withdraw();
+  }
+
+  /** Sends any other event, as it is: the caller flushes first where order matters. */
+  send(event: ThrottlerEvent): void {
+    this.actor.send(event);
+  }
+
+  /** Stops the throttler (and its one timer) and its target; an unsent batch is forgotten. */
+  stop(): void {
+    this.batcher?.clear();
+    this.actor.stop();
+    this.target.stop();
+  }
+
+  private readonly sendBatch = (entries: TEntry[]): void => {
+    if (this.tracker === undefined) {
+      this.actor.send({ type: 'QUEUE_BATCH', messages: entries });
+      return;
+    }
+    this.tracker.sending(entries);
+    this.actor.send({ type: 'QUEUE_BATCH', messages: entries });
+    this.tracker.sent(entries);
+  };
+}

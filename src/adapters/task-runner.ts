@@ -1,0 +1,87 @@
+/**
+ * Running the promise API's tasks as the throttler delivers them: a task
+ * starts at the moment of delivery, synchronously, and its promise settles as
+ * `fn` does. With settling reported (`maxConcurrent`, `countUntil: 'done'`)
+ * every task tells the throttler when it has settled, so the next may start.
+ *
+ * A task's pause, setRate or stop reaches the busy machine's mailbox and takes
+ * effect after the delivery pass it runs in: the delivery gate holds the rest
+ * of that pass back until then. It stays closed for the synchronous stretch
+ * (the mailbox is handled within it); the machine goes on after a zero-delay
+ * wake-up, which comes later than any microtask.
+ */
+import type { Task, TaskKeeper } from './task.js';
+
+export class TaskRunner {
+  /** A task's `fn` is running (inside a delivery pass). */
+  running = false;
+  private holdingPass = false;
+
+  constructor(
+    private readonly keeper: TaskKeeper,
+    private readonly reportsSettling: boolean,
+    /** Tells the throttler a delivered task has settled (SETTLED); only with `reportsSettling`. */
+    private readonly reportSettled: (task: Task) => void,
+  ) {}
+
+  /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
+  readonly deliveryGate = (): boolean => !this.holdingPass;
+
+  /** Called from a running task before it sends a change: the rest of the pass waits for it. */
+  holdRestOfPass(): void {
+    if (!this.running || this.holdingPass) return;
+    this.holdingPass = true;
+    queueMicrotask(this.reopenGate);
+  }
+
+  private readonly reopenGate = (): void => {
+    this.holdingPass = false;
+  };
+
+  /** Starts a delivered task (the throttler's target receives it). */
+  readonly start = (task: Task): void => {
+    const { signal } = task;
+    if (task.gone || signal?.aborted) {
+      // Rejected while its QUEUE_BATCH waited in a busy machine's mailbox, or its signal fired and
+      // the machine handed it over before the signal's listener ran (another listener made it
+      // deliver): never run. The delivery is already counted; with settling it frees its slot.
+      if (signal !== undefined) task.fail(signal.reason, this.keeper);
+      task.releaseSettlers();
+      if (this.reportsSettling) this.settled(task);
+      return;
+    }
+    const { run, resolve, reject } = task;
+    task.leave(this.keeper);
+    if (!this.reportsSettling) task.releaseSettlers();
+    let result: unknown;
+    this.running = true;
+    try {
+      result = run();
+    } catch (error) {
+      if (this.reportsSettling) this.settled(task);
+      reject(error);
+      return;
+    } finally {
+      this.running = false;
+    }
+    if (!this.reportsSettling) {
+      resolve(result);
+      return;
+    }
+    Promise.resolve(result).then(
+      (value) => {
+        this.settled(task);
+        resolve(value);
+      },
+      (error: unknown) => {
+        this.settled(task);
+        reject(error);
+      },
+    );
+  };
+
+  private settled(task: Task): void {
+    task.releaseSettlers();
+    this.reportSettled(task);
+  }
+}
