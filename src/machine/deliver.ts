@@ -63,8 +63,9 @@ export function sendNow(
 }
 
 /**
- * Delivers every message whose time has come, then arms the one wake-up timer
- * for the next time anything can change, and publishes the new context.
+ * Delivers every message whose time has come (dropping those past their
+ * deadline), then arms the one wake-up timer for the next time anything can
+ * change (a delivery, or a deadline), and publishes the new context.
  * Timers may fire early, so this runs on every wake and never trusts the
  * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
  * goes at once (less if the adapter's gate closes): the rest waits for a
@@ -111,7 +112,8 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
   if (!held) pacer.endSlice();
-  let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : nextAt;
+  // The one timer also wakes for the earliest deadline, to drop that message if it has not gone by then.
+  let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : Math.min(nextAt, dispatcher.nextDeadline);
   // A held pass (the slice is spent, or the adapter's gate closed) wakes again at once, after the mailbox.
   if (!(wakeAt > now)) wakeAt = held ? now : Number.POSITIVE_INFINITY;
   if (wakeAt !== context.wakeAt) {

@@ -7,10 +7,12 @@ import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './me
 import type { ResolvedOptions } from './options.js';
 import {
   type DispatcherState,
+  FORMAT_WITHOUT_PRIORITIES,
   PERSISTED_FORMAT,
   type PersistedDispatcher,
   type RestoredState,
 } from './persisted-format.js';
+import { needsPriorityFormat } from './persisted-message.js';
 import type { QueuedMessage } from './queued-message.js';
 
 /**
@@ -84,8 +86,9 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * Queues a checked message. With a full queue, returns 'rejected' (the message
-   * is not queued) or queues it and records the displaced one in `discarded`.
+   * Queues a checked message (priority undefined: the default; deadline undefined: none). With a
+   * full queue, refuses it ('rejected' with overflow 'reject', 'outranked' when every waiting message
+   * has a higher priority), or queues it and records the displaced one in `discarded`.
    */
   enqueue(
     message: TMessage,
@@ -93,11 +96,23 @@ export class Dispatcher<TMessage> {
     cost: number,
     id: unknown,
     now: number,
-  ): 'queued' | 'rejected' {
-    const entry = this.queues.enqueue(message, channel, cost, id, now);
-    if (entry === undefined) return 'rejected';
+    priority?: number,
+    deadline?: number,
+  ): 'queued' | 'rejected' | 'outranked' {
+    const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
+    if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
     this.clearance.admit?.(entry);
     return 'queued';
+  }
+
+  /** Drops the messages whose deadline is before `now` (into `discarded`); true when there were any. */
+  expire(now: number): boolean {
+    return this.queues.expire(now, false);
+  }
+
+  /** The earliest deadline of a waiting message (the delivery pass wakes for it); Infinity when none. */
+  get nextDeadline(): number {
+    return this.queues.nextDeadline;
   }
 
   /**
@@ -111,10 +126,18 @@ export class Dispatcher<TMessage> {
   /**
    * Chooses the message that goes next and returns when it may go (>= now);
    * Infinity when nothing waits or nothing can go until an event arrives. Not a
-   * question: it drops heads that can never go (a lowered limit) and sets what
-   * `chosen` and `takeChosen` return.
+   * question: it drops messages past their deadline and heads that can never go
+   * (a lowered limit), and sets what `chosen` and `takeChosen` return. A message
+   * may go up to its deadline: one whose deadline is `now` is dropped only once
+   * nothing can go at `now`, since it never can after.
    */
   chooseNext(now: number): number {
+    this.queues.expire(now, false);
+    const at = this.chooseHead(now);
+    return at > now && this.queues.expire(now, true) ? this.chooseHead(now) : at;
+  }
+
+  private chooseHead(now: number): number {
     if (this.schedule !== undefined) {
       const at = this.schedule.choose(now);
       this.chosenQueue = this.schedule.chosen;
@@ -233,6 +256,8 @@ export class Dispatcher<TMessage> {
         cost: entry.cost,
         queuedAt: entry.queuedAt + shift,
         id: entry.id,
+        priority: entry.priority,
+        deadline: entry.deadline === undefined ? undefined : entry.deadline + shift,
       })),
       ...this.clearance.save(shift),
       pausedUntil: Number.isFinite(pausedUntil) ? pausedUntil + shift : pausedUntil > 0 ? 'forever' : null,
@@ -251,10 +276,11 @@ export class Dispatcher<TMessage> {
     // The machine's checked time line (never backwards), not the raw source: saved times must agree with it.
     const reading = this.readNow();
     const { rates, channelRates } = this.clearance;
+    const state = this.save(reading, Date.now() - reading);
     return {
-      format: PERSISTED_FORMAT,
+      format: state.queue.some(needsPriorityFormat) ? PERSISTED_FORMAT : FORMAT_WITHOUT_PRIORITIES,
       options: { ...options, rates, channels: [...channelRates] },
-      state: this.save(reading, Date.now() - reading),
+      state,
     };
   }
 
@@ -265,8 +291,16 @@ export class Dispatcher<TMessage> {
    */
   load(state: RestoredState<TMessage>, shift: number, settledAt: number): void {
     this.clearance.load(state, shift, settledAt);
-    for (const saved of state.queue)
-      this.enqueue(saved.message, saved.channel, saved.cost, saved.id, saved.queuedAt + shift);
+    for (const { message, channel, cost, id, queuedAt, priority, deadline } of state.queue)
+      this.enqueue(
+        message,
+        channel,
+        cost,
+        id,
+        queuedAt + shift,
+        priority,
+        deadline === undefined ? undefined : deadline + shift,
+      );
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 

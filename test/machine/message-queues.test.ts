@@ -184,7 +184,7 @@ describe('MessageQueues', () => {
     for (let n = 1; n < 999; n++) queues.cancel(n);
     // Tombstones never outnumber the live: compacted as they would.
     expect(queues.retained.entries).toBeLessThanOrEqual(2 * queues.counts.queued);
-    expect([...queue].map((entry) => entry.message.payload[0])).toEqual([0, 999]);
+    expect([...queue.entries()].map((entry) => entry.message.payload[0])).toEqual([0, 999]);
     // The dropped event still has each message.
     expect(queues.discarded.map(({ entry }) => entry.message.payload[0])).toEqual(
       Array.from({ length: 998 }, (_, index) => index + 1),
