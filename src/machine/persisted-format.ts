@@ -18,14 +18,7 @@
  */
 
 import type { PolicyState } from '../policies/index.js';
-import {
-  field,
-  isRecord,
-  readArray,
-  readCount,
-  readRecord,
-  readTime,
-} from '../policies/saved-fields.js';
+import { field, isRecord, readArray, readCount, readRecord, readTime } from '../policies/saved-fields.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import type { ResolvedOptions, ThrottleOptions } from './options.js';
 import { describeChannels, readMessage, type SavedMessage } from './persisted-message.js';
