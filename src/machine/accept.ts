@@ -4,7 +4,7 @@
  * batch), queueing it otherwise, and reporting what was refused or displaced.
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
-import { isRunning, sendNow } from './deliver.js';
+import { isRunning, sendNow, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, published, refuse, takeDiscarded } from './effects.js';
 import { batchEntryError, batchError, checkDeadline, checkPriority, messageError } from './event-checks.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
@@ -61,7 +61,10 @@ export function acceptMessage(
     }
   }
   const queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
-  if (queued !== 'queued') {
+  // Queued behind others yet first in its queue (a higher priority, or its channel's only message), it may be
+  // due at once: it goes now, before the next message of a batch, as it would have after a QUEUE of its own.
+  if (queued === 'head' && deliverNow) now = sendWhatIsDue(context, effects, self, now, false).now;
+  else if (queued !== 'queued' && queued !== 'head') {
     const why =
       queued === 'rejected'
         ? 'the queue is full (overflow: "reject")'

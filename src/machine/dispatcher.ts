@@ -86,9 +86,10 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * Queues a checked message (priority undefined: the default; deadline undefined: none). With a
-   * full queue, refuses it ('rejected' with overflow 'reject', 'outranked' when every waiting message
-   * has a higher priority), or queues it and records the displaced one in `discarded`.
+   * Queues a checked message (priority undefined: the default; deadline undefined: none): 'head'
+   * when it goes first in its queue (it may be due at once), else 'queued'. With a full queue,
+   * refuses it ('rejected' with overflow 'reject', 'outranked' when every waiting message has a
+   * higher priority), or queues it and records the displaced one in `discarded`.
    */
   enqueue(
     message: TMessage,
@@ -98,11 +99,11 @@ export class Dispatcher<TMessage> {
     now: number,
     priority?: number,
     deadline?: number,
-  ): 'queued' | 'rejected' | 'outranked' {
+  ): 'head' | 'queued' | 'rejected' | 'outranked' {
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
     this.clearance.admit?.(entry);
-    return 'queued';
+    return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';
   }
 
   /** Drops the messages whose deadline is before `now` (into `discarded`); true when there were any. */

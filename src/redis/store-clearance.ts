@@ -3,7 +3,10 @@
  * reservation. Admitted messages wait in arrival order; once the throttler asks about its head
  * (so it has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its way,
  * and is woken (a CLEARANCE event) when it arrives; asked again it answers with the granted time,
- * and the throttler's one timer sends the message then without asking Redis again.
+ * and the throttler's one timer sends the message then without asking Redis again. With
+ * priorities the head may be a later message: once granted, it sends on the earliest grant of its
+ * channel and cost, and the message that held it takes the later one (grant-book.ts). A message
+ * that leaves unsent (cancelled, displaced, past its deadline) gives its grant back.
  *
  * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
  * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
@@ -18,6 +21,7 @@ import { type ResolvedOptions, tracksInFlight } from '../machine/options.js';
 import type { RestoredState } from '../machine/persisted-format.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { StoreUnavailableError } from './errors.js';
+import { GrantBook } from './grant-book.js';
 import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
@@ -33,18 +37,11 @@ export interface StoreDownPolicy {
   readonly localShare: number;
 }
 
-interface Grant {
-  /** When the message may go, on the throttler's clock. */
-  readonly at: number;
-  readonly reservation: Reservation;
-  readonly request: ClearanceRequest;
-}
-
 export class RedisClearance implements StoreClearance {
   pausedUntil = Number.NEGATIVE_INFINITY;
   readonly perChannel = undefined;
-  /** Granted and not yet sent, by queue seq, in arrival order (a Map keeps insertion order). */
-  private readonly grants = new Map<number, Grant>();
+  /** Granted and not yet sent, by queue seq, in the order granted, and by kind for swaps (grant-book.ts). */
+  private readonly grants = new GrantBook();
   /** Admitted and not yet granted, in arrival order. */
   private readonly toReserve = new Deque<ClearanceRequest>();
   /** Seqs that left the queue while waiting in `toReserve` or in a reserve call. */
@@ -108,7 +105,8 @@ export class RedisClearance implements StoreClearance {
 
   clearAt(request: ClearanceRequest, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
-    const grant = this.grants.get(request.seq);
+    // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
+    const grant = this.grants.earliestFor(request);
     if (grant !== undefined) {
       if (now <= grant.at + this.limiter.grantGraceMs && grant.at >= this.pausedUntil) return grant.at;
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
@@ -132,7 +130,7 @@ export class RedisClearance implements StoreClearance {
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     // A granted message is already recorded in Redis; one that went on the local window is recorded
     // there, and whatever is still being asked for it is given back when the answer comes.
-    if (!this.grants.delete(request.seq)) {
+    if (this.grants.take(request.seq) === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
       if (request.seq >= 0) this.withdrawn.add(request.seq);
     }
@@ -140,12 +138,11 @@ export class RedisClearance implements StoreClearance {
   }
 
   withdraw(request: ClearanceRequest): void {
-    const grant = this.grants.get(request.seq);
+    const grant = this.grants.take(request.seq);
     if (grant === undefined) {
       this.withdrawn.add(request.seq);
       return;
     }
-    this.grants.delete(request.seq);
     this.giveBack([grant.reservation]);
   }
 
@@ -217,9 +214,7 @@ export class RedisClearance implements StoreClearance {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
-    const unused = [...this.grants.values()].map((grant) => grant.reservation);
-    this.grants.clear();
-    this.giveBack(unused);
+    this.giveBack(this.grants.takeAll().map((grant) => grant.reservation));
   }
 
   /** Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call. */
@@ -262,7 +257,7 @@ export class RedisClearance implements StoreClearance {
       const request = batch[index] as ClearanceRequest;
       if (outcome.kind === 'granted') {
         if (this.withdrawn.delete(request.seq) || this.closed) late.push(outcome.reservation);
-        else this.grants.set(request.seq, { at: now + outcome.waitMs, reservation: outcome.reservation, request });
+        else this.grants.add(request, now + outcome.waitMs, outcome.reservation);
       } else if (outcome.kind === 'refused') {
         this.refused.add(request.seq);
       } else {
@@ -326,8 +321,7 @@ export class RedisClearance implements StoreClearance {
       return;
     }
     this.rewindPendingAt = undefined;
-    const held = [...this.grants.values()];
-    this.grants.clear();
+    const held = this.grants.takeAll();
     this.putBack(held.map((grant) => grant.request));
     this.giveBack(held.map((grant) => grant.reservation));
     this.retryAt = Math.max(this.retryAt, at);
