@@ -6,9 +6,9 @@
  * Why swapping is safe: Redis counts a grant at its time for its channel and
  * cost, whoever sends on it, so two waiting messages of the same channel and
  * cost may exchange grants without any window seeing a difference. The store
- * reserves in arrival order; with priorities a later message may go first, and
- * once granted it takes the earliest grant of its kind, the message it took it
- * from taking its (later) one: no grant goes stale for that.
+ * reserves in arrival order; with priorities a later message may go first: it
+ * sends on the earliest grant of its kind, the message it took it from taking
+ * its own (later) one, or asking again if it had none.
  */
 import type { ClearanceRequest } from '../machine/clearance.js';
 import { Deque } from '../machine/deque.js';
@@ -31,6 +31,11 @@ export class GrantBook {
 
   get(seq: number): Grant | undefined {
     return this.bySeq.get(seq);
+  }
+
+  /** Grants held. */
+  get size(): number {
+    return this.bySeq.size;
   }
 
   add(request: ClearanceRequest, at: number, reservation: Reservation): void {
@@ -65,6 +70,24 @@ export class GrantBook {
     this.bySeq.clear();
     this.byKind.clear();
     return all;
+  }
+
+  /**
+   * Gives `request` (which holds no grant) the earliest grant of its channel and cost, taken from
+   * the message that held it (returned as `from`, to be asked for again); undefined when no
+   * message holds one of its kind.
+   */
+  steal(request: ClearanceRequest): { grant: Grant; from: ClearanceRequest } | undefined {
+    const granted = this.byKind.get(request.channel)?.get(request.cost);
+    if (granted === undefined) return undefined;
+    while (granted.peekFirst()?.spent) granted.shift();
+    const grant = granted.peekFirst();
+    if (grant === undefined) return undefined;
+    const from = grant.request;
+    this.bySeq.delete(from.seq);
+    grant.request = request;
+    this.bySeq.set(request.seq, grant);
+    return { grant, from };
   }
 
   /**

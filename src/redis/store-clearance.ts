@@ -14,14 +14,14 @@
  * back and asked for again, with every grant after it, in order.
  */
 import type { ClearanceRequest, StoreClearance, StoreHooks } from '../machine/clearance.js';
-import { Deque } from '../machine/deque.js';
 import { InFlightDeliveries } from '../machine/in-flight.js';
 import { LocalClearance } from '../machine/local-clearance.js';
 import { type ResolvedOptions, tracksInFlight } from '../machine/options.js';
 import type { RestoredState } from '../machine/persisted-format.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { StoreUnavailableError } from './errors.js';
-import { GrantBook } from './grant-book.js';
+import { type Grant, GrantBook } from './grant-book.js';
+import { ReserveLine } from './reserve-line.js';
 import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
@@ -42,8 +42,10 @@ export class RedisClearance implements StoreClearance {
   readonly perChannel = undefined;
   /** Granted and not yet sent, by queue seq, in the order granted, and by kind for swaps (grant-book.ts). */
   private readonly grants = new GrantBook();
-  /** Admitted and not yet granted, in arrival order. */
-  private readonly toReserve = new Deque<ClearanceRequest>();
+  /** Admitted and not yet granted, in arrival order but for the head (reserve-line.ts). */
+  private readonly toReserve = new ReserveLine();
+  /** Seqs in the reserve call that is out. */
+  private readonly outstanding = new Set<number>();
   /** Seqs that left the queue while waiting in `toReserve` or in a reserve call. */
   private readonly withdrawn = new Set<number>();
   /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
@@ -106,7 +108,9 @@ export class RedisClearance implements StoreClearance {
   clearAt(request: ClearanceRequest, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
-    const grant = this.grants.earliestFor(request);
+    let grant = this.grants.earliestFor(request);
+    if (grant === undefined && this.down === undefined && !(this.pausedUntil > now))
+      grant = this.takeForHead(request, now);
     if (grant !== undefined) {
       if (now <= grant.at + this.limiter.grantGraceMs && grant.at >= this.pausedUntil) return grant.at;
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
@@ -231,16 +235,18 @@ export class RedisClearance implements StoreClearance {
     if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
     const batch: ClearanceRequest[] = [];
     while (batch.length < MAX_BATCH) {
-      const request = this.toReserve.shift();
+      const request = this.toReserve.take();
       if (request === undefined) break;
       if (!this.withdrawn.delete(request.seq)) batch.push(request);
     }
     if (batch.length === 0) return;
     this.asking = true;
+    for (const { seq } of batch) this.outstanding.add(seq);
     this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
       (outcomes) => this.answered(batch, outcomes),
       (error: unknown) => {
         this.asking = false;
+        this.outstanding.clear();
         this.putBack(batch);
         if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
         this.failed(error);
@@ -250,6 +256,7 @@ export class RedisClearance implements StoreClearance {
 
   private answered(batch: ClearanceRequest[], outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>): void {
     this.asking = false;
+    this.outstanding.clear();
     const now = this.hooks.now();
     this.up();
     const late: Reservation[] = [];
@@ -329,8 +336,29 @@ export class RedisClearance implements StoreClearance {
 
   /** Puts requests back at the front of `toReserve`, keeping their order. */
   private putBack(requests: readonly ClearanceRequest[]): void {
-    for (let index = requests.length - 1; index >= 0; index--)
-      this.toReserve.unshift(requests[index] as ClearanceRequest);
+    this.toReserve.putBack(requests);
+  }
+
+  /**
+   * The head holds no grant while messages behind it hold some (one of higher priority came later):
+   * they cannot go before it, and waiting behind them could be for ever (the store grants only so
+   * far ahead). So it takes the earliest grant of its kind, the message that held it going back to
+   * be asked for; with none of its kind, every grant is given back and the head is asked for first.
+   */
+  private takeForHead(request: ClearanceRequest, now: number): Grant | undefined {
+    if (this.grants.size === 0 || this.refused.has(request.seq)) return undefined;
+    const taken = this.grants.steal(request);
+    if (taken !== undefined) {
+      // What it still asks for is not needed: taken out of the line, or given back when it comes.
+      if (!this.toReserve.drop(request.seq) && this.outstanding.has(request.seq)) this.withdrawn.add(request.seq);
+      this.putBack([taken.from]);
+      return taken.grant;
+    }
+    // Its own answer may be on its way: asked again when it is back.
+    if (this.asking) return undefined;
+    this.rewind(now);
+    this.toReserve.promote(request);
+    return undefined;
   }
 
   private giveBack(reservations: Reservation[]): void {
