@@ -1,7 +1,7 @@
-import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import type { Rate } from '../rate/index.js';
 import type { ChannelQueue } from './channel-queue.js';
 import type { Clearance } from './clearance.js';
-import { HeadSchedule } from './head-schedule.js';
+import { type HeadSchedule, scheduleOver } from './head-schedule.js';
 import { LocalClearance } from './local-clearance.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
 import type { ResolvedOptions } from './options.js';
@@ -12,7 +12,7 @@ import {
   type PersistedDispatcher,
   type RestoredState,
 } from './persisted-format.js';
-import { needsPriorityFormat } from './persisted-message.js';
+import { needsPriorityFormat, savedMessage } from './persisted-message.js';
 import type { QueuedMessage } from './queued-message.js';
 
 /**
@@ -49,7 +49,13 @@ export class Dispatcher<TMessage> {
     this.options = options;
     this.readNow = readNow;
     this.clearance = clearance;
-    this.schedule = options.ordering === 'per-channel' ? this.headSchedule(clearance) : undefined;
+    this.schedule =
+      options.ordering === 'per-channel'
+        ? scheduleOver(clearance, {
+            queueOf: (channel) => this.queues.queueOf(channel),
+            discardHead: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
+          })
+        : undefined;
     const { schedule } = this;
     this.queues = new MessageQueues<TMessage>(
       options,
@@ -251,15 +257,7 @@ export class Dispatcher<TMessage> {
     const { pausedUntil } = this.clearance;
     return {
       savedAt: now + shift,
-      queue: this.waiting().map((entry) => ({
-        message: entry.message,
-        channel: entry.channel,
-        cost: entry.cost,
-        queuedAt: entry.queuedAt + shift,
-        id: entry.id,
-        priority: entry.priority,
-        deadline: entry.deadline === undefined ? undefined : entry.deadline + shift,
-      })),
+      queue: this.waiting().map((entry) => savedMessage(entry, shift)),
       ...this.clearance.save(shift),
       pausedUntil: Number.isFinite(pausedUntil) ? pausedUntil + shift : pausedUntil > 0 ? 'forever' : null,
       counts: { ...this.counts },
@@ -308,29 +306,6 @@ export class Dispatcher<TMessage> {
   /** The message that has waited longest, left in place; the clearance is not asked (it may not be active). */
   peekOldest(): QueuedMessage<TMessage> | undefined {
     return this.queues.oldest();
-  }
-
-  /** Per-channel ordering: the schedule of queue heads, asking the clearance's two halves. */
-  private headSchedule(clearance: Clearance): HeadSchedule<TMessage> {
-    const halves = clearance.perChannel;
-    if (halves === undefined) {
-      throw new ThrottlerOptionError(
-        'ordering',
-        '"fifo" with this store (a reservation cannot be reordered)',
-        'per-channel',
-      );
-    }
-    halves.channelChanged = (channel) => {
-      if (channel === undefined) return;
-      const queue = this.queues.queueOf(channel);
-      if (queue !== undefined) this.schedule?.refile(queue);
-    };
-    return new HeadSchedule<TMessage>({
-      fits: (head) => clearance.fits(head),
-      dropUnfit: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
-      channelAllows: (head, now) => halves.channelClearAt(head, now),
-      othersAllow: (cost, now) => halves.commonClearAt(cost, now),
-    });
   }
 }
 

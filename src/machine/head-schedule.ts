@@ -1,4 +1,6 @@
+import { ThrottlerOptionError } from '../rate/index.js';
 import type { ChannelQueue } from './channel-queue.js';
+import type { Clearance } from './clearance.js';
 import { type HeapSlot, IndexedHeap } from './indexed-heap.js';
 import type { QueuedMessage } from './queued-message.js';
 
@@ -154,4 +156,38 @@ export class HeadSchedule<TMessage> {
     }
     return group;
   }
+}
+
+/**
+ * Per-channel ordering's schedule of queue heads over a clearance's two halves, refiling a
+ * channel's head when its half changes. A clearance without halves (a store, which reserves in
+ * order) cannot order per channel: a ThrottlerOptionError says so.
+ */
+export function scheduleOver<TMessage>(
+  clearance: Clearance,
+  queues: {
+    queueOf(channel: string): ChannelQueue<TMessage> | undefined;
+    discardHead(queue: ChannelQueue<TMessage>): void;
+  },
+): HeadSchedule<TMessage> {
+  const halves = clearance.perChannel;
+  if (halves === undefined) {
+    throw new ThrottlerOptionError(
+      'ordering',
+      '"fifo" with this store (a reservation cannot be reordered)',
+      'per-channel',
+    );
+  }
+  const schedule = new HeadSchedule<TMessage>({
+    fits: (head) => clearance.fits(head),
+    dropUnfit: (queue) => queues.discardHead(queue),
+    channelAllows: (head, now) => halves.channelClearAt(head, now),
+    othersAllow: (cost, now) => halves.commonClearAt(cost, now),
+  });
+  halves.channelChanged = (channel) => {
+    if (channel === undefined) return;
+    const queue = queues.queueOf(channel);
+    if (queue !== undefined) schedule.refile(queue);
+  };
+  return schedule;
 }

@@ -8,6 +8,7 @@ import { field, readCost, readPastTime, readRecord, readTime } from '../policies
 import { ThrottlerOptionError } from '../rate/index.js';
 import { checkPriority, messageError } from './event-checks.js';
 import type { ResolvedOptions } from './options.js';
+import type { QueuedMessage } from './queued-message.js';
 
 /** A waiting message as saved: plain JSON when the message is. Times are wall-clock ms. */
 export interface SavedMessage<TMessage> {
@@ -20,6 +21,20 @@ export interface SavedMessage<TMessage> {
   priority?: number | undefined;
   /** Left out (undefined) for none, and before format 3. */
   deadline?: number | undefined;
+}
+
+/** A waiting message as saved, its times shifted by `shift` ms (onto the wall clock). */
+export function savedMessage<TMessage>(entry: QueuedMessage<TMessage>, shift: number): SavedMessage<TMessage> {
+  const { message, channel, cost, queuedAt, id, priority, deadline } = entry;
+  return {
+    message,
+    channel,
+    cost,
+    queuedAt: queuedAt + shift,
+    id,
+    priority,
+    deadline: deadline === undefined ? undefined : deadline + shift,
+  };
 }
 
 /** Whether a saved message needs format 3 to be read as it was: an older reader would drop these fields. */

@@ -42,12 +42,8 @@ export class RedisClearance implements StoreClearance {
   readonly perChannel = undefined;
   /** Granted and not yet sent, by queue seq, in the order granted, and by kind for swaps (grant-book.ts). */
   private readonly grants = new GrantBook();
-  /** Admitted and not yet granted, in arrival order but for the head (reserve-line.ts). */
+  /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
   private readonly toReserve = new ReserveLine();
-  /** Seqs in the reserve call that is out. */
-  private readonly outstanding = new Set<number>();
-  /** Seqs that left the queue while waiting in `toReserve` or in a reserve call. */
-  private readonly withdrawn = new Set<number>();
   /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
   private readonly refused = new Set<number>();
   private asking = false;
@@ -136,7 +132,7 @@ export class RedisClearance implements StoreClearance {
     // there, and whatever is still being asked for it is given back when the answer comes.
     if (this.grants.take(request.seq) === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
-      if (request.seq >= 0) this.withdrawn.add(request.seq);
+      if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     }
     if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
   }
@@ -144,7 +140,7 @@ export class RedisClearance implements StoreClearance {
   withdraw(request: ClearanceRequest): void {
     const grant = this.grants.take(request.seq);
     if (grant === undefined) {
-      this.withdrawn.add(request.seq);
+      this.toReserve.withdraw(request.seq);
       return;
     }
     this.giveBack([grant.reservation]);
@@ -233,21 +229,15 @@ export class RedisClearance implements StoreClearance {
 
   private ask(): void {
     if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
-    const batch: ClearanceRequest[] = [];
-    while (batch.length < MAX_BATCH) {
-      const request = this.toReserve.take();
-      if (request === undefined) break;
-      if (!this.withdrawn.delete(request.seq)) batch.push(request);
-    }
+    const batch = this.toReserve.takeBatch(MAX_BATCH);
     if (batch.length === 0) return;
     this.asking = true;
-    for (const { seq } of batch) this.outstanding.add(seq);
     this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
       (outcomes) => this.answered(batch, outcomes),
       (error: unknown) => {
         this.asking = false;
-        this.outstanding.clear();
-        this.putBack(batch);
+        this.toReserve.putBack(batch.filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
+        this.toReserve.callEnded();
         if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
         this.failed(error);
       },
@@ -256,24 +246,24 @@ export class RedisClearance implements StoreClearance {
 
   private answered(batch: ClearanceRequest[], outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>): void {
     this.asking = false;
-    this.outstanding.clear();
     const now = this.hooks.now();
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
       if (outcome.kind === 'granted') {
-        if (this.withdrawn.delete(request.seq) || this.closed) late.push(outcome.reservation);
+        if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
         else this.grants.add(request, now + outcome.waitMs, outcome.reservation);
       } else if (outcome.kind === 'refused') {
-        this.refused.add(request.seq);
+        if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
       } else {
         // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
-        this.putBack(batch.slice(index));
+        this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
         this.retryAt = now + outcome.retryAfterMs;
         break;
       }
     }
+    this.toReserve.callEnded();
     this.giveBack(late);
     if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
     if (this.toReserve.length > 0) this.askSoon();
@@ -329,14 +319,9 @@ export class RedisClearance implements StoreClearance {
     }
     this.rewindPendingAt = undefined;
     const held = this.grants.takeAll();
-    this.putBack(held.map((grant) => grant.request));
+    this.toReserve.putBack(held.map((grant) => grant.request));
     this.giveBack(held.map((grant) => grant.reservation));
     this.retryAt = Math.max(this.retryAt, at);
-  }
-
-  /** Puts requests back at the front of `toReserve`, keeping their order. */
-  private putBack(requests: readonly ClearanceRequest[]): void {
-    this.toReserve.putBack(requests);
   }
 
   /**
@@ -350,8 +335,8 @@ export class RedisClearance implements StoreClearance {
     const taken = this.grants.steal(request);
     if (taken !== undefined) {
       // What it still asks for is not needed: taken out of the line, or given back when it comes.
-      if (!this.toReserve.drop(request.seq) && this.outstanding.has(request.seq)) this.withdrawn.add(request.seq);
-      this.putBack([taken.from]);
+      this.toReserve.withdraw(request.seq);
+      this.toReserve.putBack([taken.from]);
       return taken.grant;
     }
     // Its own answer may be on its way: asked again when it is back.
