@@ -212,7 +212,9 @@ export class Dispatcher<TMessage> {
    */
   tryAcquire(channel: string | undefined, cost: number, now: number): number {
     this.activate(now);
-    return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : this.chooseNext(now));
+    const queuedGoesAt = this.isEmpty ? undefined : this.chooseNext(now);
+    // Choosing drops what is past its deadline: nothing may be left to go first.
+    return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : queuedGoesAt);
   }
 
   /** The throttler became active: voucher periods start now. */

@@ -151,6 +151,17 @@ describe('deadlines', () => {
     expect(expired).toEqual([[0, 1000]]);
     expect(delivered()).toEqual([[1, 1000]]);
   });
+
+  it('TRY_ACQUIRE, asking what waits, drops what is past its deadline and says so', () => {
+    const { actor, expired } = start({ rate: '1/1s' }, false);
+    actor.send({ type: 'QUEUE', message: msg(0), maxWait: 100 });
+    advance(200);
+    const reply: { waitMs?: number } = {};
+    actor.send({ type: 'TRY_ACQUIRE', reply });
+    expect(expired).toEqual([[0, 200]]);
+    expect(reply.waitMs).toBe(0);
+    expect(actor.getSnapshot().context.counts).toEqual({ queued: 0, delivered: 0, dropped: 1, rejected: 0 });
+  });
 });
 
 describe('hostile deadlines', () => {
