@@ -27,6 +27,10 @@ const expectedOutput: Record<string, RegExp[]> = {
   'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
   'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
+  'priorities.ts': [
+    /ms {2}login\n +\d+ ms {2}page view\n +\d+ ms {2}dropped search \(stale after 150 ms\): expired\n +\d+ ms {2}report 1\n/,
+    /done: \{ queued: 0, delivered: 6, dropped: 1, rejected: 0 \}/,
+  ],
   'promise-api.ts': [
     /call 99: AbortError/,
     /call 5 retried -> 200/,

@@ -4,9 +4,9 @@
  * batch), queueing it otherwise, and reporting what was refused or displaced.
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
-import { isRunning, sendNow } from './deliver.js';
-import { type Effects, published, refuse, takeDiscarded } from './effects.js';
-import { batchEntryError, batchError, messageError } from './event-checks.js';
+import { isRunning, sendNow, sendWhatIsDue } from './deliver.js';
+import { droppedEvent, type Effects, published, refuse, takeDiscarded } from './effects.js';
+import { batchEntryError, batchError, checkDeadline, checkPriority, messageError } from './event-checks.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
@@ -29,13 +29,25 @@ export function acceptMessage(
 ): number {
   const { dispatcher } = context;
   let cost: number;
+  let priority: number | undefined;
+  let deadline: number | undefined;
   try {
     const invalidMessage = messageError(event.message);
     if (invalidMessage !== undefined) throw invalidMessage;
     cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
+    priority = checkPriority(event.priority);
+    deadline = checkDeadline(event, arrivedAt);
   } catch (error) {
     dispatcher.counts.rejected += 1;
     effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    return now;
+  }
+  // Messages whose deadline has passed leave first (one that waited for nothing else to look at the queue, idle
+  // without a target, goes now), then one past its deadline already (e.g. a batch took longer than its maxWait).
+  if (dispatcher.expire(now)) for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  if (deadline !== undefined && deadline < now) {
+    dispatcher.counts.dropped += 1;
+    effects.emit(droppedEvent(event.message, 'expired'));
     return now;
   }
   if (deliverNow && dispatcher.isEmpty && dispatcher.clearance.allowsNow(event.channel, cost, now)) {
@@ -48,12 +60,20 @@ export function acceptMessage(
       return sendNow(context, effects, self, target, event.message, event.channel, cost, arrivedAt, now, emitDelivery);
     }
   }
-  if (dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt) === 'rejected') {
+  const queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
+  // Queued behind others yet first in its queue (a higher priority, or its channel's only message), it may be
+  // due at once: it goes now, before the next message of a batch, as it would have after a QUEUE of its own.
+  if (queued === 'head' && deliverNow) now = sendWhatIsDue(context, effects, self, now, false).now;
+  else if (queued !== 'queued' && queued !== 'head') {
+    const why =
+      queued === 'rejected'
+        ? 'the queue is full (overflow: "reject")'
+        : 'the queue is full of messages of higher priority (it would be the first to be dropped)';
     effects.emit({
       type: 'rejected',
       message: event.message,
       reason: 'overflow',
-      error: new Error('Message rejected: the queue is full (overflow: "reject")'),
+      error: new Error(`Message rejected: ${why}`),
     });
   }
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
@@ -105,7 +125,7 @@ export function passesStraightThrough(context: ThrottlerContext, event: QueueEve
   const { dispatcher, target } = context;
   const { clearance } = dispatcher;
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
-  if (messageError(event.message) !== undefined) return false;
+  if (messageError(event.message) !== undefined || !mayGoAsIs(event, now)) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
   return clearance.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
 }
@@ -127,4 +147,20 @@ export function passThrough(
   const arrivedAt = context.now();
   sendNow(context, effects, self, target, message, channel, cost, arrivedAt, arrivedAt, emitDelivery);
   effects.assign(published(context, target, context.wakeAt));
+}
+
+/**
+ * Whether a message's priority and deadline let it take the fast path: valid (an invalid one takes
+ * the long way, where it is rejected), and not past its deadline (it is dropped there). Nothing is
+ * checked for the common message that has neither.
+ */
+function mayGoAsIs(event: QueueEvent<Message>, now: number): boolean {
+  if (event.priority === undefined && event.deadline === undefined && event.maxWait === undefined) return true;
+  try {
+    checkPriority(event.priority);
+    const deadline = checkDeadline(event, now);
+    return deadline === undefined || deadline >= now;
+  } catch {
+    return false;
+  }
 }

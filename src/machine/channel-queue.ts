@@ -1,26 +1,35 @@
-import { Deque } from './deque.js';
 import type { IndexedHeap } from './indexed-heap.js';
-import type { QueuedMessage } from './queued-message.js';
+import { Lane } from './lane.js';
+import { levelOf, PRIORITY_LEVELS, type QueuedMessage } from './queued-message.js';
 
 /**
- * The messages of one channel in arrival order (in FIFO mode, every message).
- * Its first and last entries are always live: a message cancelled at either
- * end leaves at once. One cancelled in the middle stays as a tombstone, since
- * taking it out would be O(n), until the tombstones outnumber the live
- * messages and the queue is compacted: O(1) amortised per cancel, and never
- * more tombstones held than live messages (checked after every removal).
+ * The messages of one channel (in FIFO mode, every message) in the order they
+ * go: one lane per priority level, each in arrival order, and the head is the
+ * lane head of lowest rank, `queuedAt − level × levelWorth` (a tie going to the
+ * one that arrived first). Every `levelWorth` ms a message waits is worth one
+ * level, so priority reorders messages that arrived close together and never
+ * holds one back for ever: one that has waited `9 × levelWorth` (maxPriorityWait)
+ * goes before every message that arrives after that. Ranks are fixed on
+ * arrival, so the order never changes by itself as time passes.
+ *
+ * Adding a message costs O(1) (within a lane a newcomer never goes first); taking
+ * one out costs O(lanes in use) to find the next head, at most 10.
  */
 export class ChannelQueue<TMessage> {
   /** The channel whose messages wait here (undefined: no channel, or FIFO mode's one queue). */
   readonly channel: string | undefined;
   /** Live messages waiting. */
   length = 0;
-  private tombstones = 0;
-  private readonly entries: Deque<QueuedMessage<TMessage>>;
+  /** The message that goes next; undefined when none waits. */
+  head: QueuedMessage<TMessage> | undefined = undefined;
+  /** The head's rank (see above). */
+  headRank = 0;
+  /** The arrival order of the message that has waited longest (-1 when none waits). */
+  oldestSeq = -1;
 
-  /** Positions in the heaps of queues by oldest and by newest message (kept by MessageQueues). */
+  /** Positions in the heaps of queues by oldest message and, per level, by what overflow looks at (kept by MessageQueues). */
   oldestSlot = -1;
-  newestSlot = -1;
+  overflowSlots: number[] | undefined = undefined;
   /** Kept by HeadSchedule: the heap the head is filed in, its position there, and when its channel allows it. */
   scheduleSlot = -1;
   filedIn: IndexedHeap<ChannelQueue<TMessage>> | undefined = undefined;
@@ -28,98 +37,133 @@ export class ChannelQueue<TMessage> {
   /** Kept by HeadSchedule: the head (or its channel's state) changed since it was filed. */
   awaitingFile = false;
 
-  constructor(channel: string | undefined, initialCapacity: number) {
+  private readonly lanes: Array<Lane<TMessage> | undefined> = new Array(PRIORITY_LEVELS).fill(undefined);
+  /** Bit n is set while lane n holds a message: only those lanes are looked at. */
+  private occupied = 0;
+  private readonly initialCapacity: number;
+  private readonly levelWorth: number;
+
+  constructor(channel: string | undefined, initialCapacity: number, levelWorth: number) {
     this.channel = channel;
-    this.entries = new Deque(initialCapacity);
-  }
-
-  /** The oldest live message; undefined when none waits. */
-  get head(): QueuedMessage<TMessage> | undefined {
-    return this.entries.peekFirst();
-  }
-
-  /** The newest live message; undefined when none waits. */
-  get tail(): QueuedMessage<TMessage> | undefined {
-    return this.entries.peekLast();
+    this.initialCapacity = initialCapacity;
+    this.levelWorth = levelWorth;
   }
 
   /** The head's arrival order (only while something waits: heaps of queues hold no empty one). */
   get headSeq(): number {
-    return (this.entries.peekFirst() as QueuedMessage<TMessage>).seq;
+    return (this.head as QueuedMessage<TMessage>).seq;
   }
 
-  get tailSeq(): number {
-    return (this.entries.peekLast() as QueuedMessage<TMessage>).seq;
+  /** The lane of one priority level; undefined when none of that level ever waited here. */
+  lane(level: number): Lane<TMessage> | undefined {
+    return this.lanes[level];
+  }
+
+  /** The message that has waited longest; undefined when none waits. */
+  get oldest(): QueuedMessage<TMessage> | undefined {
+    let oldest: QueuedMessage<TMessage> | undefined;
+    for (let bits = this.occupied; bits !== 0; bits &= bits - 1) {
+      const first = (this.lanes[31 - Math.clz32(bits & -bits)] as Lane<TMessage>).head as QueuedMessage<TMessage>;
+      if (oldest === undefined || first.seq < oldest.seq) oldest = first;
+    }
+    return oldest;
   }
 
   /** Entries held, tombstones included (what the queue costs in memory). */
   get retained(): number {
-    return this.entries.length;
+    let entries = 0;
+    for (const lane of this.lanes) entries += lane?.retained ?? 0;
+    return entries;
   }
 
-  push(entry: QueuedMessage<TMessage>): void {
-    this.entries.push(entry);
+  /** Adds a message behind those of its level; true when it goes first (the head changed). */
+  push(entry: QueuedMessage<TMessage>): boolean {
+    const level = levelOf(entry);
+    let lane = this.lanes[level];
+    if (lane === undefined) {
+      lane = new Lane<TMessage>(this.initialCapacity);
+      this.lanes[level] = lane;
+    }
+    lane.push(entry);
     this.length += 1;
-  }
-
-  /** Takes the head out; the tombstones behind it go with it. */
-  shift(): QueuedMessage<TMessage> | undefined {
-    const entry = this.entries.shift();
-    if (entry === undefined) return undefined;
-    this.length -= 1;
-    while (this.entries.peekFirst()?.cancelled) {
-      this.entries.shift();
-      this.tombstones -= 1;
-    }
-    this.compactIfMostlyTombstones();
-    return entry;
-  }
-
-  /** Takes the tail out; the tombstones before it go with it. */
-  pop(): QueuedMessage<TMessage> | undefined {
-    const entry = this.entries.pop();
-    if (entry === undefined) return undefined;
-    this.length -= 1;
-    while (this.entries.peekLast()?.cancelled) {
-      this.entries.pop();
-      this.tombstones -= 1;
-    }
-    this.compactIfMostlyTombstones();
-    return entry;
-  }
-
-  /**
-   * Marks a live entry of this queue cancelled and takes it out. Returns true
-   * when it stays behind as a tombstone (the caller may release what it holds).
-   */
-  cancel(entry: QueuedMessage<TMessage>): boolean {
-    entry.cancelled = true;
-    if (entry === this.entries.peekFirst()) {
-      this.shift();
-      return false;
-    }
-    if (entry === this.entries.peekLast()) {
-      this.pop();
-      return false;
-    }
-    this.length -= 1;
-    this.tombstones += 1;
-    return !this.compactIfMostlyTombstones();
-  }
-
-  /**
-   * Drops every tombstone once they outnumber the live messages: the O(length)
-   * pass then costs at most two steps per tombstone it drops. True when it ran.
-   */
-  private compactIfMostlyTombstones(): boolean {
-    if (this.tombstones <= this.length) return false;
-    this.entries.retain((held) => !held.cancelled);
-    this.tombstones = 0;
+    if (lane.length > 1) return false;
+    this.occupied |= 1 << level;
+    if (this.length === 1) this.oldestSeq = entry.seq;
+    const rank = entry.queuedAt - level * this.levelWorth;
+    // Equal ranks: the head arrived first and stays.
+    if (this.head !== undefined && !(rank < this.headRank)) return false;
+    this.head = entry;
+    this.headRank = rank;
     return true;
   }
 
-  /** The live messages, oldest first. */
-  *[Symbol.iterator](): IterableIterator<QueuedMessage<TMessage>> {
-    for (const entry of this.entries) if (!entry.cancelled) yield entry;
+  /** Takes the head out. */
+  shiftHead(): QueuedMessage<TMessage> {
+    return this.shiftLane(levelOf(this.head as QueuedMessage<TMessage>));
+  }
+
+  /** Takes out the oldest message of one level (which must wait here). */
+  shiftLane(level: number): QueuedMessage<TMessage> {
+    const entry = (this.lanes[level] as Lane<TMessage>).shift() as QueuedMessage<TMessage>;
+    this.left(level);
+    return entry;
+  }
+
+  /** Takes out the newest message of one level (which must wait here). */
+  popLane(level: number): QueuedMessage<TMessage> {
+    const entry = (this.lanes[level] as Lane<TMessage>).pop() as QueuedMessage<TMessage>;
+    this.left(level);
+    return entry;
+  }
+
+  /**
+   * Takes a live entry out from anywhere (cancelled, or expired). Returns true when it stays
+   * behind as a tombstone (the caller may release what it holds).
+   */
+  remove(entry: QueuedMessage<TMessage>): boolean {
+    const level = levelOf(entry);
+    const tombstone = (this.lanes[level] as Lane<TMessage>).remove(entry);
+    this.left(level);
+    return tombstone;
+  }
+
+  /** The live messages, a lane at a time (not in arrival order), at most `perLane` from each lane. */
+  *entries(perLane = Number.POSITIVE_INFINITY): IterableIterator<QueuedMessage<TMessage>> {
+    for (const lane of this.lanes) {
+      if (lane === undefined) continue;
+      let taken = 0;
+      for (const entry of lane) {
+        if (taken++ === perLane) break;
+        yield entry;
+      }
+    }
+  }
+
+  /** Whether every live message is in one lane (then a lane's order is the arrival order). */
+  get inOneLane(): boolean {
+    return (this.occupied & (this.occupied - 1)) === 0;
+  }
+
+  /** A message of `level` left: the head and the oldest are found again among the lane heads. */
+  private left(level: number): void {
+    this.length -= 1;
+    if ((this.lanes[level] as Lane<TMessage>).length === 0) this.occupied &= ~(1 << level);
+    let head: QueuedMessage<TMessage> | undefined;
+    let headRank = 0;
+    let oldestSeq = -1;
+    for (let bits = this.occupied; bits !== 0; bits &= bits - 1) {
+      const lowest = bits & -bits;
+      const laneLevel = 31 - Math.clz32(lowest);
+      const first = (this.lanes[laneLevel] as Lane<TMessage>).head as QueuedMessage<TMessage>;
+      const rank = first.queuedAt - laneLevel * this.levelWorth;
+      if (head === undefined || rank < headRank || (rank === headRank && first.seq < head.seq)) {
+        head = first;
+        headRank = rank;
+      }
+      if (oldestSeq < 0 || first.seq < oldestSeq) oldestSeq = first.seq;
+    }
+    this.head = head;
+    this.headRank = headRank;
+    this.oldestSeq = oldestSeq;
   }
 }

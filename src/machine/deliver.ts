@@ -62,17 +62,30 @@ export function sendNow(
   return at;
 }
 
+/** Where a run of sends stopped. */
+interface SendRun {
+  /** The target, or undefined once it was found stopped. */
+  target: AnyActorRef | undefined;
+  /** When the next message may go (> now unless the run was held or the target lost). */
+  nextAt: number;
+  /** The run stopped because the slice is spent or the adapter's gate closed. */
+  held: boolean;
+  now: number;
+}
+
 /**
- * Delivers every message whose time has come, then arms the one wake-up timer
- * for the next time anything can change, and publishes the new context.
- * Timers may fire early, so this runs on every wake and never trusts the
- * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
- * goes at once (less if the adapter's gate closes): the rest waits for a
- * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
+ * Sends every message whose time has come, in order, one by one (a target that stops on one
+ * message must not swallow the rest). A target found stopped is let go of and reported with
+ * `targetLost` when `reportLostTarget`; otherwise the run just stops there.
  */
-export function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
-  const { dispatcher } = context;
-  const pacer = context.pacer;
+export function sendWhatIsDue(
+  context: ThrottlerContext,
+  effects: Effects,
+  self: AnyActorRef,
+  now: number,
+  reportLostTarget: boolean,
+): SendRun {
+  const { dispatcher, pacer } = context;
   let target = context.target;
   let nextAt = Number.POSITIVE_INFINITY;
   let held = false;
@@ -80,10 +93,10 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
   while (target !== undefined) {
     nextAt = dispatcher.chooseNext(now);
     if (nextAt > now) break;
-    // Checked before every send, and the sends are made here one by one rather
-    // than deferred: a target that stops on one message must not swallow the rest.
+    // Checked before every send: XState drops events sent to a stopped actor without a word.
     if (!isRunning(target)) {
-      // XState drops events sent to a stopped actor without a word: keep the message, let go of the target.
+      if (!reportLostTarget) break;
+      // Keep the message, let go of the target.
       const waiting = dispatcher.chosen as QueuedMessage<Message>;
       effects.emit({ type: 'targetLost', target, message: waiting.message, at: now });
       target = undefined;
@@ -109,9 +122,28 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
       entry.seq,
     );
   }
+  return { target, nextAt, held, now };
+}
+
+/**
+ * Delivers every message whose time has come (dropping those past their
+ * deadline), then arms the one wake-up timer for the next time anything can
+ * change (a delivery, or a deadline), and publishes the new context.
+ * Timers may fire early, so this runs on every wake and never trusts the
+ * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
+ * goes at once (less if the adapter's gate closes): the rest waits for a
+ * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
+ */
+export function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
+  const { dispatcher } = context;
+  const pacer = context.pacer;
+  const pass = sendWhatIsDue(context, effects, self, now, true);
+  const { target, nextAt, held } = pass;
+  now = pass.now;
   for (const dropped of takeDiscarded(context)) effects.emit(dropped);
   if (!held) pacer.endSlice();
-  let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : nextAt;
+  // The one timer also wakes for the earliest deadline, to drop that message if it has not gone by then.
+  let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : Math.min(nextAt, dispatcher.nextDeadline);
   // A held pass (the slice is spent, or the adapter's gate closed) wakes again at once, after the mailbox.
   if (!(wakeAt > now)) wakeAt = held ? now : Number.POSITIVE_INFINITY;
   if (wakeAt !== context.wakeAt) {

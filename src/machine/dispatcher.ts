@@ -1,16 +1,18 @@
-import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import type { Rate } from '../rate/index.js';
 import type { ChannelQueue } from './channel-queue.js';
 import type { Clearance } from './clearance.js';
-import { HeadSchedule } from './head-schedule.js';
+import { type HeadSchedule, scheduleOver } from './head-schedule.js';
 import { LocalClearance } from './local-clearance.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
 import type { ResolvedOptions } from './options.js';
 import {
   type DispatcherState,
+  FORMAT_WITHOUT_PRIORITIES,
   PERSISTED_FORMAT,
   type PersistedDispatcher,
   type RestoredState,
 } from './persisted-format.js';
+import { needsPriorityFormat, savedMessage } from './persisted-message.js';
 import type { QueuedMessage } from './queued-message.js';
 
 /**
@@ -47,7 +49,13 @@ export class Dispatcher<TMessage> {
     this.options = options;
     this.readNow = readNow;
     this.clearance = clearance;
-    this.schedule = options.ordering === 'per-channel' ? this.headSchedule(clearance) : undefined;
+    this.schedule =
+      options.ordering === 'per-channel'
+        ? scheduleOver(clearance, {
+            queueOf: (channel) => this.queues.queueOf(channel),
+            discardHead: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
+          })
+        : undefined;
     const { schedule } = this;
     this.queues = new MessageQueues<TMessage>(
       options,
@@ -84,8 +92,10 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * Queues a checked message. With a full queue, returns 'rejected' (the message
-   * is not queued) or queues it and records the displaced one in `discarded`.
+   * Queues a checked message (priority undefined: the default; deadline undefined: none): 'head'
+   * when it goes first in its queue (it may be due at once), else 'queued'. With a full queue,
+   * refuses it ('rejected' with overflow 'reject', 'outranked' when every waiting message has a
+   * higher priority), or queues it and records the displaced one in `discarded`.
    */
   enqueue(
     message: TMessage,
@@ -93,11 +103,23 @@ export class Dispatcher<TMessage> {
     cost: number,
     id: unknown,
     now: number,
-  ): 'queued' | 'rejected' {
-    const entry = this.queues.enqueue(message, channel, cost, id, now);
-    if (entry === undefined) return 'rejected';
+    priority?: number,
+    deadline?: number,
+  ): 'head' | 'queued' | 'rejected' | 'outranked' {
+    const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
+    if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
     this.clearance.admit?.(entry);
-    return 'queued';
+    return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';
+  }
+
+  /** Drops the messages whose deadline is before `now` (into `discarded`); true when there were any. */
+  expire(now: number): boolean {
+    return this.queues.expire(now, false);
+  }
+
+  /** The earliest deadline of a waiting message (the delivery pass wakes for it); Infinity when none. */
+  get nextDeadline(): number {
+    return this.queues.nextDeadline;
   }
 
   /**
@@ -111,10 +133,18 @@ export class Dispatcher<TMessage> {
   /**
    * Chooses the message that goes next and returns when it may go (>= now);
    * Infinity when nothing waits or nothing can go until an event arrives. Not a
-   * question: it drops heads that can never go (a lowered limit) and sets what
-   * `chosen` and `takeChosen` return.
+   * question: it drops messages past their deadline and heads that can never go
+   * (a lowered limit), and sets what `chosen` and `takeChosen` return. A message
+   * may go up to its deadline: one whose deadline is `now` is dropped only once
+   * nothing can go at `now`, since it never can after.
    */
   chooseNext(now: number): number {
+    this.queues.expire(now, false);
+    const at = this.chooseHead(now);
+    return at > now && this.queues.expire(now, true) ? this.chooseHead(now) : at;
+  }
+
+  private chooseHead(now: number): number {
     if (this.schedule !== undefined) {
       const at = this.schedule.choose(now);
       this.chosenQueue = this.schedule.chosen;
@@ -182,7 +212,9 @@ export class Dispatcher<TMessage> {
    */
   tryAcquire(channel: string | undefined, cost: number, now: number): number {
     this.activate(now);
-    return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : this.chooseNext(now));
+    const queuedGoesAt = this.isEmpty ? undefined : this.chooseNext(now);
+    // Choosing drops what is past its deadline: nothing may be left to go first.
+    return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : queuedGoesAt);
   }
 
   /** The throttler became active: voucher periods start now. */
@@ -227,13 +259,7 @@ export class Dispatcher<TMessage> {
     const { pausedUntil } = this.clearance;
     return {
       savedAt: now + shift,
-      queue: this.waiting().map((entry) => ({
-        message: entry.message,
-        channel: entry.channel,
-        cost: entry.cost,
-        queuedAt: entry.queuedAt + shift,
-        id: entry.id,
-      })),
+      queue: this.waiting().map((entry) => savedMessage(entry, shift)),
       ...this.clearance.save(shift),
       pausedUntil: Number.isFinite(pausedUntil) ? pausedUntil + shift : pausedUntil > 0 ? 'forever' : null,
       counts: { ...this.counts },
@@ -251,10 +277,11 @@ export class Dispatcher<TMessage> {
     // The machine's checked time line (never backwards), not the raw source: saved times must agree with it.
     const reading = this.readNow();
     const { rates, channelRates } = this.clearance;
+    const state = this.save(reading, Date.now() - reading);
     return {
-      format: PERSISTED_FORMAT,
+      format: state.queue.some(needsPriorityFormat) ? PERSISTED_FORMAT : FORMAT_WITHOUT_PRIORITIES,
       options: { ...options, rates, channels: [...channelRates] },
-      state: this.save(reading, Date.now() - reading),
+      state,
     };
   }
 
@@ -265,37 +292,22 @@ export class Dispatcher<TMessage> {
    */
   load(state: RestoredState<TMessage>, shift: number, settledAt: number): void {
     this.clearance.load(state, shift, settledAt);
-    for (const saved of state.queue)
-      this.enqueue(saved.message, saved.channel, saved.cost, saved.id, saved.queuedAt + shift);
+    for (const { message, channel, cost, id, queuedAt, priority, deadline } of state.queue)
+      this.enqueue(
+        message,
+        channel,
+        cost,
+        id,
+        queuedAt + shift,
+        priority,
+        deadline === undefined ? undefined : deadline + shift,
+      );
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 
   /** The message that has waited longest, left in place; the clearance is not asked (it may not be active). */
   peekOldest(): QueuedMessage<TMessage> | undefined {
     return this.queues.oldest();
-  }
-
-  /** Per-channel ordering: the schedule of queue heads, asking the clearance's two halves. */
-  private headSchedule(clearance: Clearance): HeadSchedule<TMessage> {
-    const halves = clearance.perChannel;
-    if (halves === undefined) {
-      throw new ThrottlerOptionError(
-        'ordering',
-        '"fifo" with this store (a reservation cannot be reordered)',
-        'per-channel',
-      );
-    }
-    halves.channelChanged = (channel) => {
-      if (channel === undefined) return;
-      const queue = this.queues.queueOf(channel);
-      if (queue !== undefined) this.schedule?.refile(queue);
-    };
-    return new HeadSchedule<TMessage>({
-      fits: (head) => clearance.fits(head),
-      dropUnfit: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
-      channelAllows: (head, now) => halves.channelClearAt(head, now),
-      othersAllow: (cost, now) => halves.commonClearAt(cost, now),
-    });
   }
 }
 

@@ -4,7 +4,7 @@
  * the `dropped` events for what left the queue, and the fresh counts and
  * version each change assigns.
  */
-import { type AnyActorRef, type EventObject, enqueueActions } from 'xstate';
+import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions } from 'xstate';
 import type { DropReason } from './message-queues.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent } from './types.js';
 
@@ -22,18 +22,19 @@ const DROP_EXPLANATIONS: Record<DropReason, string> = {
   'drop-newest': 'the queue was full (overflow: "drop-newest") and a newer message took its place',
   cancelled: 'it was cancelled before it was delivered',
   'cost-exceeds-limit': 'its cost is larger than the limit now in force, so it could never be delivered',
+  expired: 'its deadline (deadline or maxWait) passed before the rate let it go',
 };
+
+/** The `dropped` event for a message that leaves (or never enters) the queue undelivered. */
+export function droppedEvent(message: AnyEventObject, reason: DropReason): ThrottlerEmitted {
+  return { type: 'dropped', message, reason, error: new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`) };
+}
 
 /** The `dropped` events for what left the queue undelivered since the last look. */
 export function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
   const { discarded } = context.dispatcher;
   if (discarded.length === 0) return [];
-  const events: ThrottlerEmitted[] = discarded.map(({ entry, reason }) => ({
-    type: 'dropped',
-    message: entry.message,
-    reason,
-    error: new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`),
-  }));
+  const events = discarded.map(({ entry, reason }) => droppedEvent(entry.message, reason));
   discarded.length = 0;
   return events;
 }

@@ -86,3 +86,36 @@ export function replyError(reply: unknown): ThrottlerOptionError | undefined {
     ? undefined
     : new ThrottlerOptionError('reply', 'a writable object that receives { waitMs } or { error }', reply);
 }
+
+/** Checks a message's `priority`: undefined (the default, 5) or an integer from 0 (goes last) to 9 (goes first). */
+export function checkPriority(priority: unknown): number | undefined {
+  if (priority === undefined) return undefined;
+  if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0 || priority > 9) {
+    throw new ThrottlerOptionError('priority', 'an integer from 0 (goes last) to 9 (goes first), default 5', priority);
+  }
+  return priority;
+}
+
+/**
+ * Checks a message's `deadline` (a time on the throttler's clock) and `maxWait` (ms from
+ * `arrivedAt`), one or the other; returns the deadline, undefined for none (Infinity is none).
+ */
+export function checkDeadline(event: { deadline?: unknown; maxWait?: unknown }, arrivedAt: number): number | undefined {
+  const { deadline, maxWait } = event;
+  if (deadline !== undefined && maxWait !== undefined) {
+    throw new ThrottlerOptionError('deadline', 'left out when a maxWait is given (one or the other)', deadline);
+  }
+  if (deadline !== undefined) {
+    if (typeof deadline !== 'number' || !(deadline >= 0)) {
+      throw new ThrottlerOptionError('deadline', 'a time >= 0 in ms on the throttler clock (its `now`)', deadline);
+    }
+    return deadline === Number.POSITIVE_INFINITY ? undefined : deadline;
+  }
+  if (maxWait !== undefined) {
+    if (typeof maxWait !== 'number' || !(maxWait >= 0)) {
+      throw new ThrottlerOptionError('maxWait', 'a wait >= 0 in ms', maxWait);
+    }
+    return maxWait === Number.POSITIVE_INFINITY ? undefined : arrivedAt + maxWait;
+  }
+  return undefined;
+}

@@ -1,4 +1,6 @@
+import { ThrottlerOptionError } from '../rate/index.js';
 import type { ChannelQueue } from './channel-queue.js';
+import type { Clearance } from './clearance.js';
 import { type HeapSlot, IndexedHeap } from './indexed-heap.js';
 import type { QueuedMessage } from './queued-message.js';
 
@@ -18,9 +20,14 @@ export interface HeadRules<TMessage> {
   othersAllow(cost: number, now: number): number;
 }
 
+/** Of two heads allowed at the same time, whether `a` goes first: the lower rank, then the earlier arrival. */
+function goesBefore<TMessage>(a: ChannelQueue<TMessage>, b: ChannelQueue<TMessage>): boolean {
+  return a.headRank < b.headRank || (a.headRank === b.headRank && a.headSeq < b.headSeq);
+}
+
 /** The heads of one cost: the overall rate treats them all alike. */
 interface CostGroup<TMessage> {
-  /** Heads whose channel allows them already (R <= now), by arrival. */
+  /** Heads whose channel allows them already (R <= now), by rank, then arrival. */
   readonly ready: IndexedHeap<ChannelQueue<TMessage>>;
   /** Heads whose channel holds them back, by when it stops doing so. */
   readonly waiting: IndexedHeap<ChannelQueue<TMessage>>;
@@ -29,11 +36,12 @@ interface CostGroup<TMessage> {
 /**
  * Which queue head goes next in per-channel mode, in O(log channels) rather
  * than a look at every head: the head allowed earliest goes first, a tie going
+ * to the one of lowest rank (priority aged by waiting, channel-queue.ts), then
  * to the one that arrived first. A head's time is the latest of what its channel
  * allows (R, fixed until the channel changes) and what the common rules allow
  * (the same for every head of one cost). So heads are grouped by cost (a few
  * costs, however many channels), and within a group those whose channel is
- * ready wait by arrival, the others by R, moving across once time reaches R.
+ * ready wait by rank and arrival, the others by R, moving across once time reaches R.
  * A queue whose head changed leaves its heap at once and is filed again at the
  * next `choose`. Edge case: a choice costs O(distinct costs waiting) as well.
  */
@@ -100,7 +108,7 @@ export class HeadSchedule<TMessage> {
       }
       let at = this.rules.othersAllow(cost, now);
       if (ready === undefined) at = Math.max(at, candidate.channelReadyAt);
-      if (bestQueue === undefined || at < best || (at === best && candidate.headSeq < bestQueue.headSeq)) {
+      if (bestQueue === undefined || at < best || (at === best && goesBefore(candidate, bestQueue))) {
         best = at;
         bestQueue = candidate;
       }
@@ -138,10 +146,9 @@ export class HeadSchedule<TMessage> {
     let group = this.groups.get(cost);
     if (group === undefined) {
       group = {
-        ready: new IndexedHeap((a, b) => a.headSeq < b.headSeq, this.slot),
+        ready: new IndexedHeap(goesBefore, this.slot),
         waiting: new IndexedHeap(
-          (a, b) =>
-            a.channelReadyAt < b.channelReadyAt || (a.channelReadyAt === b.channelReadyAt && a.headSeq < b.headSeq),
+          (a, b) => a.channelReadyAt < b.channelReadyAt || (a.channelReadyAt === b.channelReadyAt && goesBefore(a, b)),
           this.slot,
         ),
       };
@@ -149,4 +156,38 @@ export class HeadSchedule<TMessage> {
     }
     return group;
   }
+}
+
+/**
+ * Per-channel ordering's schedule of queue heads over a clearance's two halves, refiling a
+ * channel's head when its half changes. A clearance without halves (a store, which reserves in
+ * order) cannot order per channel: a ThrottlerOptionError says so.
+ */
+export function scheduleOver<TMessage>(
+  clearance: Clearance,
+  queues: {
+    queueOf(channel: string): ChannelQueue<TMessage> | undefined;
+    discardHead(queue: ChannelQueue<TMessage>): void;
+  },
+): HeadSchedule<TMessage> {
+  const halves = clearance.perChannel;
+  if (halves === undefined) {
+    throw new ThrottlerOptionError(
+      'ordering',
+      '"fifo" with this store (a reservation cannot be reordered)',
+      'per-channel',
+    );
+  }
+  const schedule = new HeadSchedule<TMessage>({
+    fits: (head) => clearance.fits(head),
+    dropUnfit: (queue) => queues.discardHead(queue),
+    channelAllows: (head, now) => halves.channelClearAt(head, now),
+    othersAllow: (cost, now) => halves.commonClearAt(cost, now),
+  });
+  halves.channelChanged = (channel) => {
+    if (channel === undefined) return;
+    const queue = queues.queueOf(channel);
+    if (queue !== undefined) schedule.refile(queue);
+  };
+  return schedule;
 }

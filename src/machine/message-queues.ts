@@ -1,10 +1,20 @@
 import { ChannelQueue } from './channel-queue.js';
+import { Deadlines } from './deadlines.js';
 import { IndexedHeap } from './indexed-heap.js';
-import type { Ordering, Overflow } from './options.js';
-import { type QueuedMessage, SelfQueuedMessage } from './queued-message.js';
+import type { Lane } from './lane.js';
+import { DEFAULT_MAX_PRIORITY_WAIT, type Ordering, type Overflow } from './options.js';
+import { OverflowChoice } from './overflow-choice.js';
+import {
+  DEFAULT_PRIORITY,
+  levelOf,
+  PRIORITY_LEVELS,
+  type QueuedMessage,
+  queueEntry,
+  SelfQueuedMessage,
+} from './queued-message.js';
 
 /** Why a message left the queue without being delivered. */
-export type DropReason = 'drop-oldest' | 'drop-newest' | 'cancelled' | 'cost-exceeds-limit';
+export type DropReason = 'drop-oldest' | 'drop-newest' | 'cancelled' | 'cost-exceeds-limit' | 'expired';
 
 /** The counts a snapshot shows. */
 export interface ThrottlerCounts {
@@ -12,7 +22,7 @@ export interface ThrottlerCounts {
   queued: number;
   /** Sent to a target, ever. */
   delivered: number;
-  /** Taken out of the queue undelivered (overflow, cancel, a cost that no longer fits), ever. */
+  /** Taken out of the queue undelivered (overflow, cancel, a cost that no longer fits, a deadline), ever. */
   dropped: number;
   /** Refused on arrival (full queue with overflow 'reject', invalid cost or channel), ever. */
   rejected: number;
@@ -27,15 +37,26 @@ export interface DiscardedMessage<TMessage> {
 /** Several waiting messages under one CANCEL id, oldest first (a Set keeps insertion order). */
 type SameIdEntries<TMessage> = Set<QueuedMessage<TMessage>>;
 
+/** What MessageQueues is built from: the options that shape where messages wait. */
+export interface QueueOptions {
+  ordering: Ordering;
+  capacity: number;
+  overflow: Overflow;
+  /** How long a wait outweighs any priority (channel-queue.ts); default DEFAULT_MAX_PRIORITY_WAIT. */
+  maxPriorityWait?: number;
+}
+
 /**
  * Where messages wait: one queue (FIFO), or one per channel ('per-channel',
- * where a channel with nothing waiting holds no queue at all), the ids CANCEL
- * names them by, the overflow rule, the counts of queued, dropped and rejected
- * messages, and what was discarded since the machine last looked. It decides
- * nothing about time: which head goes next is the dispatcher's question, told
- * of every change of a queue's head through `headChanged`. What a message
- * goes through costs O(log channels) at most (amortised), never O(messages);
- * only `waiting` (for persistence and stop) looks at every message.
+ * where a channel with nothing waiting holds no queue at all), each in the
+ * order its messages go (priority, aged by waiting: channel-queue.ts), the
+ * ids CANCEL names them by, their deadlines, the overflow rule, the counts of
+ * queued, dropped and rejected messages, and what was discarded since the
+ * machine last looked. It decides nothing about time: which head goes next is
+ * the dispatcher's question, told of every change of a queue's head through
+ * `headChanged`. What a message goes through costs O(log channels + log
+ * deadlines) at most (amortised), never O(messages); only `waiting` (for
+ * persistence and stop) looks at every message.
  */
 export class MessageQueues<TMessage> {
   readonly counts: ThrottlerCounts = { queued: 0, delivered: 0, dropped: 0, rejected: 0 };
@@ -44,35 +65,33 @@ export class MessageQueues<TMessage> {
 
   private readonly capacity: number;
   private readonly overflow: Overflow;
+  private readonly levelWorth: number;
   /** FIFO mode's one queue; undefined in per-channel mode. */
   private readonly fifo: ChannelQueue<TMessage> | undefined;
   private readonly byChannel = new Map<string | undefined, ChannelQueue<TMessage>>();
-  /** Per-channel mode: the queues by their oldest message (drop-oldest, and what a lost target reports). */
-  private readonly byOldest = new IndexedHeap<ChannelQueue<TMessage>>((a, b) => a.headSeq < b.headSeq, {
+  /** Per-channel mode: the queues by their oldest message (what a lost target reports, and inspectors). */
+  private readonly byOldest = new IndexedHeap<ChannelQueue<TMessage>>((a, b) => a.oldestSeq < b.oldestSeq, {
     get: (queue) => queue.oldestSlot,
     set: (queue, slot) => (queue.oldestSlot = slot),
   });
-  /** Per-channel mode with overflow 'drop-newest': the queues by their newest message. */
-  private readonly byNewest: IndexedHeap<ChannelQueue<TMessage>> | undefined;
+  /** With a capacity and overflow 'drop-oldest' or 'drop-newest': which message a full queue gives up. */
+  private readonly overflowChoice: OverflowChoice<TMessage> | undefined;
+  private readonly deadlines = new Deadlines<TMessage>();
   private readonly byId = new Map<unknown, QueuedMessage<TMessage> | SameIdEntries<TMessage>>();
   private nextSeq = 0;
   private readonly headChanged: (queue: ChannelQueue<TMessage>) => void;
 
   /** `headChanged(queue)` runs whenever a queue's head changes, including when the queue empties. */
-  constructor(
-    options: { ordering: Ordering; capacity: number; overflow: Overflow },
-    headChanged: (queue: ChannelQueue<TMessage>) => void = () => {},
-  ) {
+  constructor(options: QueueOptions, headChanged: (queue: ChannelQueue<TMessage>) => void = () => {}) {
     this.capacity = options.capacity;
     this.overflow = options.overflow;
+    this.levelWorth = (options.maxPriorityWait ?? DEFAULT_MAX_PRIORITY_WAIT) / (PRIORITY_LEVELS - 1);
     this.headChanged = headChanged;
-    this.fifo = options.ordering === 'fifo' ? new ChannelQueue<TMessage>(undefined, 16) : undefined;
-    this.byNewest =
-      this.fifo === undefined && options.overflow === 'drop-newest' && Number.isFinite(options.capacity)
-        ? new IndexedHeap<ChannelQueue<TMessage>>((a, b) => a.tailSeq > b.tailSeq, {
-            get: (queue) => queue.newestSlot,
-            set: (queue, slot) => (queue.newestSlot = slot),
-          })
+    const perChannel = options.ordering !== 'fifo';
+    this.fifo = perChannel ? undefined : new ChannelQueue<TMessage>(undefined, 16, this.levelWorth);
+    this.overflowChoice =
+      options.overflow !== 'reject' && Number.isFinite(options.capacity)
+        ? new OverflowChoice<TMessage>(options.overflow === 'drop-oldest', perChannel)
         : undefined;
   }
 
@@ -80,9 +99,15 @@ export class MessageQueues<TMessage> {
     return this.counts.queued === 0;
   }
 
+  /** The earliest deadline of a waiting message; Infinity when none has one. */
+  get nextDeadline(): number {
+    return this.deadlines.next;
+  }
+
   /**
    * Queues a checked message and returns its entry. With a full queue, returns undefined
-   * (rejected: the message is not queued) or queues it and records the displaced one in `discarded`.
+   * (refused: the message is not queued) or queues it and records the displaced one in `discarded`.
+   * A priority of undefined is the default; a deadline of undefined is none.
    */
   enqueue(
     message: TMessage,
@@ -90,38 +115,35 @@ export class MessageQueues<TMessage> {
     cost: number,
     id: unknown,
     now: number,
+    priority?: number,
+    deadline?: number,
   ): QueuedMessage<TMessage> | undefined {
     if (this.counts.queued >= this.capacity) {
-      if (this.overflow === 'reject') {
+      const victim = this.overflowChoice?.victim(priority ?? DEFAULT_PRIORITY, this.fifo);
+      if (victim === undefined) {
         this.counts.rejected += 1;
         return undefined;
       }
-      const queue = this.overflow === 'drop-oldest' ? this.queueWithOldest() : this.queueWithNewest();
-      if (queue !== undefined) this.discard(queue, this.overflow === 'drop-oldest' ? 'head' : 'tail', this.overflow);
+      const { queue, level } = victim;
+      const lane = queue.lane(level) as Lane<TMessage>;
+      const displaced = (this.overflow === 'drop-oldest' ? lane.head : lane.tail) as QueuedMessage<TMessage>;
+      const wasHead = displaced === queue.head;
+      if (this.overflow === 'drop-oldest') queue.shiftLane(level);
+      else queue.popLane(level);
+      this.detach(queue, displaced, wasHead, this.overflow as 'drop-oldest' | 'drop-newest');
     }
-    let entry: QueuedMessage<TMessage>;
-    // Only one never queued before: a restore from a live snapshot hands over messages another
-    // throttler still holds as its entries, and those must stay untouched (they get an entry of their own).
-    if (message instanceof SelfQueuedMessage && Number.isNaN(message.queuedAt)) {
-      message.enter(this.nextSeq++, channel, cost, now, id);
-      entry = message as QueuedMessage<TMessage>;
-    } else {
-      // Without a channel and an id (the common case) both fields are left out, and read as undefined:
-      // every field costs 8 bytes a waiting message (bench/README.md, W2).
-      entry = (
-        channel === undefined && id === undefined
-          ? { seq: this.nextSeq++, message, cost, queuedAt: now, cancelled: false }
-          : { seq: this.nextSeq++, message, channel, cost, queuedAt: now, id, cancelled: false }
-      ) as QueuedMessage<TMessage>;
-    }
+    const entry = queueEntry(this.nextSeq++, message, channel, cost, now, id, priority, deadline);
     let queue = this.queueOf(channel);
     if (queue === undefined) {
-      queue = new ChannelQueue<TMessage>(channel, 4);
+      queue = new ChannelQueue<TMessage>(channel, 4, this.levelWorth);
       this.byChannel.set(channel, queue);
     }
-    queue.push(entry);
-    if (queue.length === 1) this.headMoved(queue);
-    this.byNewest?.update(queue);
+    const wasEmpty = queue.length === 0;
+    const headMoved = queue.push(entry);
+    if (wasEmpty && queue !== this.fifo) this.byOldest.push(queue);
+    this.overflowChoice?.laneChanged(queue, levelOf(entry), 1);
+    if (headMoved) this.headChanged(queue);
+    if (deadline !== undefined) this.deadlines.add(entry);
     if (id !== undefined) this.rememberId(id, entry);
     this.counts.queued += 1;
     return entry;
@@ -134,22 +156,21 @@ export class MessageQueues<TMessage> {
   cancel(id: unknown): boolean {
     const held = this.byId.get(id);
     if (held === undefined) return false;
-    let entry = held instanceof Set ? (held.values().next().value as QueuedMessage<TMessage>) : held;
-    const queue = this.queueOf(entry.channel) as ChannelQueue<TMessage>;
-    const wasHead = entry === queue.head;
-    const wasTail = entry === queue.tail;
-    this.forgetId(entry);
-    if (queue.cancel(entry) && !(entry instanceof SelfQueuedMessage)) {
-      // The tombstone stays in its queue for a while; the message it carried need not.
-      const tombstone = entry as { message: TMessage | undefined };
-      entry = { ...entry };
-      tombstone.message = undefined;
-    }
-    this.afterRemoval(queue, wasHead, wasTail);
-    this.counts.queued -= 1;
-    this.counts.dropped += 1;
-    this.discarded.push({ entry, reason: 'cancelled' });
+    this.drop(held instanceof Set ? (held.values().next().value as QueuedMessage<TMessage>) : held, 'cancelled');
     return true;
+  }
+
+  /**
+   * Drops every waiting message whose deadline is before `now` (and at `now` too, when `atNowToo`:
+   * nothing more goes at `now`), recording each in `discarded`; true when one was dropped.
+   */
+  expire(now: number, atNowToo: boolean): boolean {
+    let expired = false;
+    for (let entry = this.deadlines.passed(now, atNowToo); entry; entry = this.deadlines.passed(now, atNowToo)) {
+      this.drop(entry, 'expired');
+      expired = true;
+    }
+    return expired;
   }
 
   /** The queue messages of this channel wait in (in FIFO mode, the one queue); undefined when none waits there. */
@@ -159,46 +180,39 @@ export class MessageQueues<TMessage> {
 
   /** The message that has waited longest, left in place. */
   oldest(): QueuedMessage<TMessage> | undefined {
-    return this.queueWithOldest()?.head;
+    return (this.fifo ?? this.byOldest.peek())?.oldest;
   }
 
   /** Takes a queue's head out to be delivered. */
   take(queue: ChannelQueue<TMessage>): QueuedMessage<TMessage> {
-    const entry = queue.shift() as QueuedMessage<TMessage>;
-    this.forgetId(entry);
-    this.afterRemoval(queue, true, queue.length === 0);
-    this.counts.queued -= 1;
+    const entry = queue.shiftHead();
+    this.detach(queue, entry, true);
     return entry;
   }
 
   /** Takes a queue's head out undelivered, recording why in `discarded`. */
   discardHead(queue: ChannelQueue<TMessage>, reason: DropReason): void {
-    this.discard(queue, 'head', reason);
+    this.detach(queue, queue.shiftHead(), true, reason);
   }
 
   /** The waiting messages in arrival order (for persistence and stop; O(n log n), never on a hot path). */
   waiting(): QueuedMessage<TMessage>[] {
-    if (this.fifo !== undefined) return [...this.fifo];
+    if (this.fifo?.inOneLane) return [...this.fifo.entries()];
     const all: QueuedMessage<TMessage>[] = [];
-    for (const queue of this.byChannel.values()) for (const entry of queue) all.push(entry);
+    for (const queue of this.fifo === undefined ? this.byChannel.values() : [this.fifo])
+      for (const entry of queue.entries()) all.push(entry);
     return all.sort((a, b) => a.seq - b.seq);
   }
 
   /**
    * The first `limit` waiting messages in arrival order, for inspectors: they
-   * are among the first `limit` of the `limit` queues with the oldest heads,
-   * so this never looks at the whole queue nor at every channel.
+   * are among the first `limit` of each lane of the `limit` queues with the
+   * oldest messages, so this never looks at the whole queue nor at every channel.
    */
   firstWaiting(limit: number): QueuedMessage<TMessage>[] {
     const queues = this.fifo !== undefined ? [this.fifo] : this.byOldest.first(limit);
     const first: QueuedMessage<TMessage>[] = [];
-    for (const queue of queues) {
-      let taken = 0;
-      for (const entry of queue) {
-        if (taken++ === limit) break;
-        first.push(entry);
-      }
-    }
+    for (const queue of queues) for (const entry of queue.entries(limit)) first.push(entry);
     return first.sort((a, b) => a.seq - b.seq).slice(0, limit);
   }
 
@@ -210,43 +224,49 @@ export class MessageQueues<TMessage> {
     return { entries, queues: this.byChannel.size };
   }
 
-  private queueWithOldest(): ChannelQueue<TMessage> | undefined {
-    const queue = this.fifo ?? this.byOldest.peek();
-    return queue?.head === undefined ? undefined : queue;
+  /** Takes a waiting message out from anywhere in its queue, undelivered, recording why in `discarded`. */
+  private drop(entry: QueuedMessage<TMessage>, reason: DropReason): void {
+    const queue = this.queueOf(entry.channel) as ChannelQueue<TMessage>;
+    const wasHead = entry === queue.head;
+    let dropped = entry;
+    if (queue.remove(entry) && !(entry instanceof SelfQueuedMessage)) {
+      // The tombstone stays in its queue for a while; the message it carried need not.
+      const tombstone = entry as { message: TMessage | undefined };
+      dropped = { ...entry };
+      tombstone.message = undefined;
+    }
+    this.detach(queue, entry, wasHead, reason, dropped);
   }
 
-  private queueWithNewest(): ChannelQueue<TMessage> | undefined {
-    const queue = this.fifo ?? this.byNewest?.peek();
-    return queue?.tail === undefined ? undefined : queue;
-  }
-
-  private discard(queue: ChannelQueue<TMessage>, end: 'head' | 'tail', reason: DropReason): void {
-    const wasTail = end === 'tail' || queue.length === 1;
-    const entry = (end === 'head' ? queue.shift() : queue.pop()) as QueuedMessage<TMessage>;
+  /**
+   * A message left `queue` (already taken out of its lane; it was the head, or not): forgets its
+   * id and deadline, keeps the heaps and the listener up to date, lets go of an empty queue, and
+   * counts it, as dropped with `reason` (emitted with `dropped`, a copy when the entry stays as a tombstone).
+   */
+  private detach(
+    queue: ChannelQueue<TMessage>,
+    entry: QueuedMessage<TMessage>,
+    wasHead: boolean,
+    reason?: DropReason,
+    dropped: QueuedMessage<TMessage> = entry,
+  ): void {
     this.forgetId(entry);
-    this.afterRemoval(queue, end === 'head' || queue.length === 0, wasTail);
-    this.counts.queued -= 1;
-    this.counts.dropped += 1;
-    this.discarded.push({ entry, reason });
-  }
-
-  /** Keeps the heaps and the listener up to date after a message left `queue`; an empty queue is let go of. */
-  private afterRemoval(queue: ChannelQueue<TMessage>, headMoved: boolean, tailMoved: boolean): void {
-    if (queue.length === 0 && queue !== this.fifo) {
-      this.byChannel.delete(queue.channel);
-      this.byNewest?.remove(queue);
-    } else if (tailMoved) {
-      this.byNewest?.update(queue);
-    }
-    if (headMoved) this.headMoved(queue);
-  }
-
-  private headMoved(queue: ChannelQueue<TMessage>): void {
+    this.deadlines.remove(entry);
+    this.overflowChoice?.laneChanged(queue, levelOf(entry), -1);
     if (queue !== this.fifo) {
-      if (queue.length === 0) this.byOldest.remove(queue);
-      else this.byOldest.update(queue);
+      if (queue.length === 0) {
+        this.byChannel.delete(queue.channel);
+        this.byOldest.remove(queue);
+      } else {
+        this.byOldest.update(queue);
+      }
     }
-    this.headChanged(queue);
+    // Only the head's going moves the head: any other message goes after it, and so does the one behind it.
+    if (wasHead) this.headChanged(queue);
+    this.counts.queued -= 1;
+    if (reason === undefined) return;
+    this.counts.dropped += 1;
+    this.discarded.push({ entry: dropped, reason });
   }
 
   private rememberId(id: unknown, entry: QueuedMessage<TMessage>): void {

@@ -76,6 +76,14 @@ export interface ThrottleOptions {
    * A positive integer, or Infinity for no bound. Default 1000.
    */
   maxDeliveriesPerTurn?: number;
+  /**
+   * How long a wait outweighs any priority (`'1m'` or ms; default 60 s). A message's rank is its
+   * arrival time less `priority × maxPriorityWait / 9`, and the lowest rank goes first: a message is
+   * only ever overtaken by one of higher priority that arrived less than
+   * `(its priority − this one's) × maxPriorityWait / 9` after it, so once it has waited
+   * maxPriorityWait, nothing that arrives later goes before it. No message starves.
+   */
+  maxPriorityWait?: DurationInput;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -92,7 +100,11 @@ export interface ResolvedOptions {
   readonly now: () => number;
   readonly timerPrecision: TimerPrecision;
   readonly maxDeliveriesPerTurn: number;
+  readonly maxPriorityWait: number;
 }
+
+/** How long a wait outweighs any priority, by default (ThrottleOptions.maxPriorityWait). */
+export const DEFAULT_MAX_PRIORITY_WAIT = 60_000;
 
 /** Deliveries in one go by default: about half a millisecond of work at the machine's batch speed. */
 export const DEFAULT_MAX_DELIVERIES_PER_TURN = 1000;
@@ -186,6 +198,10 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   ) {
     throw new ThrottlerOptionError('maxDeliveriesPerTurn', 'a positive integer or Infinity', maxDeliveriesPerTurn);
   }
+  const maxPriorityWait = parseDuration(
+    withDefault(options.maxPriorityWait, DEFAULT_MAX_PRIORITY_WAIT),
+    'maxPriorityWait',
+  );
   return {
     rates,
     strategy,
@@ -199,6 +215,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     now,
     timerPrecision,
     maxDeliveriesPerTurn,
+    maxPriorityWait,
   };
 }
 

@@ -6,44 +6,35 @@
  * (`persisted.context.dispatcher.state.queue[2].cost must be a positive
  * integer, got 0`); the policies' own states are checked by their policies.
  *
- * Format 2 keeps channel states as [name, state] pairs. Format 1 kept them in an
- * object keyed by channel name, where a channel named `__proto__` set the
- * object's prototype instead and lost its window. Format 1 is still read; one
- * that lost a configured channel's state is refused rather than restored with
- * an empty window.
+ * Format 3 adds to a waiting message its priority and deadline
+ * (persisted-message.ts); a snapshot is written as format 3 only when a waiting
+ * message has either, so that a version which reads format 2 still reads every
+ * other snapshot, and refuses one whose deadlines it would ignore. Format 2 keeps
+ * channel states as [name, state] pairs. Format 1 kept them in an object keyed by
+ * channel name, where a channel named `__proto__` set the object's prototype
+ * instead and lost its window. Formats 1 and 2 are still read; a format 1 one
+ * that lost a configured channel's state is refused rather than restored with an
+ * empty window.
  */
 
 import type { PolicyState } from '../policies/index.js';
-import {
-  field,
-  isRecord,
-  readArray,
-  readCost,
-  readCount,
-  readPastTime,
-  readRecord,
-  readTime,
-} from '../policies/saved-fields.js';
+import { field, isRecord, readArray, readCount, readRecord, readTime } from '../policies/saved-fields.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { messageError } from './event-checks.js';
 import type { ResolvedOptions, ThrottleOptions } from './options.js';
+import { describeChannels, readMessage, type SavedMessage } from './persisted-message.js';
+
+export type { SavedMessage } from './persisted-message.js';
 
 /** Marks a dispatcher saved by `Dispatcher.toJSON`, so that restoring can refuse anything else. */
-export const PERSISTED_FORMAT = 'xstate-throttler/2';
+export const PERSISTED_FORMAT = 'xstate-throttler/3';
+/** The format written when no waiting message has a priority or a deadline (see above). */
+export const FORMAT_WITHOUT_PRIORITIES = 'xstate-throttler/2';
 /** The format before channel states became pairs. */
 const FIRST_FORMAT = 'xstate-throttler/1';
+const FORMATS: readonly unknown[] = [PERSISTED_FORMAT, FORMAT_WITHOUT_PRIORITIES, FIRST_FORMAT];
 
 /** Where the saved dispatcher sits in a persisted snapshot: every path an error names starts here. */
 const ROOT = 'persisted.context.dispatcher';
-
-/** A waiting message as saved: plain JSON when the message is. */
-export interface SavedMessage<TMessage> {
-  message: TMessage;
-  channel: string | undefined;
-  cost: number;
-  queuedAt: number;
-  id: unknown;
-}
 
 /** The counts as saved. */
 export interface SavedCounts {
@@ -71,7 +62,7 @@ export interface DispatcherState<TMessage> {
  * maxConcurrent) reads as null.
  */
 export interface PersistedDispatcher<TMessage> {
-  format: typeof PERSISTED_FORMAT;
+  format: typeof PERSISTED_FORMAT | typeof FORMAT_WITHOUT_PRIORITIES;
   options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'> & {
     channels: Array<[string, Rate[]]>;
     capacity: number | null;
@@ -109,10 +100,10 @@ export interface PersistedParts {
 /** The format and options of a saved dispatcher (the JSON form), checked as far as `resolveOptions` does not. */
 export function readPersisted(dispatcher: unknown, persisted: unknown): PersistedParts {
   const format = isRecord(dispatcher) ? field(dispatcher, 'format') : undefined;
-  if (format !== PERSISTED_FORMAT && format !== FIRST_FORMAT) {
+  if (!FORMATS.includes(format)) {
     throw new ThrottlerOptionError(
       'persisted',
-      `a throttler's persisted snapshot (actor.getPersistedSnapshot(), whose context.dispatcher has format "${PERSISTED_FORMAT}" or "${FIRST_FORMAT}")`,
+      `a throttler's persisted snapshot (actor.getPersistedSnapshot(), whose context.dispatcher has format "${PERSISTED_FORMAT}", "${FORMAT_WITHOUT_PRIORITIES}" or "${FIRST_FORMAT}")`,
       format === undefined ? persisted : format,
     );
   }
@@ -140,9 +131,11 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
       field(options, 'maxDeliveriesPerTurn') === null
         ? Number.POSITIVE_INFINITY
         : field(options, 'maxDeliveriesPerTurn'),
+    // Absent from snapshots saved before priorities: the default.
+    maxPriorityWait: field(options, 'maxPriorityWait'),
   };
   // resolveOptions checks every one of these at run time, as it does a user's options.
-  return { format, options: input as ThrottleOptions, state: field(record, 'state') };
+  return { format: format as string, options: input as ThrottleOptions, state: field(record, 'state') };
 }
 
 /**
@@ -239,29 +232,6 @@ function readChannelsByName(value: unknown, path: string, options: ResolvedOptio
   return channels;
 }
 
-function readMessage<TMessage>(
-  value: unknown,
-  path: string,
-  options: ResolvedOptions,
-  savedAt: number,
-): SavedMessage<TMessage> {
-  const entry = readRecord(value, path, 'an object { message, channel, cost, queuedAt, id }');
-  const message = readRecord(field(entry, 'message'), `${path}.message`, 'an object (the message)');
-  // Delivered as an event, as a queued message must be: a message without a string type is refused here too.
-  const invalidMessage = messageError(message, `${path}.message`);
-  if (invalidMessage !== undefined) throw invalidMessage;
-  const channel = field(entry, 'channel');
-  if (channel !== undefined && (typeof channel !== 'string' || !options.channels.has(channel))) {
-    const requirement = `absent or a configured channel (${describeChannels(options)})`;
-    throw new ThrottlerOptionError(`${path}.channel`, requirement, channel);
-  }
-  // A cost above a limit lowered since is kept: the message is dropped when it comes next, as it would have been.
-  const cost = readCost(field(entry, 'cost'), `${path}.cost`);
-  const queuedAt = readPastTime(field(entry, 'queuedAt'), `${path}.queuedAt`, savedAt);
-  // The message is whatever the saving throttler queued; only its being an object can be checked.
-  return { message: message as TMessage, channel, cost, queuedAt, id: field(entry, 'id') };
-}
-
 function readCounts(value: unknown, path: string): SavedCounts {
   const counts = readRecord(value, path);
   return {
@@ -278,9 +248,4 @@ function readPausedUntil(value: unknown, path: string): number {
   if (typeof value !== 'number')
     throw new ThrottlerOptionError(path, 'null, "forever" or a wall-clock time in ms', value);
   return readTime(value, path);
-}
-
-function describeChannels(options: ResolvedOptions): string {
-  const names = [...options.channels.keys()].map((name) => JSON.stringify(name));
-  return names.length === 0 ? 'none is configured' : `one of ${names.join(', ')}`;
 }

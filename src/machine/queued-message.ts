@@ -1,3 +1,8 @@
+/** Priority levels: 0 (goes last) to 9 (goes first), p-queue's way round. */
+export const PRIORITY_LEVELS = 10;
+/** The priority of a message that names none: the middle, so that a sender can both raise and lower one. */
+export const DEFAULT_PRIORITY = 5;
+
 /**
  * A message waiting in the throttler, with what the throttler needs to know
  * about it. Read-only to everything but MessageQueues, which writes the fields
@@ -13,11 +18,49 @@ export interface QueuedMessage<TMessage> {
   readonly queuedAt: number;
   /** The key a CANCEL event names it by, if the sender gave one. */
   readonly id: unknown;
+  /** 0-9, higher first, as the sender gave it; undefined: `DEFAULT_PRIORITY`. */
+  readonly priority?: number | undefined;
+  /** The last moment it may be delivered, on the throttler's time source; undefined: none. */
+  readonly deadline?: number | undefined;
+  /** Its position in the heap of deadlines (kept by Deadlines); only a message with a deadline has one. */
+  deadlineSlot?: number;
   /**
    * A message cancelled in the middle of its queue stays there as a tombstone, skipped, until the
    * queue is compacted (removal from the middle would be O(n)); a plain entry lets go of its `message` at once.
    */
   cancelled: boolean;
+}
+
+/** The priority level a waiting message is filed under. */
+export function levelOf(entry: { readonly priority?: number | undefined }): number {
+  return entry.priority ?? DEFAULT_PRIORITY;
+}
+
+/**
+ * The queue entry of a checked message. A message that is its own entry (SelfQueuedMessage) is
+ * filled in and used as it is, but only one never queued before: a restore from a live snapshot
+ * hands over messages another throttler still holds as its entries, and those must stay untouched
+ * (they get an entry of their own).
+ */
+export function queueEntry<TMessage>(
+  seq: number,
+  message: TMessage,
+  channel: string | undefined,
+  cost: number,
+  queuedAt: number,
+  id: unknown,
+  priority: number | undefined,
+  deadline: number | undefined,
+): QueuedMessage<TMessage> {
+  if (message instanceof SelfQueuedMessage && Number.isNaN(message.queuedAt)) {
+    message.enter(seq, channel, cost, queuedAt, id, priority, deadline);
+    return message as QueuedMessage<TMessage>;
+  }
+  // With none of channel, id, priority and deadline (the common case) those fields are left out, and
+  // read as undefined: every field costs 8 bytes a waiting message (bench/README.md, W2).
+  if (channel === undefined && id === undefined && priority === undefined && deadline === undefined)
+    return { seq, message, cost, queuedAt, cancelled: false } as QueuedMessage<TMessage>;
+  return { seq, message, channel, cost, queuedAt, id, priority, deadline, deadlineSlot: -1, cancelled: false };
 }
 
 /**
@@ -38,18 +81,35 @@ export abstract class SelfQueuedMessage {
   /** As given until queued (the machine checks it then); the checked cost from then on. */
   abstract cost: number | undefined;
   abstract id: unknown;
+  // Declared, never initialised here: most tasks have neither, and every field costs 8 bytes a waiting task.
+  /** As given until queued; the checked priority from then on. */
+  declare priority?: number | undefined;
+  /** The checked deadline once queued (from `deadline` or `maxWait`, as given). */
+  declare deadline?: number | undefined;
+  declare deadlineSlot?: number;
 
   get message(): this {
     return this;
   }
 
   /** Called by MessageQueues as it queues the message. */
-  enter(seq: number, channel: string | undefined, cost: number, queuedAt: number, id: unknown): void {
+  enter(
+    seq: number,
+    channel: string | undefined,
+    cost: number,
+    queuedAt: number,
+    id: unknown,
+    priority: number | undefined,
+    deadline: number | undefined,
+  ): void {
     this.seq = seq;
     this.channel = channel;
     this.cost = cost;
     this.queuedAt = queuedAt;
     this.id = id;
     this.cancelled = false;
+    // Written only when there is something to write: a property added after construction costs a task its own store.
+    if (priority !== undefined || this.priority !== undefined) this.priority = priority;
+    if (deadline !== undefined || this.deadline !== undefined) this.deadline = deadline;
   }
 }

@@ -142,6 +142,8 @@ export const throttlerMachine = setup({
         event.reply.error = error as Error;
         return;
       }
+      // Asking what waits drops what is past its deadline.
+      for (const dropped of takeDiscarded(context)) effects.emit(dropped);
       effects.assign(published(context, context.target, context.wakeAt));
     }),
     resume: withEffects((context, _event, effects) => {

@@ -37,6 +37,19 @@ export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
   cost?: number | undefined;
   /** Any key for CANCEL. */
   id?: unknown;
+  /**
+   * 0 (goes last) to 9 (goes first), default 5: p-queue's way round (Bottleneck's is the reverse).
+   * Among messages the rates allow, the lowest rank goes first: arrival time less
+   * `priority × maxPriorityWait / 9` (the option, default 60 s), a tie to the one that arrived first.
+   */
+  priority?: number | undefined;
+  /**
+   * The last moment it may be delivered, on the throttler's clock (its `now`); a message still
+   * waiting then is dropped (`dropped`, reason `'expired'`). One or the other with `maxWait`.
+   */
+  deadline?: number | undefined;
+  /** The longest it may wait, in ms from its arrival: a deadline of arrival + maxWait. */
+  maxWait?: number | undefined;
 }
 
 /**

@@ -3,7 +3,10 @@
  * reservation. Admitted messages wait in arrival order; once the throttler asks about its head
  * (so it has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its way,
  * and is woken (a CLEARANCE event) when it arrives; asked again it answers with the granted time,
- * and the throttler's one timer sends the message then without asking Redis again.
+ * and the throttler's one timer sends the message then without asking Redis again. With
+ * priorities the head may be a later message: once granted, it sends on the earliest grant of its
+ * channel and cost, and the message that held it takes the later one (grant-book.ts). A message
+ * that leaves unsent (cancelled, displaced, past its deadline) gives its grant back.
  *
  * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
  * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
@@ -11,13 +14,14 @@
  * back and asked for again, with every grant after it, in order.
  */
 import type { ClearanceRequest, StoreClearance, StoreHooks } from '../machine/clearance.js';
-import { Deque } from '../machine/deque.js';
 import { InFlightDeliveries } from '../machine/in-flight.js';
 import { LocalClearance } from '../machine/local-clearance.js';
 import { type ResolvedOptions, tracksInFlight } from '../machine/options.js';
 import type { RestoredState } from '../machine/persisted-format.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { StoreUnavailableError } from './errors.js';
+import { type Grant, GrantBook } from './grant-book.js';
+import { ReserveLine } from './reserve-line.js';
 import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
@@ -33,29 +37,13 @@ export interface StoreDownPolicy {
   readonly localShare: number;
 }
 
-interface Grant {
-  /** When the message may go, on the throttler's clock. */
-  readonly at: number;
-  /**
-   * The latest it may still go: the grace after the earliest its Redis time can be (the request
-   * left at `askedAt`, so the grant is at least `askedAt + waitMs`). A reply that took longer than
-   * the grace to be handled (a slow network, a starved event loop) leaves nothing usable: the
-   * grants go back and are asked for again, rather than sent on a window already crowded.
-   */
-  readonly until: number;
-  readonly reservation: Reservation;
-  readonly request: ClearanceRequest;
-}
-
 export class RedisClearance implements StoreClearance {
   pausedUntil = Number.NEGATIVE_INFINITY;
   readonly perChannel = undefined;
-  /** Granted and not yet sent, by queue seq, in arrival order (a Map keeps insertion order). */
-  private readonly grants = new Map<number, Grant>();
-  /** Admitted and not yet granted, in arrival order. */
-  private readonly toReserve = new Deque<ClearanceRequest>();
-  /** Seqs that left the queue while waiting in `toReserve` or in a reserve call. */
-  private readonly withdrawn = new Set<number>();
+  /** Granted and not yet sent, by queue seq, in the order granted, and by kind for swaps (grant-book.ts). */
+  private readonly grants = new GrantBook();
+  /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
+  private readonly toReserve = new ReserveLine();
   /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
   private readonly refused = new Set<number>();
   private asking = false;
@@ -115,7 +103,10 @@ export class RedisClearance implements StoreClearance {
 
   clearAt(request: ClearanceRequest, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
-    const grant = this.grants.get(request.seq);
+    // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
+    let grant = this.grants.earliestFor(request);
+    if (grant === undefined && this.down === undefined && !(this.pausedUntil > now))
+      grant = this.takeForHead(request, now);
     if (grant !== undefined) {
       // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
       // behind the clock by then, and the message goes right after this answer.
@@ -141,20 +132,19 @@ export class RedisClearance implements StoreClearance {
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     // A granted message is already recorded in Redis; one that went on the local window is recorded
     // there, and whatever is still being asked for it is given back when the answer comes.
-    if (!this.grants.delete(request.seq)) {
+    if (this.grants.take(request.seq) === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
-      if (request.seq >= 0) this.withdrawn.add(request.seq);
+      if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     }
     if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
   }
 
   withdraw(request: ClearanceRequest): void {
-    const grant = this.grants.get(request.seq);
+    const grant = this.grants.take(request.seq);
     if (grant === undefined) {
-      this.withdrawn.add(request.seq);
+      this.toReserve.withdraw(request.seq);
       return;
     }
-    this.grants.delete(request.seq);
     this.giveBack([grant.reservation]);
   }
 
@@ -226,9 +216,7 @@ export class RedisClearance implements StoreClearance {
     if (this.closed) return;
     this.closed = true;
     this.unsubscribe();
-    const unused = [...this.grants.values()].map((grant) => grant.reservation);
-    this.grants.clear();
-    this.giveBack(unused);
+    this.giveBack(this.grants.takeAll().map((grant) => grant.reservation));
   }
 
   /** Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call. */
@@ -243,12 +231,7 @@ export class RedisClearance implements StoreClearance {
 
   private ask(): void {
     if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
-    const batch: ClearanceRequest[] = [];
-    while (batch.length < MAX_BATCH) {
-      const request = this.toReserve.shift();
-      if (request === undefined) break;
-      if (!this.withdrawn.delete(request.seq)) batch.push(request);
-    }
+    const batch = this.toReserve.takeBatch(MAX_BATCH);
     if (batch.length === 0) return;
     this.asking = true;
     const askedAt = this.hooks.now();
@@ -256,7 +239,8 @@ export class RedisClearance implements StoreClearance {
       (outcomes) => this.answered(batch, outcomes, askedAt),
       (error: unknown) => {
         this.asking = false;
-        this.putBack(batch);
+        this.toReserve.putBack(batch.filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
+        this.toReserve.callEnded();
         if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
         this.failed(error);
       },
@@ -278,20 +262,18 @@ export class RedisClearance implements StoreClearance {
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
       if (outcome.kind === 'granted') {
-        if (this.withdrawn.delete(request.seq) || this.closed) late.push(outcome.reservation);
-        else {
-          const at = now + outcome.waitMs;
-          this.grants.set(request.seq, { at, until: at + usableFor, reservation: outcome.reservation, request });
-        }
+        if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
+        else this.grants.add(request, now + outcome.waitMs, now + outcome.waitMs + usableFor, outcome.reservation);
       } else if (outcome.kind === 'refused') {
-        this.refused.add(request.seq);
+        if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
       } else {
         // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
-        this.putBack(batch.slice(index));
+        this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
         this.retryAt = now + outcome.retryAfterMs;
         break;
       }
     }
+    this.toReserve.callEnded();
     this.giveBack(late);
     // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.
     if (this.closed) return;
@@ -348,18 +330,33 @@ export class RedisClearance implements StoreClearance {
       return;
     }
     this.rewindPendingAt = undefined;
-    const held = [...this.grants.values()];
-    this.grants.clear();
-    this.putBack(held.map((grant) => grant.request));
+    const held = this.grants.takeAll();
+    this.toReserve.putBack(held.map((grant) => grant.request));
     this.giveBack(held.map((grant) => grant.reservation));
     // From `at` the head is asked for again: a `later` told for messages behind it no longer holds it back.
     this.retryAt = at;
   }
 
-  /** Puts requests back at the front of `toReserve`, keeping their order. */
-  private putBack(requests: readonly ClearanceRequest[]): void {
-    for (let index = requests.length - 1; index >= 0; index--)
-      this.toReserve.unshift(requests[index] as ClearanceRequest);
+  /**
+   * The head holds no grant while messages behind it hold some (one of higher priority came later):
+   * they cannot go before it, and waiting behind them could be for ever (the store grants only so
+   * far ahead). So it takes the earliest grant of its kind, the message that held it going back to
+   * be asked for; with none of its kind, every grant is given back and the head is asked for first.
+   */
+  private takeForHead(request: ClearanceRequest, now: number): Grant | undefined {
+    if (this.grants.size === 0 || this.refused.has(request.seq)) return undefined;
+    const taken = this.grants.steal(request);
+    if (taken !== undefined) {
+      // What it still asks for is not needed: taken out of the line, or given back when it comes.
+      this.toReserve.withdraw(request.seq);
+      this.toReserve.putBack([taken.from]);
+      return taken.grant;
+    }
+    // Its own answer may be on its way: asked again when it is back.
+    if (this.asking) return undefined;
+    this.rewind(now);
+    this.toReserve.promote(request);
+    return undefined;
   }
 
   private giveBack(reservations: Reservation[]): void {

@@ -7,9 +7,10 @@ import { parseRates, type Rate } from '../../src/rate/index.js';
 
 /**
  * The per-channel head schedule against the rule it replaces, a look at every
- * queue head: the next message is the head allowed earliest by the overall
- * policy, its channel's policy, the pause and the in-flight cap, a tie going to
- * the one that arrived first. Both sides run the same policy code on the same
+ * queue head (each queue's message of lowest rank, priority aged by waiting):
+ * the next message is the head allowed earliest by the overall policy, its
+ * channel's policy, the pause and the in-flight cap, a tie going to the lower
+ * rank, then to the one that arrived first. Both sides run the same policy code on the same
  * calls, so every strategy is covered, with settling, rate changes, pauses,
  * cancels and activations in between, and they must agree at every step.
  */
@@ -20,7 +21,17 @@ interface Waiting {
   seq: number;
   channel: string | undefined;
   cost: number;
+  priority: number | undefined;
+  queuedAt: number;
 }
+
+/** maxPriorityWait in these runs: a level of priority is worth 100 ms of waiting. */
+const MAX_PRIORITY_WAIT = 900;
+const rankOf = (w: Waiting) => w.queuedAt - (w.priority ?? 5) * (MAX_PRIORITY_WAIT / 9);
+const goesBefore = (a: Waiting, b: Waiting) => rankOf(a) < rankOf(b) || (rankOf(a) === rankOf(b) && a.seq < b.seq);
+/** A channel's queue's head: its message of lowest rank. */
+const headOf = (queue: readonly Waiting[]) =>
+  queue.reduce<Waiting | undefined>((best, w) => (best === undefined || goesBefore(w, best) ? w : best), undefined);
 
 /** The old Dispatcher's choice, kept as simple as it was: every head, every time. */
 class LinearScan {
@@ -60,22 +71,23 @@ class LinearScan {
   next(now: number): { at: number; message: Waiting | undefined } {
     let best: { at: number; message: Waiting | undefined } = { at: Number.POSITIVE_INFINITY, message: undefined };
     for (const queue of this.queues.values()) {
-      let head = queue[0];
+      let head = headOf(queue);
       while (head !== undefined && head.cost > this.smallestLimit(head.channel)) {
         this.dropped.push(head.seq);
-        queue.shift();
-        head = queue[0];
+        queue.splice(queue.indexOf(head), 1);
+        head = headOf(queue);
       }
       if (head === undefined) continue;
       const at = this.earliest(head, now);
-      if (best.message === undefined || at < best.at || (at === best.at && head.seq < best.message.seq))
+      if (best.message === undefined || at < best.at || (at === best.at && goesBefore(head, best.message)))
         best = { at, message: head };
     }
     return best;
   }
 
   take(message: Waiting): void {
-    (this.queues.get(message.channel) as Waiting[]).shift();
+    const queue = this.queues.get(message.channel) as Waiting[];
+    queue.splice(queue.indexOf(message), 1);
   }
 
   record(message: Waiting, now: number): void {
@@ -112,7 +124,7 @@ class LinearScan {
 }
 
 type Step =
-  | { kind: 'queue'; channel: number; costs: number[] }
+  | { kind: 'queue'; channel: number; costs: number[]; priorities: Array<number | undefined> }
   | { kind: 'advance'; by: number }
   | { kind: 'cancel'; pick: number }
   | { kind: 'settle'; pick: number }
@@ -128,6 +140,10 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       channel: fc.nat(CHANNELS.length),
       // A burst over neighbouring channels: a backlog is where heads tie and groups of costs compete.
       costs: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 5 }),
+      priorities: fc.array(fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined }), {
+        minLength: 5,
+        maxLength: 5,
+      }),
     }),
   },
   {
@@ -193,6 +209,7 @@ describe('HeadSchedule (per-channel ordering)', () => {
           ordering: 'per-channel' as const,
           countUntil: countUntilDone ? ('done' as const) : ('start' as const),
           maxConcurrent: setup.maxConcurrent,
+          maxPriorityWait: MAX_PRIORITY_WAIT,
           ...strategyOptions,
         };
         const dispatcher = new Dispatcher<Waiting>(resolveOptions(input), 0);
@@ -232,8 +249,9 @@ describe('HeadSchedule (per-channel ordering)', () => {
             for (const [index, wanted] of step.costs.entries()) {
               const channel = CHANNELS[(step.channel + index) % (CHANNELS.length + 1)];
               const cost = Math.min(wanted, reference.smallestLimit(channel));
-              const message = { seq: seq++, channel, cost };
-              dispatcher.enqueue(message, channel, cost, message.seq, now);
+              const priority = step.priorities[index];
+              const message = { seq: seq++, channel, cost, priority, queuedAt: now };
+              dispatcher.enqueue(message, channel, cost, message.seq, now, priority);
               reference.enqueue(message);
             }
           } else if (step.kind === 'advance') {

@@ -6,10 +6,15 @@ import type { Ordering, Overflow } from '../../src/machine/options.js';
 
 /**
  * MessageQueues against a plain array of what waits, over random runs of
- * enqueues (with overflow), cancels (ids shared by several messages), takes and
- * discards: the same messages wait, in the same order, the counts agree, every
- * change of a queue's head is reported, and tombstones never outnumber the live.
+ * enqueues (with priorities, deadlines and overflow), cancels (ids shared by
+ * several messages), takes, discards, expiries and the passing of time: the
+ * same messages wait, each queue's head is the one of lowest rank, the counts
+ * agree, every change of a queue's head is reported, and tombstones never
+ * outnumber the live.
  */
+
+/** maxPriorityWait in these runs: a level is worth 100 ms. */
+const MAX_PRIORITY_WAIT = 900;
 
 const CHANNELS = [undefined, 'a', 'b', '__proto__', 'constructor'] as const;
 
@@ -17,12 +22,26 @@ interface Waiting {
   seq: number;
   channel: string | undefined;
   id: number | undefined;
+  priority: number | undefined;
+  queuedAt: number;
+  deadline: number | undefined;
 }
 
 type Command =
-  | { kind: 'enqueue'; channel: string | undefined; id: number | undefined }
+  | {
+      kind: 'enqueue';
+      channel: string | undefined;
+      id: number | undefined;
+      priority: number | undefined;
+      maxWait: number | undefined;
+    }
   | { kind: 'cancel'; id: number }
-  | { kind: 'take' | 'discard'; channel: string | undefined };
+  | { kind: 'take' | 'discard'; channel: string | undefined }
+  | { kind: 'advance'; by: number }
+  | { kind: 'expire'; atNowToo: boolean };
+
+const rankOf = (w: Waiting) => w.queuedAt - (w.priority ?? 5) * (MAX_PRIORITY_WAIT / 9);
+const goesBefore = (a: Waiting, b: Waiting) => rankOf(a) < rankOf(b) || (rankOf(a) === rankOf(b) && a.seq < b.seq);
 
 const channelArbitrary = fc.constantFrom(...CHANNELS);
 const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
@@ -32,6 +51,8 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant('enqueue' as const),
       channel: channelArbitrary,
       id: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+      priority: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined }),
+      maxWait: fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }),
     }),
   },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('cancel' as const), id: fc.integer({ min: 0, max: 21 }) }) },
@@ -39,6 +60,8 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
     weight: 2,
     arbitrary: fc.record({ kind: fc.constantFrom('take' as const, 'discard' as const), channel: channelArbitrary }),
   },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), by: fc.integer({ min: 0, max: 300 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('expire' as const), atNowToo: fc.boolean() }) },
 );
 
 function checkAgainstModel(
@@ -48,17 +71,22 @@ function checkAgainstModel(
   commands: readonly Command[],
 ): void {
   const reportedHead = new Map<ChannelQueue<Waiting>, number | undefined>();
-  const queues = new MessageQueues<Waiting>({ ordering, capacity, overflow }, (queue) =>
-    reportedHead.set(queue, queue.head?.seq),
+  const queues = new MessageQueues<Waiting>(
+    { ordering, capacity, overflow, maxPriorityWait: MAX_PRIORITY_WAIT },
+    (queue) => reportedHead.set(queue, queue.head?.seq),
   );
   let model: Waiting[] = [];
   let nextSeq = 0;
+  let time = 0;
   let rejected = 0;
   let delivered = 0;
   let droppedTotal = 0;
   let dropped: Array<[number, DropReason]> = [];
   const queueKey = (channel: string | undefined) => (ordering === 'fifo' ? 'one' : channel);
-  const headOf = (channel: string | undefined) => model.find((w) => queueKey(w.channel) === queueKey(channel));
+  const headOf = (channel: string | undefined) =>
+    model
+      .filter((w) => queueKey(w.channel) === queueKey(channel))
+      .reduce<Waiting | undefined>((best, w) => (best === undefined || goesBefore(w, best) ? w : best), undefined);
   const remove = (entry: Waiting, reason: DropReason) => {
     model = model.filter((w) => w !== entry);
     dropped.push([entry.seq, reason]);
@@ -67,19 +95,36 @@ function checkAgainstModel(
 
   for (const command of commands) {
     if (command.kind === 'enqueue') {
-      const message: Waiting = { seq: nextSeq, channel: command.channel, id: command.id };
+      const { channel, id, priority, maxWait } = command;
+      const deadline = maxWait === undefined ? undefined : time + maxWait;
+      const message: Waiting = { seq: nextSeq, channel, id, priority, queuedAt: time, deadline };
       let expected: 'queued' | 'rejected' = 'queued';
       if (model.length >= capacity) {
-        if (overflow === 'reject') expected = 'rejected';
-        else remove((overflow === 'drop-oldest' ? model[0] : model.at(-1)) as Waiting, overflow);
+        // The lowest priority waiting gives way, its oldest or newest; a newcomer below them all is refused.
+        const lowest = Math.min(...model.map((w) => w.priority ?? 5));
+        const ofLowest = model.filter((w) => (w.priority ?? 5) === lowest);
+        if (overflow === 'reject' || (priority ?? 5) < lowest) expected = 'rejected';
+        else remove((overflow === 'drop-oldest' ? ofLowest[0] : ofLowest.at(-1)) as Waiting, overflow);
       }
       if (expected === 'queued') {
         model.push(message);
         nextSeq += 1;
       } else rejected += 1;
-      const entry = queues.enqueue(message, command.channel, 1, command.id, 0);
+      const entry = queues.enqueue(message, channel, 1, id, time, priority, deadline);
       expect(entry === undefined ? 'rejected' : 'queued').toBe(expected);
       if (entry !== undefined) expect(entry.message).toBe(message);
+    } else if (command.kind === 'advance') {
+      time += command.by;
+    } else if (command.kind === 'expire') {
+      const passed = (w: Waiting) =>
+        w.deadline !== undefined && (w.deadline < time || (command.atNowToo && w.deadline === time));
+      const expired = model
+        .filter(passed)
+        .sort((a, b) => (a.deadline as number) - (b.deadline as number) || a.seq - b.seq);
+      for (const entry of expired) remove(entry, 'expired');
+      expect(queues.expire(time, command.atNowToo)).toBe(expired.length > 0);
+      const next = Math.min(...model.map((w) => w.deadline ?? Number.POSITIVE_INFINITY));
+      expect(queues.nextDeadline).toBe(next);
     } else if (command.kind === 'cancel') {
       const entry = model.find((w) => w.id === command.id);
       if (entry !== undefined) remove(entry, 'cancelled');
@@ -184,7 +229,7 @@ describe('MessageQueues', () => {
     for (let n = 1; n < 999; n++) queues.cancel(n);
     // Tombstones never outnumber the live: compacted as they would.
     expect(queues.retained.entries).toBeLessThanOrEqual(2 * queues.counts.queued);
-    expect([...queue].map((entry) => entry.message.payload[0])).toEqual([0, 999]);
+    expect([...queue.entries()].map((entry) => entry.message.payload[0])).toEqual([0, 999]);
     // The dropped event still has each message.
     expect(queues.discarded.map(({ entry }) => entry.message.payload[0])).toEqual(
       Array.from({ length: 998 }, (_, index) => index + 1),

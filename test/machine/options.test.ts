@@ -21,6 +21,7 @@ describe('resolveOptions', () => {
       now: monotonicNow,
       timerPrecision: 'ms',
       maxDeliveriesPerTurn: 1000,
+      maxPriorityWait: 60_000,
     });
   });
 

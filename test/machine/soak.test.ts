@@ -71,7 +71,7 @@ function soak(total: number, ordering: 'fifo' | 'per-channel', seed: number): vo
     ).start();
 
   const actor = createActor(throttlerMachine, { input: { ...INPUT, ordering } }).start();
-  const droppedFor = { cancelled: 0, 'drop-oldest': 0, 'drop-newest': 0, 'cost-exceeds-limit': 0 };
+  const droppedFor = { cancelled: 0, 'drop-oldest': 0, 'drop-newest': 0, 'cost-exceeds-limit': 0, expired: 0 };
   actor.on('dropped', ({ message, reason }) => {
     const { n } = message as Job;
     timesDropped[n] = (timesDropped[n] as number) + 1;

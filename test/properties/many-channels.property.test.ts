@@ -14,6 +14,7 @@ import {
   largestCostFor,
   longestInterval,
   machineRates,
+  priorityArbitrary,
   type SendAs,
   sendAsArbitrary,
 } from '../support/scenarios.js';
@@ -24,8 +25,8 @@ afterEach(restoreRealTime);
 /**
  * Per-channel ordering with many channels (up to 50) and mixed costs, against
  * the brute-force oracle: what the head schedule decides in O(log channels)
- * must be what a look at every head decides. The oracle is cubic, so runs are
- * short; the names include some an object would inherit.
+ * must be what a look at every head decides, priorities included. The oracle is
+ * cubic, so runs are short; the names include some an object would inherit.
  */
 
 const NAMES = ['constructor', 'toString', ...Array.from({ length: 48 }, (_, index) => `key-${index}`)];
@@ -56,12 +57,13 @@ function manyArrivalsArbitrary(config: RateConfig): fc.Arbitrary<Arrival[]> {
     // Half the time one of the first few channels, so that some channels hold a queue.
     channel: fc.oneof(fc.nat(Math.min(4, names.length - 1)), fc.nat(names.length - 1)).map((index) => names[index]),
     cost: fc.integer({ min: 1, max: 5 }),
+    priority: priorityArbitrary,
   });
   return fc.array(message, { minLength: 1, maxLength: 60, size: 'max' }).map((messages) => {
     let at = 0;
-    return messages.map(({ gap, channel, cost }, id) => {
+    return messages.map(({ gap, channel, cost, priority }, id) => {
       at += gap;
-      return { id, at, channel, cost: Math.min(cost, largestCostFor(config, channel)) };
+      return { id, at, channel, cost: Math.min(cost, largestCostFor(config, channel)), priority };
     });
   });
 }
@@ -81,7 +83,7 @@ function run(config: RateConfig, arrivals: readonly Arrival[], sendAs: SendAs) {
 }
 
 describe("sliding window, ordering 'per-channel', up to 50 channels and mixed costs (virtual time)", () => {
-  it('delivers each message once, in order within its channel, every window within its limit, at the earliest time the oracle allows', () => {
+  it('delivers each message once, in order (by rank) within its channel, every window within its limit, at the earliest time the oracle allows', () => {
     fc.assert(
       fc.property(scenarioArbitrary, ({ config, arrivals, sendAs }) => {
         const { expected, deliveries } = run(config, arrivals, sendAs);

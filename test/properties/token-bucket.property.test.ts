@@ -100,7 +100,13 @@ describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, co
       sendAsArbitrary,
     )
     .chain(([config, ordering, maxBurst, sendAs]) =>
-      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, maxBurst, arrivals, sendAs })),
+      arrivalsArbitrary(config, 25, { priorities: true }).map((arrivals) => ({
+        config,
+        ordering,
+        maxBurst,
+        arrivals,
+        sendAs,
+      })),
     );
 
   it('delivers at most maxBurst + limit × (b − a + 1 ms) / interval + the one pre-consumed request over any span [a, b]', () => {
@@ -144,7 +150,14 @@ describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, c
       sendAsArbitrary,
     )
     .chain(([config, ordering, warmup, coldFactor, sendAs]) =>
-      arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, warmup, coldFactor, arrivals, sendAs })),
+      arrivalsArbitrary(config, 25, { priorities: true }).map((arrivals) => ({
+        config,
+        ordering,
+        warmup,
+        coldFactor,
+        arrivals,
+        sendAs,
+      })),
     );
 
   it('is never faster than the full rate: over any span [a, b] at most limit × (b − a + 1 ms) / interval + the pre-consumed request', () => {

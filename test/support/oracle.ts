@@ -36,6 +36,36 @@ export interface Arrival {
   readonly at: number;
   readonly cost: number;
   readonly channel: string | undefined;
+  /** 0-9, higher first; undefined: 5. */
+  readonly priority?: number | undefined;
+  /** The last moment it may go (absolute); or `maxWait`, ms after `at`. */
+  readonly deadline?: number | undefined;
+  readonly maxWait?: number | undefined;
+}
+
+/** maxPriorityWait in the property scenarios: 100 ms a level, short enough that aging shows. */
+export const SCENARIO_MAX_PRIORITY_WAIT = 900;
+
+/**
+ * A message's rank, from the definition: its arrival less 1/9 of maxPriorityWait per level of
+ * priority (default 5). The lowest rank goes first; a tie goes to the one that arrived first.
+ */
+export function rankOf(arrival: Arrival, maxPriorityWait: number): number {
+  return arrival.at - (arrival.priority ?? 5) * (maxPriorityWait / 9);
+}
+
+/** Whether `a` goes before `b` when both may go: the lower rank, then the earlier arrival. */
+export function goesBefore(a: Arrival, b: Arrival, maxPriorityWait: number): boolean {
+  const rankA = rankOf(a, maxPriorityWait);
+  const rankB = rankOf(b, maxPriorityWait);
+  return rankA < rankB || (rankA === rankB && a.id < b.id);
+}
+
+/** The last moment an arrival may be delivered; Infinity when it has no deadline. */
+export function deadlineOf(arrival: Arrival): number {
+  if (arrival.deadline !== undefined) return arrival.deadline;
+  if (arrival.maxWait !== undefined) return arrival.at + arrival.maxWait;
+  return Number.POSITIVE_INFINITY;
 }
 
 /** Which rate a window was measured against: the overall one, or a channel's. */
@@ -155,59 +185,88 @@ export interface ExpectedDelivery extends Delivery {
   readonly id: number;
 }
 
+/** A message dropped because its deadline passed, and when. */
+export interface ExpectedDrop {
+  readonly id: number;
+  readonly at: number;
+}
+
 /**
  * The work-conserving schedule: every delivery happens at the earliest time the
  * window allows given the deliveries before it.
  *
- * - 'fifo': the oldest waiting message goes next; everything behind it waits.
- * - 'per-channel': each channel (and "no channel") keeps its own order; of the
- *   heads of those queues the one allowed earliest goes first, a tie going to
- *   the one that arrived first.
+ * - 'fifo': the waiting message of lowest rank (rankOf) goes next; everything else waits.
+ * - 'per-channel': each channel (and "no channel") keeps its own order, by rank;
+ *   of the heads of those queues the one allowed earliest goes first, a tie
+ *   going to the lower rank, then the one that arrived first.
  *
  * Arrivals and deliveries at the same instant: what is due goes before a
  * message that arrives at that instant is considered (the machine's wake-up
  * timer fires before the test sends the next message), and after each arrival
  * everything then due goes before the next arrival.
+ *
+ * Deadlines: a message may go at any time up to its deadline. One still waiting
+ * at its deadline D is dropped at D once nothing more can go at D (before an
+ * arrival at D); one that arrives past its deadline is dropped as it arrives.
  */
-export function expectedSchedule(
+export function expectedRun(
   config: RateConfig,
   arrivals: readonly Arrival[],
   ordering: 'fifo' | 'per-channel',
-): ExpectedDelivery[] {
+  maxPriorityWait = SCENARIO_MAX_PRIORITY_WAIT,
+): { delivered: ExpectedDelivery[]; expired: ExpectedDrop[] } {
   const delivered: ExpectedDelivery[] = [];
-  const waiting: Arrival[] = [];
+  const expired: ExpectedDrop[] = [];
+  let waiting: Arrival[] = [];
   let nextArrival = 0;
   let now = Number.NEGATIVE_INFINITY;
   for (;;) {
     let best: { message: Arrival; at: number } | undefined;
-    for (const message of headsOf(waiting, ordering)) {
+    for (const message of headsOf(waiting, ordering, maxPriorityWait)) {
       const at = earliestAllowed(config, delivered, now, message.cost, message.channel);
-      // Heads come in arrival order, so a strict `<` leaves a tie with the earlier arrival.
-      if (best === undefined || at < best.at) best = { message, at };
+      if (best === undefined || at < best.at || (at === best.at && goesBefore(message, best.message, maxPriorityWait)))
+        best = { message, at };
     }
     const arrival = arrivals[nextArrival];
-    if (best !== undefined && (arrival === undefined || best.at <= arrival.at)) {
+    const arrivesAt = arrival?.at ?? Number.POSITIVE_INFINITY;
+    const deadline = Math.min(...waiting.map(deadlineOf));
+    if (best !== undefined && best.at <= arrivesAt && best.at <= deadline) {
       now = best.at;
       waiting.splice(waiting.indexOf(best.message), 1);
       delivered.push({ id: best.message.id, at: best.at, cost: best.message.cost, channel: best.message.channel });
       continue;
     }
-    if (arrival === undefined) return delivered;
+    if (deadline <= arrivesAt && deadline < Number.POSITIVE_INFINITY) {
+      now = deadline;
+      for (const message of waiting) if (deadlineOf(message) <= now) expired.push({ id: message.id, at: now });
+      waiting = waiting.filter((message) => deadlineOf(message) > now);
+      continue;
+    }
+    if (arrival === undefined) return { delivered, expired };
     now = arrival.at;
-    waiting.push(arrival);
+    if (deadlineOf(arrival) < now) expired.push({ id: arrival.id, at: now });
+    else waiting.push(arrival);
     nextArrival += 1;
   }
 }
 
-/** The messages that may go next, in arrival order. */
-function headsOf(waiting: readonly Arrival[], ordering: 'fifo' | 'per-channel'): Arrival[] {
-  if (ordering === 'fifo') return waiting.slice(0, 1);
-  const heads: Arrival[] = [];
-  const seen = new Set<string | undefined>();
+/** The deliveries of `expectedRun`. */
+export function expectedSchedule(
+  config: RateConfig,
+  arrivals: readonly Arrival[],
+  ordering: 'fifo' | 'per-channel',
+  maxPriorityWait = SCENARIO_MAX_PRIORITY_WAIT,
+): ExpectedDelivery[] {
+  return expectedRun(config, arrivals, ordering, maxPriorityWait).delivered;
+}
+
+/** The messages that may go next (the one of lowest rank, overall or per channel), in arrival order. */
+function headsOf(waiting: readonly Arrival[], ordering: 'fifo' | 'per-channel', maxPriorityWait: number): Arrival[] {
+  const heads = new Map<string | undefined, Arrival>();
   for (const message of waiting) {
-    if (seen.has(message.channel)) continue;
-    seen.add(message.channel);
-    heads.push(message);
+    const key = ordering === 'fifo' ? 'all' : message.channel;
+    const head = heads.get(key);
+    if (head === undefined || goesBefore(message, head, maxPriorityWait)) heads.set(key, message);
   }
-  return heads;
+  return [...heads.values()].sort((a, b) => a.id - b.id);
 }

@@ -2,9 +2,16 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
-import type { Arrival, Delivery, OracleRate, RateConfig } from './oracle.js';
+import {
+  type Arrival,
+  type Delivery,
+  goesBefore,
+  type OracleRate,
+  type RateConfig,
+  SCENARIO_MAX_PRIORITY_WAIT,
+} from './oracle.js';
 import { createRecorder } from './recorder.js';
-import { advance, restoreRealTime, useVirtualTime } from './virtual-time.js';
+import { advance, now, restoreRealTime, useVirtualTime } from './virtual-time.js';
 
 /**
  * Random rates and arrival schedules for the property tests, and a driver that
@@ -53,21 +60,59 @@ const gapArbitrary = fc.oneof(
   fc.integer({ min: 0, max: 2500 }),
 );
 
+/** Half the messages name a priority (0-9, often one of a few, so that ties happen too), the rest take the default. */
+export const priorityArbitrary: fc.Arbitrary<number | undefined> = fc.oneof(
+  fc.constant(undefined),
+  fc.constantFrom(0, 5, 9),
+  fc.integer({ min: 0, max: 9 }),
+);
+
+/** A third of the messages have a deadline, as `maxWait` or as an absolute `deadline` (sometimes already past). */
+const deadlineArbitrary = fc.oneof(
+  { weight: 2, arbitrary: fc.constant({}) },
+  { weight: 1, arbitrary: fc.record({ maxWait: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 3000 })) }) },
+  { weight: 1, arbitrary: fc.record({ after: fc.integer({ min: -50, max: 3000 }) }) },
+);
+
+/** What else a generated message may carry besides its channel and cost. */
+export interface ArrivalExtras {
+  /** Random priorities (default: none, every message at the default). */
+  priorities?: boolean;
+  /** Random deadlines and maxWaits (default: none). */
+  deadlines?: boolean;
+}
+
 /** 1-25 messages for these rates: integer gaps, a channel of the config or none, a cost that fits. */
-export function arrivalsArbitrary(config: RateConfig, maxLength = 25): fc.Arbitrary<Arrival[]> {
+export function arrivalsArbitrary(
+  config: RateConfig,
+  maxLength = 25,
+  { priorities = false, deadlines = false }: ArrivalExtras = {},
+): fc.Arbitrary<Arrival[]> {
   const channelArbitrary = fc.constantFrom<string | undefined>(undefined, ...Object.keys(config.channels));
   const messageArbitrary = fc
-    .tuple(gapArbitrary, channelArbitrary, fc.integer({ min: 1, max: 5 }))
-    .map(([gap, channel, wantedCost]) => ({
+    .tuple(
+      gapArbitrary,
+      channelArbitrary,
+      fc.integer({ min: 1, max: 5 }),
+      priorities ? priorityArbitrary : fc.constant(undefined),
+      deadlines ? deadlineArbitrary : fc.constant({}),
+    )
+    .map(([gap, channel, wantedCost, priority, deadline]) => ({
       gap,
       channel,
       cost: Math.min(wantedCost, largestCostFor(config, channel)),
+      priority,
+      deadline: deadline as { maxWait?: number; after?: number },
     }));
   return fc.array(messageArbitrary, { minLength: 1, maxLength }).map((messages) => {
     let at = 0;
-    return messages.map(({ gap, channel, cost }, id) => {
+    return messages.map(({ gap, channel, cost, priority, deadline }, id) => {
       at += gap;
-      return { id, at, cost, channel };
+      const arrival: Arrival = { id, at, cost, channel, priority };
+      if (deadline.maxWait !== undefined) return { ...arrival, maxWait: deadline.maxWait };
+      // A time on the throttler's clock, which starts at 0 with the run: never negative.
+      if (deadline.after !== undefined) return { ...arrival, deadline: Math.max(0, at + deadline.after) };
+      return arrival;
     });
   });
 }
@@ -85,11 +130,11 @@ export type SendAs = 'events' | 'batches';
 
 export const sendAsArbitrary = fc.constantFrom<SendAs>('events', 'batches');
 
-/** Rates, an ordering, arrivals that fit them, and how they are sent. */
+/** Rates, an ordering, arrivals that fit them (with priorities), and how they are sent. */
 export const scenarioArbitrary = fc
   .tuple(rateConfigArbitrary, orderingArbitrary, sendAsArbitrary)
   .chain(([config, ordering, sendAs]) =>
-    arrivalsArbitrary(config).map((arrivals) => ({ config, ordering, arrivals, sendAs })),
+    arrivalsArbitrary(config, 25, { priorities: true }).map((arrivals) => ({ config, ordering, arrivals, sendAs })),
   );
 
 /** Rates as the machine takes them. */
@@ -118,6 +163,8 @@ export interface DrivenThrottler {
   deliveries(): ObservedDelivery[];
   /** Everything the throttler emitted, in order. */
   readonly emitted: ThrottlerEmitted[];
+  /** What was dropped, when (virtual time) and why. */
+  readonly dropped: Array<{ id: number; at: number; reason: string }>;
   /** Moves virtual time forward to `at` (a time since the run started). */
   advanceTo(at: number): void;
   /** The virtual time since the run started. */
@@ -126,9 +173,10 @@ export interface DrivenThrottler {
 
 /**
  * Starts a throttler with a recording target at virtual time 0, lets `prepare`
- * send it anything first, and sends each arrival at its time. Virtual time is
- * reset for every run, so each fast-check run starts from 0 with no timer left
- * over from the one before.
+ * send it anything first, and sends each arrival at its time, with its priority
+ * and deadline if it has them (maxPriorityWait: SCENARIO_MAX_PRIORITY_WAIT unless
+ * the input says). Virtual time is reset for every run, so each fast-check run
+ * starts from 0 with no timer left over from the one before.
  */
 export function driveSchedule(
   input: Omit<ThrottlerInput, 'target'>,
@@ -139,9 +187,13 @@ export function driveSchedule(
   restoreRealTime();
   useVirtualTime();
   const target = createRecorder<TaggedMessage>();
-  const actor = createActor(throttlerMachine, { input: { ...input, target: target.ref } });
+  const actor = createActor(throttlerMachine, {
+    input: { maxPriorityWait: SCENARIO_MAX_PRIORITY_WAIT, ...input, target: target.ref },
+  });
   const emitted: ThrottlerEmitted[] = [];
+  const dropped: DrivenThrottler['dropped'] = [];
   actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
+  actor.on('dropped', ({ message, reason }) => dropped.push({ id: message.id as number, at: now(), reason }));
   actor.start();
   prepare?.(actor);
   const byId = new Map(arrivals.map((arrival) => [arrival.id, arrival]));
@@ -150,10 +202,13 @@ export function driveSchedule(
     if (at > clock) advance(at - clock);
     clock = Math.max(clock, at);
   };
-  const entry = (arrival: Arrival) => ({
-    message: { type: 'tagged', id: arrival.id } as TaggedMessage,
-    channel: arrival.channel,
-    cost: arrival.cost,
+  const entry = ({ id, channel, cost, priority, deadline, maxWait }: Arrival) => ({
+    message: { type: 'tagged', id } as TaggedMessage,
+    channel,
+    cost,
+    ...(priority === undefined ? {} : { priority }),
+    ...(deadline === undefined ? {} : { deadline }),
+    ...(maxWait === undefined ? {} : { maxWait }),
   });
   for (let index = 0; index < arrivals.length; ) {
     const first = arrivals[index] as Arrival;
@@ -171,6 +226,7 @@ export function driveSchedule(
   return {
     actor,
     emitted,
+    dropped,
     advanceTo,
     elapsed: () => clock,
     deliveries: () =>
@@ -228,13 +284,48 @@ export function expectEachDeliveredOnce(deliveries: readonly ObservedDelivery[],
   expect([...deliveredIds].sort((a, b) => a - b)).toEqual(arrivals.map((arrival) => arrival.id));
 }
 
-/** Deliveries kept arrival order: globally with 'fifo', within each channel with 'per-channel'. */
+/**
+ * Deliveries kept the order: globally with 'fifo', within each channel with 'per-channel'. Without
+ * priorities that is arrival order. With them, a message that arrived later went first only if it
+ * ranks lower (oracle.ts, rankOf), so never with an equal priority, and never one that arrived
+ * maxPriorityWait or more later: a pairwise check, since which messages waited together depends on
+ * the strategy.
+ */
 export function expectArrivalOrder(
   deliveries: readonly ObservedDelivery[],
   arrivals: readonly Arrival[],
   ordering: Ordering,
+  maxPriorityWait = SCENARIO_MAX_PRIORITY_WAIT,
 ): void {
-  if (ordering === 'fifo')
-    expect(deliveries.map((delivery) => delivery.id)).toEqual(arrivals.map((arrival) => arrival.id));
-  else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
+  if (arrivals.every((arrival) => arrival.priority === undefined)) {
+    if (ordering === 'fifo')
+      expect(deliveries.map((delivery) => delivery.id)).toEqual(arrivals.map((arrival) => arrival.id));
+    else expect(idsByChannel(deliveries)).toEqual(idsByChannel(arrivals));
+    return;
+  }
+  expect(overtakings(deliveries, arrivals, ordering, maxPriorityWait)).toEqual([]);
+}
+
+/**
+ * Every pair where a message that arrived later was delivered before one that arrived earlier
+ * (in the same channel with 'per-channel') and does not rank lower: none when the order holds.
+ */
+export function overtakings(
+  deliveries: readonly { id: number }[],
+  arrivals: readonly Arrival[],
+  ordering: Ordering,
+  maxPriorityWait = SCENARIO_MAX_PRIORITY_WAIT,
+): Array<{ overtaken: Arrival; by: Arrival }> {
+  const byId = new Map(arrivals.map((arrival) => [arrival.id, arrival]));
+  const found: Array<{ overtaken: Arrival; by: Arrival }> = [];
+  const order = deliveries.map(({ id }) => byId.get(id) as Arrival);
+  for (const [index, first] of order.entries()) {
+    for (const later of order.slice(index + 1)) {
+      if (later.id > first.id) continue;
+      if (ordering === 'per-channel' && later.channel !== first.channel) continue;
+      // `first` arrived after `later` and went before it: only by ranking lower.
+      if (!goesBefore(first, later, maxPriorityWait)) found.push({ overtaken: later, by: first });
+    }
+  }
+  return found;
 }

@@ -1,0 +1,74 @@
+import type { ChannelQueue } from './channel-queue.js';
+import { IndexedHeap } from './indexed-heap.js';
+import type { Lane } from './lane.js';
+import { PRIORITY_LEVELS, type QueuedMessage } from './queued-message.js';
+
+/** Where the message a full queue gives up waits. */
+export interface OverflowVictim<TMessage> {
+  readonly queue: ChannelQueue<TMessage>;
+  readonly level: number;
+}
+
+/**
+ * Which waiting message a full queue gives up for a new one, with overflow
+ * 'drop-oldest' or 'drop-newest': the oldest (or newest) message of the lowest
+ * priority level that waits, so that a message is never displaced by one of
+ * lower priority. A new message of lower priority than every waiting one is
+ * refused instead (it would be the first to go). With one priority this is the
+ * oldest (or newest) message, as without priorities.
+ *
+ * A count per level finds the lowest level in O(levels); in per-channel mode a
+ * heap per level of the queues holding that level, by their oldest (or newest)
+ * message of it, finds the queue in O(log channels).
+ */
+export class OverflowChoice<TMessage> {
+  private readonly waitingByLevel = new Array<number>(PRIORITY_LEVELS).fill(0);
+  private readonly byLevel: Array<IndexedHeap<ChannelQueue<TMessage>>> | undefined;
+  private readonly oldest: boolean;
+
+  /** `oldest`: overflow 'drop-oldest' (else 'drop-newest'). */
+  constructor(oldest: boolean, perChannel: boolean) {
+    this.oldest = oldest;
+    this.byLevel = perChannel
+      ? Array.from({ length: PRIORITY_LEVELS }, (_, level) => this.heapOfLevel(level))
+      : undefined;
+  }
+
+  /** `change` messages of `level` joined (+1) or left (-1) `queue`: the ends of its lane may have moved. */
+  laneChanged(queue: ChannelQueue<TMessage>, level: number, change: number): void {
+    this.waitingByLevel[level] = (this.waitingByLevel[level] as number) + change;
+    const heap = this.byLevel?.[level];
+    if (heap === undefined) return;
+    if ((queue.lane(level)?.length ?? 0) === 0) heap.remove(queue);
+    else heap.update(queue);
+  }
+
+  /**
+   * The message to give up for a new one of `arriving` level, in `fifo` (FIFO mode's one queue)
+   * or wherever it waits; undefined when the new one is to be refused.
+   */
+  victim(arriving: number, fifo: ChannelQueue<TMessage> | undefined): OverflowVictim<TMessage> | undefined {
+    let level = 0;
+    while (level < PRIORITY_LEVELS && this.waitingByLevel[level] === 0) level++;
+    if (level === PRIORITY_LEVELS || arriving < level) return undefined;
+    const queue = fifo ?? this.byLevel?.[level]?.peek();
+    return queue === undefined ? undefined : { queue, level };
+  }
+
+  private heapOfLevel(level: number): IndexedHeap<ChannelQueue<TMessage>> {
+    const seqAt = (queue: ChannelQueue<TMessage>): number => {
+      const lane = queue.lane(level) as Lane<TMessage>;
+      return ((this.oldest ? lane.head : lane.tail) as QueuedMessage<TMessage>).seq;
+    };
+    return new IndexedHeap<ChannelQueue<TMessage>>(
+      this.oldest ? (a, b) => seqAt(a) < seqAt(b) : (a, b) => seqAt(a) > seqAt(b),
+      {
+        get: (queue) => queue.overflowSlots?.[level] ?? -1,
+        set: (queue, slot) => {
+          if (queue.overflowSlots === undefined) queue.overflowSlots = new Array<number>(PRIORITY_LEVELS).fill(-1);
+          queue.overflowSlots[level] = slot;
+        },
+      },
+    );
+  }
+}

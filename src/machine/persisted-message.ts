@@ -1,0 +1,91 @@
+/**
+ * A waiting message as a persisted snapshot keeps it, and the reading of one
+ * back (persisted-format.ts reads the rest). Priority and deadline came with
+ * format 3: absent, as in formats 1 and 2, they read as the default priority
+ * and no deadline.
+ */
+import { field, readCost, readPastTime, readRecord, readTime } from '../policies/saved-fields.js';
+import { ThrottlerOptionError } from '../rate/index.js';
+import { checkPriority, messageError } from './event-checks.js';
+import type { ResolvedOptions } from './options.js';
+import type { QueuedMessage } from './queued-message.js';
+
+/** A waiting message as saved: plain JSON when the message is. Times are wall-clock ms. */
+export interface SavedMessage<TMessage> {
+  message: TMessage;
+  channel: string | undefined;
+  cost: number;
+  queuedAt: number;
+  id: unknown;
+  /** Left out (undefined) for the default priority, and before format 3. */
+  priority?: number | undefined;
+  /** Left out (undefined) for none, and before format 3. */
+  deadline?: number | undefined;
+}
+
+/** A waiting message as saved, its times shifted by `shift` ms (onto the wall clock). */
+export function savedMessage<TMessage>(entry: QueuedMessage<TMessage>, shift: number): SavedMessage<TMessage> {
+  const { message, channel, cost, queuedAt, id, priority, deadline } = entry;
+  return {
+    message,
+    channel,
+    cost,
+    queuedAt: queuedAt + shift,
+    id,
+    priority,
+    deadline: deadline === undefined ? undefined : deadline + shift,
+  };
+}
+
+/** Whether a saved message needs format 3 to be read as it was: an older reader would drop these fields. */
+export function needsPriorityFormat(message: SavedMessage<unknown>): boolean {
+  return message.priority !== undefined || message.deadline !== undefined;
+}
+
+/** One saved message, every field checked; `savedAt` bounds its arrival (Infinity when unknown). */
+export function readMessage<TMessage>(
+  value: unknown,
+  path: string,
+  options: ResolvedOptions,
+  savedAt: number,
+): SavedMessage<TMessage> {
+  const entry = readRecord(value, path, 'an object { message, channel, cost, queuedAt, id, priority?, deadline? }');
+  const message = readRecord(field(entry, 'message'), `${path}.message`, 'an object (the message)');
+  // Delivered as an event, as a queued message must be: a message without a string type is refused here too.
+  const invalidMessage = messageError(message, `${path}.message`);
+  if (invalidMessage !== undefined) throw invalidMessage;
+  const channel = field(entry, 'channel');
+  if (channel !== undefined && (typeof channel !== 'string' || !options.channels.has(channel))) {
+    const requirement = `absent or a configured channel (${describeChannels(options)})`;
+    throw new ThrottlerOptionError(`${path}.channel`, requirement, channel);
+  }
+  // A cost above a limit lowered since is kept: the message is dropped when it comes next, as it would have been.
+  const cost = readCost(field(entry, 'cost'), `${path}.cost`);
+  const queuedAt = readPastTime(field(entry, 'queuedAt'), `${path}.queuedAt`, savedAt);
+  const saved: SavedMessage<TMessage> = {
+    message: message as TMessage,
+    channel,
+    cost,
+    queuedAt,
+    id: field(entry, 'id'),
+  };
+  const priority = field(entry, 'priority');
+  if (priority !== undefined) saved.priority = readPriority(priority, `${path}.priority`);
+  // A deadline passed while saved is kept: the message is dropped (expired) once restored, never delivered.
+  const deadline = field(entry, 'deadline');
+  if (deadline !== undefined) saved.deadline = readTime(deadline, `${path}.deadline`);
+  return saved;
+}
+
+function readPriority(value: unknown, path: string): number {
+  try {
+    return checkPriority(value) as number;
+  } catch {
+    throw new ThrottlerOptionError(path, 'an integer from 0 to 9', value);
+  }
+}
+
+export function describeChannels(options: ResolvedOptions): string {
+  const names = [...options.channels.keys()].map((name) => JSON.stringify(name));
+  return names.length === 0 ? 'none is configured' : `one of ${names.join(', ')}`;
+}
