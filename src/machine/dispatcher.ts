@@ -96,7 +96,7 @@ export class Dispatcher<TMessage> {
   ): 'queued' | 'rejected' {
     const entry = this.queues.enqueue(message, channel, cost, id, now);
     if (entry === undefined) return 'rejected';
-    this.clearance.admit?.(entry);
+    this.clearance.admit?.(entry, now);
     return 'queued';
   }
 
@@ -173,7 +173,7 @@ export class Dispatcher<TMessage> {
 
   /** Whether the strategy starts something when the throttler becomes active (the timer's tick period). */
   get startsPeriodsOnActivation(): boolean {
-    return this.options.strategy === 'timer';
+    return this.clearance.startsPeriodsOnActivation;
   }
 
   /**
@@ -185,18 +185,29 @@ export class Dispatcher<TMessage> {
     return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : this.chooseNext(now));
   }
 
-  /** The throttler became active: voucher periods start now. */
+  /**
+   * The throttler became active: voucher periods start now. Nothing to do for the other strategies. With the
+   * timer's, the waiting heads are filed afresh: O(queues waiting), and only queues that waited without a
+   * target can be waiting as the throttler becomes active (otherwise it was idle because nothing waited).
+   */
   activate(now: number): void {
+    if (!this.clearance.startsPeriodsOnActivation) return;
     this.clearance.activate(now);
     // A voucher period that starts afresh may free a channel sooner than its waiting head was filed for.
     this.schedule?.refileAll();
   }
 
-  /** Replaces the overall rates, or one channel's; an unknown channel is an error. */
+  /** Replaces the overall rates, or one channel's or key's; a name that is neither is an error. */
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
+  }
+
+  /** Replaces the keys' template; every key's head is looked at again, as for the overall rates. */
+  setKeyTemplate(rates: Rate[], now: number): void {
+    this.clearance.setKeyTemplate(rates, now);
+    this.schedule?.refileAll();
   }
 
   /** The waiting messages in arrival order (for inspection and persistence; O(n), never on a hot path). */
@@ -250,10 +261,11 @@ export class Dispatcher<TMessage> {
     const { now: _source, ...options } = this.options;
     // The machine's checked time line (never backwards), not the raw source: saved times must agree with it.
     const reading = this.readNow();
-    const { rates, channelRates } = this.clearance;
+    const { rates, channelRates, keyRates } = this.clearance;
+    const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
     return {
       format: PERSISTED_FORMAT,
-      options: { ...options, rates, channels: [...channelRates] },
+      options: { ...options, rates, channels: [...channelRates], keys: keys ?? null },
       state: this.save(reading, Date.now() - reading),
     };
   }

@@ -10,7 +10,7 @@
  * object keyed by channel name, where a channel named `__proto__` set the
  * object's prototype instead and lost its window. Format 1 is still read; one
  * that lost a configured channel's state is refused rather than restored with
- * an empty window.
+ * an empty window. Format 3 adds the keyed limits (persisted-keys.ts).
  */
 
 import type { PolicyState } from '../policies/index.js';
@@ -27,10 +27,13 @@ import {
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { messageError } from './event-checks.js';
 import type { ResolvedOptions, ThrottleOptions } from './options.js';
+import { isSavedKey, readKeyStates, readKeysOption } from './persisted-keys.js';
+import type { SavedKey } from './scope-policies.js';
 
 /** Marks a dispatcher saved by `Dispatcher.toJSON`, so that restoring can refuse anything else. */
-export const PERSISTED_FORMAT = 'xstate-throttler/2';
-/** The format before channel states became pairs. */
+export const PERSISTED_FORMAT = 'xstate-throttler/3';
+/** The format before keyed limits (no keys), and the one before channel states became pairs. */
+const SECOND_FORMAT = 'xstate-throttler/2';
 const FIRST_FORMAT = 'xstate-throttler/1';
 
 /** Where the saved dispatcher sits in a persisted snapshot: every path an error names starts here. */
@@ -61,6 +64,8 @@ export interface DispatcherState<TMessage> {
   overall: PolicyState;
   /** [name, state] pairs: a name is data, `__proto__` included. */
   channels: Array<[string, PolicyState]>;
+  /** The live keys as [name, state, own rates or null]. */
+  keys: Array<[string, PolicyState, Rate[] | null]>;
   pausedUntil: number | 'forever' | null;
   counts: SavedCounts;
 }
@@ -72,8 +77,12 @@ export interface DispatcherState<TMessage> {
  */
 export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT;
-  options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'> & {
+  options: Omit<
+    ResolvedOptions,
+    'now' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
+  > & {
     channels: Array<[string, Rate[]]>;
+    keys: { rates: Rate[]; idleAfter: number } | null;
     capacity: number | null;
     maxConcurrent: number | null;
     maxDeliveriesPerTurn: number | null;
@@ -94,6 +103,8 @@ export interface RestoredState<TMessage> {
   queue: Array<SavedMessage<TMessage>>;
   overall: SavedPolicy;
   channels: Map<string, SavedPolicy>;
+  /** Empty before format 3. */
+  keys: Map<string, SavedKey>;
   /** -Infinity: not paused; Infinity: until resumed. */
   pausedUntil: number;
   counts: SavedCounts;
@@ -109,10 +120,10 @@ export interface PersistedParts {
 /** The format and options of a saved dispatcher (the JSON form), checked as far as `resolveOptions` does not. */
 export function readPersisted(dispatcher: unknown, persisted: unknown): PersistedParts {
   const format = isRecord(dispatcher) ? field(dispatcher, 'format') : undefined;
-  if (format !== PERSISTED_FORMAT && format !== FIRST_FORMAT) {
+  if (format !== PERSISTED_FORMAT && format !== SECOND_FORMAT && format !== FIRST_FORMAT) {
     throw new ThrottlerOptionError(
       'persisted',
-      `a throttler's persisted snapshot (actor.getPersistedSnapshot(), whose context.dispatcher has format "${PERSISTED_FORMAT}" or "${FIRST_FORMAT}")`,
+      `a throttler's persisted snapshot (actor.getPersistedSnapshot(), whose context.dispatcher has format "${PERSISTED_FORMAT}", "${SECOND_FORMAT}" or "${FIRST_FORMAT}")`,
       format === undefined ? persisted : format,
     );
   }
@@ -125,6 +136,7 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
     rate: field(options, 'rates'),
     strategy: field(options, 'strategy'),
     channels: readChannelRates(field(options, 'channels'), `${path}.channels`),
+    keys: readKeysOption(field(options, 'keys'), `${path}.keys`),
     ordering: field(options, 'ordering'),
     maxBurst: field(strategyOptions, 'maxBurst') ?? undefined,
     warmup: field(strategyOptions, 'warmup') ?? undefined,
@@ -176,6 +188,8 @@ export function readState<TMessage extends object>(
       );
     }
   }
+  const keys =
+    parts.format === PERSISTED_FORMAT ? readKeyStates(field(state, 'keys'), `${path}.keys`, options) : new Map();
   const counts = readCounts(field(state, 'counts'), `${path}.counts`);
   if (counts.queued !== queue.length) {
     throw new ThrottlerOptionError(
@@ -189,6 +203,7 @@ export function readState<TMessage extends object>(
     queue,
     overall: { saved: field(state, 'overall'), path: `${path}.overall` },
     channels,
+    keys,
     pausedUntil: readPausedUntil(field(state, 'pausedUntil'), `${path}.pausedUntil`),
     counts,
   };
@@ -251,15 +266,26 @@ function readMessage<TMessage>(
   const invalidMessage = messageError(message, `${path}.message`);
   if (invalidMessage !== undefined) throw invalidMessage;
   const channel = field(entry, 'channel');
-  if (channel !== undefined && (typeof channel !== 'string' || !options.channels.has(channel))) {
-    const requirement = `absent or a configured channel (${describeChannels(options)})`;
+  if (
+    channel !== undefined &&
+    (typeof channel !== 'string' || !options.channels.has(channel)) &&
+    !isSavedKey(channel, options)
+  ) {
+    const channels = `a configured channel (${describeChannels(options)})`;
+    const requirement = options.keys ? `absent, ${channels} or a key` : `absent or ${channels}`;
     throw new ThrottlerOptionError(`${path}.channel`, requirement, channel);
   }
   // A cost above a limit lowered since is kept: the message is dropped when it comes next, as it would have been.
   const cost = readCost(field(entry, 'cost'), `${path}.cost`);
   const queuedAt = readPastTime(field(entry, 'queuedAt'), `${path}.queuedAt`, savedAt);
   // The message is whatever the saving throttler queued; only its being an object can be checked.
-  return { message: message as TMessage, channel, cost, queuedAt, id: field(entry, 'id') };
+  return {
+    message: message as TMessage,
+    channel: channel as string | undefined,
+    cost,
+    queuedAt,
+    id: field(entry, 'id'),
+  };
 }
 
 function readCounts(value: unknown, path: string): SavedCounts {

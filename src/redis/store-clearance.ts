@@ -94,6 +94,14 @@ export class RedisClearance implements StoreClearance {
     return this.limiter.channels;
   }
 
+  get keyRates(): Rate[] | undefined {
+    return this.local.keyRates;
+  }
+
+  get startsPeriodsOnActivation(): boolean {
+    return this.local.startsPeriodsOnActivation;
+  }
+
   get inFlightCount(): number {
     return this.inFlight.count;
   }
@@ -165,6 +173,10 @@ export class RedisClearance implements StoreClearance {
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.local.setRates(rates, channel, now);
     this.limiter.setRate(rates, channel).catch((error: unknown) => this.failed(error));
+  }
+
+  setKeyTemplate(rates: Rate[], now: number): void {
+    this.local.setKeyTemplate(rates, now);
   }
 
   pause(until: number): void {

@@ -466,7 +466,7 @@ describe('persisting and restoring a throttler across a process restart', () => 
     const other = createActor(createMachine({ context: { count: 0 } })).start();
     expect(() => restoreThrottler(other.getPersistedSnapshot())).toThrow(ThrottlerOptionError);
     expect(() => restoreThrottler({ context: { dispatcher: { format: 'xstate-throttler/0' } } })).toThrow(
-      'persisted must be a throttler\'s persisted snapshot (actor.getPersistedSnapshot(), whose context.dispatcher has format "xstate-throttler/2" or "xstate-throttler/1"), got "xstate-throttler/0"',
+      'persisted must be a throttler\'s persisted snapshot (actor.getPersistedSnapshot(), whose context.dispatcher has format "xstate-throttler/3", "xstate-throttler/2" or "xstate-throttler/1"), got "xstate-throttler/0"',
     );
     expect(() => restoreThrottler(undefined)).toThrow(/^persisted must be .*, got undefined$/);
   });
