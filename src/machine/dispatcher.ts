@@ -186,9 +186,8 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * The throttler became active: voucher periods start now. Nothing to do for the other strategies. With the
-   * timer's, the waiting heads are filed afresh: O(queues waiting), and only queues that waited without a
-   * target can be waiting as the throttler becomes active (otherwise it was idle because nothing waited).
+   * The throttler became active: voucher periods start now (other strategies: nothing to do). Heads are filed
+   * afresh, O(queues waiting): only queues that waited without a target can wait as the throttler activates.
    */
   activate(now: number): void {
     if (!this.clearance.startsPeriodsOnActivation) return;
@@ -204,7 +203,7 @@ export class Dispatcher<TMessage> {
     if (channel === undefined) this.schedule?.refileAll();
   }
 
-  /** Replaces the keys' template; every key's head is looked at again, as for the overall rates. */
+  /** Replaces the keys' template; every head is looked at again, as for the overall rates. */
   setKeyTemplate(rates: Rate[], now: number): void {
     this.clearance.setKeyTemplate(rates, now);
     this.schedule?.refileAll();

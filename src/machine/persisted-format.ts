@@ -27,7 +27,7 @@ import {
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { messageError } from './event-checks.js';
 import type { ResolvedOptions, ThrottleOptions } from './options.js';
-import { isSavedKey, readKeyStates, readKeysOption } from './persisted-keys.js';
+import { describeChannels, readKeyStates, readKeysOption, readSavedChannel } from './persisted-keys.js';
 import type { SavedKey } from './scope-policies.js';
 
 /** Marks a dispatcher saved by `Dispatcher.toJSON`, so that restoring can refuse anything else. */
@@ -265,27 +265,12 @@ function readMessage<TMessage>(
   // Delivered as an event, as a queued message must be: a message without a string type is refused here too.
   const invalidMessage = messageError(message, `${path}.message`);
   if (invalidMessage !== undefined) throw invalidMessage;
-  const channel = field(entry, 'channel');
-  if (
-    channel !== undefined &&
-    (typeof channel !== 'string' || !options.channels.has(channel)) &&
-    !isSavedKey(channel, options)
-  ) {
-    const channels = `a configured channel (${describeChannels(options)})`;
-    const requirement = options.keys ? `absent, ${channels} or a key` : `absent or ${channels}`;
-    throw new ThrottlerOptionError(`${path}.channel`, requirement, channel);
-  }
+  const channel = readSavedChannel(field(entry, 'channel'), `${path}.channel`, options);
   // A cost above a limit lowered since is kept: the message is dropped when it comes next, as it would have been.
   const cost = readCost(field(entry, 'cost'), `${path}.cost`);
   const queuedAt = readPastTime(field(entry, 'queuedAt'), `${path}.queuedAt`, savedAt);
   // The message is whatever the saving throttler queued; only its being an object can be checked.
-  return {
-    message: message as TMessage,
-    channel: channel as string | undefined,
-    cost,
-    queuedAt,
-    id: field(entry, 'id'),
-  };
+  return { message: message as TMessage, channel, cost, queuedAt, id: field(entry, 'id') };
 }
 
 function readCounts(value: unknown, path: string): SavedCounts {
@@ -304,9 +289,4 @@ function readPausedUntil(value: unknown, path: string): number {
   if (typeof value !== 'number')
     throw new ThrottlerOptionError(path, 'null, "forever" or a wall-clock time in ms', value);
   return readTime(value, path);
-}
-
-function describeChannels(options: ResolvedOptions): string {
-  const names = [...options.channels.keys()].map((name) => JSON.stringify(name));
-  return names.length === 0 ? 'none is configured' : `one of ${names.join(', ')}`;
 }

@@ -1,5 +1,5 @@
 /**
- * The keyed limits' part of the saved format (format 3): the `keys` option with the template's rates in force,
+ * The keyed limits' part of the saved format (format 3), and the check of a saved message's channel or key: the `keys` option with the template's rates in force,
  * and the live keys' states. Formats 1 and 2, written before keys existed, hold neither: a throttler restored
  * from them has no keys. Read as persisted-format.ts reads the rest, every field checked, every error naming
  * the path from the snapshot and the value.
@@ -40,7 +40,16 @@ export function readKeyStates(value: unknown, path: string, options: ResolvedOpt
   return keys;
 }
 
-/** Whether a saved message's channel names a key these options accept. */
-export function isSavedKey(channel: unknown, options: ResolvedOptions): boolean {
-  return options.keys !== undefined && isKeyName(channel);
+/** A saved message's channel: absent, a configured channel, or (with keys) a key. */
+export function readSavedChannel(value: unknown, path: string, options: ResolvedOptions): string | undefined {
+  if (value === undefined || options.channels.has(value as string) || (options.keys && isKeyName(value))) {
+    return value as string | undefined;
+  }
+  const channels = `a configured channel (${describeChannels(options)})`;
+  throw new ThrottlerOptionError(path, options.keys ? `absent, ${channels} or a key` : `absent or ${channels}`, value);
+}
+
+export function describeChannels(options: ResolvedOptions): string {
+  const names = [...options.channels.keys()].map((name) => JSON.stringify(name));
+  return names.length === 0 ? 'none is configured' : `one of ${names.join(', ')}`;
 }

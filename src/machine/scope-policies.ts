@@ -1,5 +1,6 @@
 import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
 import { isKeyName } from './keys-option.js';
 import { type ResolvedOptions, unknownChannelError } from './options.js';
 import type { SavedPolicy } from './persisted-format.js';
@@ -23,7 +24,7 @@ interface Scope {
   lastUsed: number;
   /** Keys: messages admitted for it and still waiting. */
   waiting: number;
-  /** Keys: stamped at every (re)insertion into the Map, so the sweep can tell that a key it holds has moved. */
+  /** Keys: kept by KeysByUse. */
   placed: number;
 }
 
@@ -53,23 +54,13 @@ export class ScopePolicies {
   private readonly options: ResolvedOptions;
   private readonly channels = new Map<string, Scope>();
   /** Live keys, least recently used first. */
-  private readonly keys = new Map<string, Scope>();
+  private readonly keys = new KeysByUse<Scope>();
   /** The template's rates in force (SET_RATE with keyTemplate changes them); undefined without `keys`. */
   templateRates: Rate[] | undefined;
   private templateKeepFor = 0;
   private templateSmallestLimit = Number.POSITIVE_INFINITY;
   private activations = 0;
   private activatedAt = Number.NEGATIVE_INFINITY;
-  /** The latest time a key was used at: a use is never dated before it, so the Map stays in order of last use. */
-  private latestUse = Number.NEGATIVE_INFINITY;
-  private placements = 0;
-  /**
-   * The sweep's place in `keys`: one live iterator, so that the entries deleted at the oldest end are
-   * passed once. (A fresh iterator per sweep would pass every deleted entry V8 has not compacted yet:
-   * O(keys) a sweep.) The cursor gives the oldest entries in turn; `held` is one it gave and left in place.
-   */
-  private cursor: IterableIterator<[string, Scope]> = this.keys.entries();
-  private held: { name: string; scope: Scope; placed: number } | undefined;
   /** Whether a name has deliveries in flight (held cost): such a key is never forgotten. */
   holdsInFlight: (name: string) => boolean = () => false;
 
@@ -150,7 +141,7 @@ export class ScopePolicies {
   /** The name was used at `at` (a delivery, a settle): a key moves to the newest end; a few old ones are swept. */
   used(name: string, at: number): void {
     const scope = this.keys.get(name);
-    if (scope !== undefined) this.touch(name, scope, at);
+    if (scope !== undefined) this.keys.use(name, scope, at);
     this.sweep(at);
   }
 
@@ -209,11 +200,10 @@ export class ScopePolicies {
     for (const [name, { saved, path, rates }] of keys) {
       const scope = this.newScope(rates ?? (this.templateRates as Rate[]), now, rates);
       scope.policy.load(saved, shift, path, savedAt);
-      this.place(name, scope);
+      this.keys.use(name, scope, now);
     }
     for (const scope of this.channels.values()) scope.policy.settleAllInFlight?.(now);
     for (const scope of this.keys.values()) scope.policy.settleAllInFlight?.(now);
-    this.latestUse = Math.max(this.latestUse, now);
   }
 
   private existing(name: string): Scope | undefined {
@@ -225,8 +215,7 @@ export class ScopePolicies {
     const scope = this.existing(name);
     if (scope !== undefined) return scope;
     const created = this.newScope(this.templateRates as Rate[], now, undefined);
-    this.place(name, created);
-    created.lastUsed = Math.max(now, this.latestUse);
+    this.keys.use(name, created, now);
     this.sweep(now);
     return created;
   }
@@ -265,60 +254,19 @@ export class ScopePolicies {
     return keepFor;
   }
 
-  private touch(name: string, scope: Scope, at: number): void {
-    this.latestUse = Math.max(this.latestUse, at);
-    scope.lastUsed = this.latestUse;
-    this.place(name, scope);
-  }
-
-  /** Puts a key at the newest end. */
-  private place(name: string, scope: Scope): void {
-    // Already there (a burst for one key): the Map is left alone.
-    if (scope.placed === this.placements && this.keys.get(name) === scope) return;
-    this.keys.delete(name);
-    this.keys.set(name, scope);
-    scope.placed = ++this.placements;
-  }
-
-  /** The least recently placed key, or undefined when none lives. */
-  private oldest(): [string, Scope] | undefined {
-    const held = this.held;
-    this.held = undefined;
-    // Everything the cursor gave before it was forgotten or moved on, so a held key that stayed put is the oldest.
-    if (held !== undefined && this.keys.get(held.name) === held.scope && held.scope.placed === held.placed) {
-      return [held.name, held.scope];
-    }
-    let next = this.cursor.next();
-    if (next.done === true) {
-      // Spent: every key was passed. A fresh cursor starts at the oldest end again.
-      this.cursor = this.keys.entries();
-      next = this.cursor.next();
-    }
-    return next.done === true ? undefined : next.value;
-  }
-
   /**
-   * Looks at up to SWEEP_STEPS keys from the least recently used end: an expired one is forgotten; one
-   * still in use (waiting or in flight) or kept longer for rates of its own goes to the back; the first
-   * key not idle past the template's keep-for ends the sweep, since every key after it was used later.
+   * A few keys from the least recently used end: an expired one is forgotten; one still in use (waiting or
+   * in flight) goes to the back as used now; one kept longer for rates of its own goes to the back as it
+   * is. The first key not idle past the template's keep-for ends the sweep: every key after it was used
+   * later (or lingers for its own rates).
    */
   private sweep(now: number): void {
-    for (let step = 0; step < SWEEP_STEPS; step++) {
-      const oldest = this.oldest();
-      if (oldest === undefined) return;
-      const [name, scope] = oldest;
-      const idle = now - scope.lastUsed;
-      if (scope.waiting > 0 || this.holdsInFlight(name)) {
-        this.touch(name, scope, now);
-      } else if (idle > scope.keepFor) {
-        this.keys.delete(name);
-      } else if (idle > this.templateKeepFor) {
-        // Its own rates are longer than the template's: it goes to the back with its last use unchanged.
-        this.place(name, scope);
-      } else {
-        this.held = { name, scope, placed: scope.placed };
-        return;
-      }
-    }
+    this.keys.sweep(now, SWEEP_STEPS, this.verdict);
   }
+
+  private readonly verdict = (name: string, scope: Scope, idle: number): SweepVerdict => {
+    if (scope.waiting > 0 || this.holdsInFlight(name)) return 'in-use';
+    if (idle > scope.keepFor) return 'forget';
+    return idle > this.templateKeepFor ? 'linger' : 'stop';
+  };
 }

@@ -238,10 +238,7 @@ export const throttlerMachine = setup({
           actions: ['setTarget', 'noticeWork'],
           description: 'Set (or unset) the actor that receives the messages.',
         },
-        SET_RATE: {
-          actions: ['setRate', 'noticeWork'],
-          description: "Replace the overall rate, one channel's or key's, or the keys' template.",
-        },
+        SET_RATE: { actions: ['setRate', 'noticeWork'], description: "Replace the overall rate, or one channel's." },
         CANCEL: {
           actions: ['cancelMessage', 'noticeWork'],
           description: 'Take a waiting message out of the queue by its id.',

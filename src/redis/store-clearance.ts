@@ -95,7 +95,7 @@ export class RedisClearance implements StoreClearance {
   }
 
   get keyRates(): Rate[] | undefined {
-    return this.local.keyRates;
+    return this.limiter.keyRates;
   }
 
   get startsPeriodsOnActivation(): boolean {
@@ -177,6 +177,7 @@ export class RedisClearance implements StoreClearance {
 
   setKeyTemplate(rates: Rate[], now: number): void {
     this.local.setKeyTemplate(rates, now);
+    this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.failed(error));
   }
 
   pause(until: number): void {
@@ -331,6 +332,8 @@ export class RedisClearance implements StoreClearance {
     if (notice.type === 'rates') {
       this.local.setRates(notice.rates, undefined, now);
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
+      if (notice.keys !== undefined && this.local.keyRates !== undefined) this.local.setKeyTemplate(notice.keys, now);
+      if (notice.key !== undefined) this.local.setRates(notice.key.rates, notice.key.name, now);
       this.rewind(now);
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
@@ -378,5 +381,6 @@ function shareOf(options: ResolvedOptions, share: number): ResolvedOptions {
     rates.map((rate) => ({ ...rate, limit: Math.max(1, Math.floor(rate.limit * share)) }));
   const channels = new Map<string, Rate[]>();
   for (const [name, rates] of options.channels) channels.set(name, cut(rates));
-  return { ...options, rates: cut(options.rates), channels };
+  const keys = options.keys && { ...options.keys, rates: cut(options.keys.rates) };
+  return { ...options, rates: cut(options.rates), channels, keys };
 }

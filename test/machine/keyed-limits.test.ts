@@ -158,6 +158,21 @@ describe('forgetting a key', () => {
     expect(savedKeys().has('a')).toBe(false);
   });
 
+  it('keeps a key with longer rates of its own that long, without holding back the forgetting of the keys after it', () => {
+    const { actor, queue, savedKeys } = startKeyed({ keys: { rate: '2/1s' } });
+    actor.send({ type: 'SET_RATE', rate: '1/10s', channel: 'long' });
+    queue(0, 'long');
+    advance(2_000);
+    queue(1, 'early');
+    advance(1_001);
+    for (let n = 2; n < 6; n++) queue(n, `late-${n}`);
+    // 'early' is forgotten although 'long', older, stays (moved to the back as it lingers).
+    expect([...savedKeys().keys()].sort()).toEqual(['late-2', 'late-3', 'late-4', 'late-5', 'long']);
+    advance(7_000);
+    for (let n = 6; n < 12; n++) queue(n, `later-${n}`);
+    expect(savedKeys().has('long')).toBe(false);
+  });
+
   it('never forgets a key while a message waits for it', () => {
     // The overall rate holds a's message for 10 s; other keys come and go meanwhile.
     const { actor, queue, deliveries, savedKeys } = startKeyed({ rate: '1/10s', keys: { rate: '1/1s' } });
