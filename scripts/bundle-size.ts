@@ -10,9 +10,10 @@ import { build } from 'esbuild';
  * The most the core entry point may weigh, minified and gzipped (bytes); raise it on purpose only.
  * Raised from 13,000 to 20,000 with issue 11's hardening (18.7 kB measured): checking every field of
  * every event and of a saved snapshot, the guarded clock, per-turn pacing, the shared abort listener,
- * and the O(log n) per-channel schedule with its indexed heap.
+ * and the O(log n) per-channel schedule with its indexed heap. Raised to 22,000 with issue 14's keyed
+ * limits (21.4 kB measured: keys created on demand and forgotten, lazy activation, saved format 3).
  */
-export const GZIP_BUDGET_BYTES = 20_000;
+export const GZIP_BUDGET_BYTES = 22_000;
 
 export interface BundleSize {
   minified: number;

@@ -1,6 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { resolveOptions } from '../../src/machine/options.js';
 import { createPolicy, SlidingWindowPolicy, STRATEGIES, VoucherTimerPolicy } from '../../src/policies/index.js';
 import { startKeyed } from '../support/keyed.js';
+
+const resolveWith = (extra: Record<string, unknown>) => resolveOptions({ rate: '10/1s', ...extra } as never);
+
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -123,6 +127,21 @@ describe('keyed limits: a template rate for keys that appear at run time', () =>
     expect(events('invalidEvent').map((event) => event.error.option)).toEqual(['channel', 'channel', 'SETTLED']);
     expect(reply.error?.message).toMatch(/^channel must be a key/);
     expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('refuses a bad keys option, naming the field and the value', () => {
+    const cases: Array<[unknown, string]> = [
+      ['5/1s', 'keys must be an object { rate, idleAfter? }, e.g. { rate: "5/1s", idleAfter: "5m" }, got "5/1s"'],
+      [{ rate: 'fast' }, 'keys.rate must be a rate such as "10/1s", "100/1m" or { limit, interval }, got "fast"'],
+      [{ rate: '5/1s', idleAfter: -1 }, 'keys.idleAfter must be a positive, finite duration in milliseconds, got -1'],
+      [
+        { rate: '5/1s', idleAfter: 'soon' },
+        'keys.idleAfter must be a duration such as 500ms, 1s, 1m, 1h or 1d, got "soon"',
+      ],
+    ];
+    for (const [keys, message] of cases) {
+      expect(() => resolveWith({ keys })).toThrow(message);
+    }
   });
 
   it('lets every fresh policy allow its first delivery at once (what a key that is not live answers)', () => {
