@@ -261,7 +261,8 @@ export class ScopePolicies {
    * later (or lingers for its own rates).
    */
   private sweep(now: number): void {
-    this.keys.sweep(now, SWEEP_STEPS, this.verdict);
+    // Channels only (no keys, or none live): nothing to look at, and no iterator to make.
+    if (this.keys.size > 0) this.keys.sweep(now, SWEEP_STEPS, this.verdict);
   }
 
   private readonly verdict = (name: string, scope: Scope, idle: number): SweepVerdict => {
