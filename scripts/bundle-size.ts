@@ -7,12 +7,11 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 /**
- * The most the core entry point may weigh, minified and gzipped (bytes); raise it on purpose only.
- * Raised from 13,000 to 20,000 with issue 11's hardening (18.7 kB measured): checking every field of
- * every event and of a saved snapshot, the guarded clock, per-turn pacing, the shared abort listener,
- * and the O(log n) per-channel schedule with its indexed heap.
+ * The gzipped budget: 24 kB. The measured 23.6 kB carries the hardening (18.7 kB), the store seam,
+ * priorities and deadlines, and keyed limits (21.4 kB with keys alone); the timeline, the server
+ * limits and the Redis store are entry points of their own. Raise it only with a reason here.
  */
-export const GZIP_BUDGET_BYTES = 20_000;
+export const GZIP_BUDGET_BYTES = 24_000;
 
 export interface BundleSize {
   minified: number;

@@ -26,6 +26,13 @@ const expectedOutput: Record<string, RegExp[]> = {
   ],
   'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
   'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
+  'keyed-limits.ts': [
+    /acme call 3\n/,
+    /bob call 1\n/,
+    /rejected: channel must be a key \(a non-empty string of at most 1024 characters\), got ""\n/,
+    / 1\d{3} ms {2}alice call 3\n/,
+    /done: \{ queued: 0, delivered: 7, dropped: 0, rejected: 1 \}/,
+  ],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
   'priorities.ts': [
     /ms {2}login\n +\d+ ms {2}page view\n +\d+ ms {2}dropped search \(stale after 150 ms\): expired\n +\d+ ms {2}report 1\n/,

@@ -26,8 +26,11 @@ export interface Clearance {
   /** Checks a message's channel and cost before it is queued; returns the cost, or throws a ThrottlerOptionError. */
   checkMessage(channel: unknown, cost: unknown): number;
 
-  /** A message entered the queue (a store may start reserving for it now, with the rest of the turn's burst). */
-  admit?(request: ClearanceRequest): void;
+  /**
+   * A message entered the queue at `now` (a store may start reserving for it now, with the rest of the turn's
+   * burst; the local policies keep its key while it waits).
+   */
+  admit?(request: ClearanceRequest, now: number): void;
 
   /** Whether this waiting message could ever go with the limits in force (a SET_RATE may have lowered one below its cost). */
   fits(request: ClearanceRequest): boolean;
@@ -51,14 +54,23 @@ export interface Clearance {
   /** A waiting message left the queue without going (cancelled, displaced, or too big): what it held goes back. */
   withdraw?(request: ClearanceRequest): void;
 
-  /** The throttler became active (the timer strategy's voucher period starts). */
+  /** The throttler became active (the timer strategy's voucher period starts). O(1), however many channels and keys. */
   activate(now: number): void;
+
+  /** Whether `activate` ever starts anything (the timer strategy's policies say so): if not, activation is skipped. */
+  readonly startsPeriodsOnActivation: boolean;
 
   /** Whether activating at `now` would start something (then a message cannot go while the throttler stays idle). */
   activationStarts(channel: unknown, now: number): boolean;
 
-  /** Replaces the overall rates, or one channel's; throws a ThrottlerOptionError for an unknown channel. */
+  /**
+   * Replaces the overall rates, or one channel's, or gives one key rates of its own (kept while the key lives);
+   * throws a ThrottlerOptionError for a name that is neither.
+   */
   setRates(rates: Rate[], channel: string | undefined, now: number): void;
+
+  /** Replaces the keys' template: every live key without rates of its own, and every later one (`keys` option only). */
+  setKeyTemplate(rates: Rate[], now: number): void;
 
   /** Nothing goes before `until` (Infinity: until resumed). */
   pause(until: number): void;
@@ -85,6 +97,8 @@ export interface Clearance {
   /** The rates in force, overall and per channel (SET_RATE changes them): what a persisted snapshot keeps. */
   readonly rates: Rate[];
   readonly channelRates: ReadonlyMap<string, Rate[]>;
+  /** The keys' template rates in force; undefined without the `keys` option. */
+  readonly keyRates: Rate[] | undefined;
 
   /** What a persisted snapshot keeps of it, times shifted by `shift` ms. */
   save(shift: number): SavedClearance;
@@ -107,6 +121,8 @@ export interface SavedClearance {
   overall: PolicyState;
   /** [name, state] pairs: a name is data, `__proto__` included. */
   channels: Array<[string, PolicyState]>;
+  /** The live keys as [name, state, own rates or null (the template's)], least recently used first. */
+  keys: Array<[string, PolicyState, Rate[] | null]>;
 }
 
 /**

@@ -108,7 +108,7 @@ export class Dispatcher<TMessage> {
   ): 'head' | 'queued' | 'rejected' | 'outranked' {
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
-    this.clearance.admit?.(entry);
+    this.clearance.admit?.(entry, now);
     return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';
   }
 
@@ -203,7 +203,7 @@ export class Dispatcher<TMessage> {
 
   /** Whether the strategy starts something when the throttler becomes active (the timer's tick period). */
   get startsPeriodsOnActivation(): boolean {
-    return this.options.strategy === 'timer';
+    return this.clearance.startsPeriodsOnActivation;
   }
 
   /**
@@ -217,18 +217,28 @@ export class Dispatcher<TMessage> {
     return this.clearance.tryAcquire(channel, cost, now, this.isEmpty ? undefined : queuedGoesAt);
   }
 
-  /** The throttler became active: voucher periods start now. */
+  /**
+   * The throttler became active: voucher periods start now (other strategies: nothing to do). Heads are filed
+   * afresh, O(queues waiting): only queues that waited without a target can wait as the throttler activates.
+   */
   activate(now: number): void {
+    if (!this.clearance.startsPeriodsOnActivation) return;
     this.clearance.activate(now);
     // A voucher period that starts afresh may free a channel sooner than its waiting head was filed for.
     this.schedule?.refileAll();
   }
 
-  /** Replaces the overall rates, or one channel's; an unknown channel is an error. */
+  /** Replaces the overall rates, or one channel's or key's; a name that is neither is an error. */
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
+  }
+
+  /** Replaces the keys' template; every head is looked at again, as for the overall rates. */
+  setKeyTemplate(rates: Rate[], now: number): void {
+    this.clearance.setKeyTemplate(rates, now);
+    this.schedule?.refileAll();
   }
 
   /** The waiting messages in arrival order (for inspection and persistence; O(n), never on a hot path). */
@@ -276,11 +286,14 @@ export class Dispatcher<TMessage> {
     const { now: _source, ...options } = this.options;
     // The machine's checked time line (never backwards), not the raw source: saved times must agree with it.
     const reading = this.readNow();
-    const { rates, channelRates } = this.clearance;
+    const { rates, channelRates, keyRates } = this.clearance;
+    const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
     const state = this.save(reading, Date.now() - reading);
+    // Format 2 when nothing needs format 3 (no keys, no priority or deadline), so that older versions read it.
+    const needsThird = keys !== undefined || state.queue.some(needsPriorityFormat);
     return {
-      format: state.queue.some(needsPriorityFormat) ? PERSISTED_FORMAT : FORMAT_WITHOUT_PRIORITIES,
-      options: { ...options, rates, channels: [...channelRates] },
+      format: needsThird ? PERSISTED_FORMAT : FORMAT_WITHOUT_PRIORITIES,
+      options: { ...options, rates, channels: [...channelRates], keys: keys ?? null },
       state,
     };
   }

@@ -119,3 +119,25 @@ export function checkDeadline(event: { deadline?: unknown; maxWait?: unknown }, 
   }
   return undefined;
 }
+
+/**
+ * Checks a SET_RATE's `channel` and `keyTemplate` (one or the other, or neither for the overall rates) and
+ * names the option its rate's errors mention. Whether the channel is configured, or can be a key, is the
+ * clearance's to say.
+ */
+export function rateScope(event: { channel?: unknown; keyTemplate?: unknown }): {
+  channel: string | undefined;
+  keyTemplate: boolean;
+  option: string;
+} {
+  const { channel, keyTemplate } = event;
+  if (keyTemplate !== undefined && keyTemplate !== true) {
+    throw new ThrottlerOptionError('keyTemplate', "true (the keys' template rate) or left out", keyTemplate);
+  }
+  if (channel !== undefined && (typeof channel !== 'string' || keyTemplate === true)) {
+    throw new ThrottlerOptionError('channel', 'a channel or key name, left out with keyTemplate', channel);
+  }
+  // A key is data, possibly long: the option an error names stays short.
+  const named = channel === undefined ? 'rate' : channel.length <= 64 ? `channels.${channel}` : 'channels[key]';
+  return { channel, keyTemplate: keyTemplate === true, option: keyTemplate === true ? 'keys.rate' : named };
+}

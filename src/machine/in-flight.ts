@@ -30,6 +30,11 @@ export class InFlightDeliveries {
     this.total += 1;
   }
 
+  /** Whether any delivery of this channel is in flight. */
+  holds(channel: string | undefined): boolean {
+    return this.byChannel.has(channel);
+  }
+
   /** Takes one delivery of this channel and cost out; false (and nothing changes) when none is in flight. */
   settle(channel: string | undefined, cost: number): boolean {
     const byCost = this.byChannel.get(channel);

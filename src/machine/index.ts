@@ -1,6 +1,6 @@
 export { summarizeInspection } from './inspection.js';
 export type { DropReason, ThrottlerCounts } from './message-queues.js';
-export type { Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
+export type { KeysOption, Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
 export type { PersistedDispatcher } from './persisted-format.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
 export { PRECISE_CLOCK_LEAD_MS, preciseClock, turnClock } from './precise-clock.js';

@@ -2,13 +2,15 @@ import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies
 import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
 import { InFlightDeliveries } from './in-flight.js';
-import { type ResolvedOptions, tracksInFlight, unknownChannelError } from './options.js';
+import { type ResolvedOptions, tracksInFlight } from './options.js';
 import type { RestoredState } from './persisted-format.js';
+import { ScopePolicies } from './scope-policies.js';
 
 /**
  * The clearance the local policies give, at once: the overall policy and each
- * channel's (the time comes from them, never computed here), the pause and the
- * deliveries in flight. Every answer is the latest of what each of them allows.
+ * channel's or key's (the time comes from them, never computed here; the channels
+ * and keys live in ScopePolicies), the pause and the deliveries in flight. Every
+ * answer is the latest of what each of them allows.
  */
 export class LocalClearance implements Clearance, PerChannelClearance {
   private readonly options: ResolvedOptions;
@@ -16,7 +18,8 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   rates: Rate[];
   readonly channelRates: Map<string, Rate[]>;
   private readonly overall: ThrottlePolicy<PolicyState>;
-  private readonly channelPolicies = new Map<string, ThrottlePolicy<PolicyState>>();
+  /** The configured channels' policies, and the keys' (created on demand, forgotten when long idle). */
+  private readonly scopes: ScopePolicies;
   pausedUntil = Number.NEGATIVE_INFINITY;
   /** Deliveries sent and not yet settled (tracked only with maxConcurrent or countUntil 'done'). */
   private readonly inFlight = new InFlightDeliveries();
@@ -30,24 +33,45 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     this.rates = options.rates;
     this.channelRates = new Map(options.channels);
     this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
-    for (const [name, rates] of options.channels) {
-      this.channelPolicies.set(name, createPolicy(options.strategy, rates, options.strategyOptions, now));
-    }
+    this.scopes = new ScopePolicies(options, now, this.overall.startsPeriodsOnActivation);
     this.tracksInFlight = tracksInFlight(options);
+    if (this.tracksInFlight) this.scopes.holdsInFlight = (name) => this.inFlight.holds(name);
   }
 
   get inFlightCount(): number {
     return this.inFlight.count;
   }
 
+  get startsPeriodsOnActivation(): boolean {
+    return this.overall.startsPeriodsOnActivation;
+  }
+
+  /** The keys' template rates in force; undefined without the `keys` option. */
+  get keyRates(): Rate[] | undefined {
+    return this.scopes.templateRates;
+  }
+
+  /** Keys held now: those used recently, or with messages waiting or in flight. */
+  get liveKeys(): number {
+    return this.scopes.liveKeys;
+  }
+
   checkMessage(channel: unknown, cost: unknown): number {
     let smallestLimit = this.overall.smallestLimit;
     if (channel !== undefined) {
-      const policy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
-      if (policy === undefined) throw unknownChannelError(channel, this.channelPolicies.keys());
-      smallestLimit = Math.min(smallestLimit, policy.smallestLimit);
+      const limit = this.scopes.smallestLimitOf(channel);
+      if (limit === undefined) throw this.scopes.unknownError(channel);
+      smallestLimit = Math.min(smallestLimit, limit);
     }
     return validateCost(cost ?? 1, smallestLimit);
+  }
+
+  admit(request: ClearanceRequest, now: number): void {
+    if (request.channel !== undefined) this.scopes.admitted(request.channel, now);
+  }
+
+  withdraw(request: ClearanceRequest): void {
+    if (request.channel !== undefined) this.scopes.left(request.channel);
   }
 
   fits(request: ClearanceRequest): boolean {
@@ -60,19 +84,17 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   allowsNow(channel: unknown, cost: unknown, now: number): boolean {
-    if (channel !== undefined && (typeof channel !== 'string' || !this.channelPolicies.has(channel))) return false;
+    if (channel !== undefined && !this.scopes.isKnown(channel)) return false;
     if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > this.smallestLimitFor(channel))
       return false;
     const checkedCost = cost as number;
     const at = this.commonClearAt(checkedCost, now);
-    return (
-      at <= now && (channel === undefined || this.channelPolicyOf(channel).earliestDelivery(now, checkedCost) <= now)
-    );
+    return at <= now && (channel === undefined || this.scopes.allowsNow(channel as string, checkedCost, now));
   }
 
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     const { channel, cost } = request;
-    const channelPolicy = channel === undefined ? undefined : this.channelPolicies.get(channel);
+    const channelPolicy = channel === undefined ? undefined : this.scopes.policy(channel, at);
     if (this.options.countUntil === 'done') {
       this.overall.holdInFlight?.(cost);
       channelPolicy?.holdInFlight?.(cost);
@@ -81,12 +103,18 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       channelPolicy?.recordDelivery(at, cost, requestedAt);
     }
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
+    if (channel !== undefined) {
+      if (request.seq >= 0) this.scopes.left(channel);
+      this.scopes.used(channel, at);
+    }
     this.channelChanged(channel);
   }
 
+  /** O(1): only the timer strategy starts anything, and its channels and keys hear of it at their next use. */
   activate(now: number): void {
+    if (!this.overall.startsPeriodsOnActivation) return;
     this.overall.activate(now);
-    for (const policy of this.channelPolicies.values()) policy.activate(now);
+    this.scopes.activate(now);
   }
 
   /**
@@ -95,8 +123,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
    */
   activationStarts(channel: unknown, now: number): boolean {
     if (this.overall.activationStartsPeriod?.(now)) return true;
-    const channelPolicy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
-    return channelPolicy?.activationStartsPeriod?.(now) === true;
+    return this.scopes.activationStarts(channel, now);
   }
 
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
@@ -105,11 +132,14 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       this.rates = rates;
       return;
     }
-    const policy = this.channelPolicies.get(channel);
-    if (policy === undefined) throw unknownChannelError(channel, this.channelPolicies.keys());
-    policy.setRates(rates, now);
-    this.channelRates.set(channel, rates);
+    if (!this.scopes.isKnown(channel)) throw this.scopes.unknownError(channel);
+    this.scopes.setRates(channel, rates, now);
+    if (this.channelRates.has(channel)) this.channelRates.set(channel, rates);
     this.channelChanged(channel);
+  }
+
+  setKeyTemplate(rates: Rate[], now: number): void {
+    this.scopes.setTemplate(rates, now);
   }
 
   pause(until: number): void {
@@ -149,9 +179,10 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     }
     if (this.options.countUntil === 'done') {
       this.overall.releaseInFlight?.(now, settled);
-      if (channel !== undefined) this.channelPolicies.get(channel)?.releaseInFlight?.(now, settled);
+      if (channel !== undefined) this.scopes.policy(channel, now).releaseInFlight?.(now, settled);
       this.channelChanged(channel);
     }
+    if (channel !== undefined) this.scopes.used(channel, now);
   }
 
   tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt?: number): number {
@@ -173,13 +204,11 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   /** What the request's channel's own policy allows (no channel: no limit of its own). */
   channelClearAt(request: ClearanceRequest, now: number): number {
     if (request.channel === undefined) return now;
-    return this.channelPolicyOf(request.channel).earliestDelivery(now, request.cost);
+    return this.scopes.policy(request.channel, now).earliestDelivery(now, request.cost);
   }
 
   save(shift: number): SavedClearance {
-    const channels: Array<[string, PolicyState]> = [];
-    for (const [name, policy] of this.channelPolicies) channels.push([name, policy.save(shift)]);
-    return { overall: this.overall.save(shift), channels };
+    return { overall: this.overall.save(shift), ...this.scopes.save(shift) };
   }
 
   /**
@@ -189,20 +218,12 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   load(state: RestoredState<unknown>, shift: number, settledAt: number): void {
     const { overall, savedAt = Number.POSITIVE_INFINITY } = state;
     this.overall.load(overall.saved, shift, overall.path, savedAt);
-    for (const [name, { saved, path }] of state.channels) {
-      this.channelPolicies.get(name)?.load(saved, shift, path, savedAt);
-    }
+    this.scopes.load(state.channels, state.keys, shift, savedAt, settledAt);
     this.overall.settleAllInFlight?.(settledAt);
-    for (const policy of this.channelPolicies.values()) policy.settleAllInFlight?.(settledAt);
     this.pausedUntil = state.pausedUntil + shift;
   }
 
-  private channelPolicyOf(channel: string): ThrottlePolicy<PolicyState> {
-    return this.channelPolicies.get(channel) as ThrottlePolicy<PolicyState>;
-  }
-
   private smallestLimitFor(channel: unknown): number {
-    const channelPolicy = typeof channel === 'string' ? this.channelPolicies.get(channel) : undefined;
-    return Math.min(this.overall.smallestLimit, channelPolicy?.smallestLimit ?? Number.POSITIVE_INFINITY);
+    return Math.min(this.overall.smallestLimit, this.scopes.smallestLimitOf(channel) ?? Number.POSITIVE_INFINITY);
   }
 }

@@ -7,6 +7,9 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../rate/index.js';
+import { type KeysOption, type KeyTemplate, MAX_KEY_LENGTH, resolveKeys } from './keys-option.js';
+
+export type { KeysOption, KeyTemplate } from './keys-option.js';
 
 /** In what order queued messages leave. */
 export type Ordering = (typeof ORDERINGS)[number];
@@ -35,7 +38,15 @@ export interface ThrottleOptions {
    * of name to rate. Any name works, `__proto__` included (as a computed key, `{ ['__proto__']: '1/1s' }`).
    */
   channels?: Record<string, RatesInput> | ReadonlyMap<string, RatesInput>;
-  /** `'fifo'` (default): arrival order across channels. `'per-channel'`: order within each channel only. */
+  /**
+   * Keyed limits: a template rate for keys that appear at run time (per customer, user, host), obeyed on top
+   * of the overall `rate`: `{ rate: '5/1s', idleAfter: '5m' }`. A message names its key in `channel`: a name
+   * in `channels` is that channel, any other non-empty string (at most 1024 characters) is a key. A key's
+   * window is created on its first message and forgotten once it has been idle (no delivery, nothing in
+   * flight, nothing waiting) for longer than both `idleAfter` (default 0) and its longest interval.
+   */
+  keys?: KeysOption;
+  /** `'fifo'` (default): arrival order across channels. `'per-channel'`: order within each channel (and key) only. */
   ordering?: Ordering;
   /** token-bucket: permits stored while idle, at most. Default: one interval's worth (the limit). */
   maxBurst?: number;
@@ -91,6 +102,8 @@ export interface ResolvedOptions {
   readonly rates: Rate[];
   readonly strategy: StrategyName;
   readonly channels: ReadonlyMap<string, Rate[]>;
+  /** Undefined without the `keys` option: then a name not in `channels` is an error. */
+  readonly keys: KeyTemplate | undefined;
   readonly ordering: Ordering;
   readonly strategyOptions: StrategyOptions;
   readonly capacity: number;
@@ -133,14 +146,25 @@ export function tracksInFlight(options: ResolvedOptions): boolean {
   return options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
 }
 
-/** The error for a channel name that is not configured, listing the names that are. */
-export function unknownChannelError(channel: unknown, configured: Iterable<string>): ThrottlerOptionError {
+/**
+ * The error for a channel name that is not configured, listing the names that are; with `keys`, for a
+ * name that is no key either (not a string, empty, or too long).
+ */
+export function unknownChannelError(
+  channel: unknown,
+  configured: Iterable<string>,
+  keys = false,
+): ThrottlerOptionError {
   const known = [...configured].map((name) => `"${name}"`).join(', ');
-  return new ThrottlerOptionError(
-    'channel',
-    known ? `one of ${known}` : 'undefined (no channels are configured)',
-    channel,
-  );
+  const key = `a key (a non-empty string of at most ${MAX_KEY_LENGTH} characters)`;
+  const requirement = keys
+    ? known
+      ? `one of ${known} or ${key}`
+      : key
+    : known
+      ? `one of ${known}`
+      : 'undefined (no channels are configured)';
+  return new ThrottlerOptionError('channel', requirement, channel);
 }
 
 /** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
@@ -172,6 +196,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
       channels.set(name, parseRates(channelRate, `channels.${name}`));
     }
   }
+  const keys = resolveKeys(options.keys);
   const ordering = checkOneOf('ordering', ORDERINGS, withDefault(options.ordering, 'fifo'));
   const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
@@ -206,8 +231,9 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
     rates,
     strategy,
     channels,
+    keys,
     ordering,
-    strategyOptions: resolveStrategyOptions(strategy, options, rates, channels),
+    strategyOptions: resolveStrategyOptions(strategy, options, rates, channels, keys),
     capacity,
     overflow,
     countUntil,
@@ -228,6 +254,7 @@ function resolveStrategyOptions(
   options: ThrottleOptions,
   rates: readonly Rate[],
   channels: ReadonlyMap<string, Rate[]>,
+  keys: KeyTemplate | undefined,
 ): StrategyOptions {
   const { maxBurst, warmup, coldFactor } = options;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
@@ -254,6 +281,7 @@ function resolveStrategyOptions(
     };
     checkRates(rates, 'rate');
     for (const [name, channelRates] of channels) checkRates(channelRates, `channels.${name}`);
+    if (keys !== undefined) checkRates(keys.rates, 'keys.rate');
     return { warmup: warmupMs, coldFactor: coldFactor ?? 3, maxBurst };
   }
   return {

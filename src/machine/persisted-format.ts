@@ -14,20 +14,23 @@
  * channel name, where a channel named `__proto__` set the object's prototype
  * instead and lost its window. Formats 1 and 2 are still read; a format 1 one
  * that lost a configured channel's state is refused rather than restored with an
- * empty window.
+ * empty window. Format 3 also keeps the keyed limits (persisted-keys.ts): written as
+ * format 3 too whenever keys are configured.
  */
 
 import type { PolicyState } from '../policies/index.js';
 import { field, isRecord, readArray, readCount, readRecord, readTime } from '../policies/saved-fields.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import type { ResolvedOptions, ThrottleOptions } from './options.js';
-import { describeChannels, readMessage, type SavedMessage } from './persisted-message.js';
+import { describeChannels, readKeyStates, readKeysOption } from './persisted-keys.js';
+import { readMessage, type SavedMessage } from './persisted-message.js';
+import type { SavedKey } from './scope-policies.js';
 
 export type { SavedMessage } from './persisted-message.js';
 
 /** Marks a dispatcher saved by `Dispatcher.toJSON`, so that restoring can refuse anything else. */
 export const PERSISTED_FORMAT = 'xstate-throttler/3';
-/** The format written when no waiting message has a priority or a deadline (see above). */
+/** The format written when no waiting message has a priority or a deadline and no keys are configured. */
 export const FORMAT_WITHOUT_PRIORITIES = 'xstate-throttler/2';
 /** The format before channel states became pairs. */
 const FIRST_FORMAT = 'xstate-throttler/1';
@@ -52,6 +55,8 @@ export interface DispatcherState<TMessage> {
   overall: PolicyState;
   /** [name, state] pairs: a name is data, `__proto__` included. */
   channels: Array<[string, PolicyState]>;
+  /** The live keys as [name, state, own rates or null]. */
+  keys: Array<[string, PolicyState, Rate[] | null]>;
   pausedUntil: number | 'forever' | null;
   counts: SavedCounts;
 }
@@ -63,8 +68,12 @@ export interface DispatcherState<TMessage> {
  */
 export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT | typeof FORMAT_WITHOUT_PRIORITIES;
-  options: Omit<ResolvedOptions, 'now' | 'channels' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'> & {
+  options: Omit<
+    ResolvedOptions,
+    'now' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
+  > & {
     channels: Array<[string, Rate[]]>;
+    keys: { rates: Rate[]; idleAfter: number } | null;
     capacity: number | null;
     maxConcurrent: number | null;
     maxDeliveriesPerTurn: number | null;
@@ -85,6 +94,8 @@ export interface RestoredState<TMessage> {
   queue: Array<SavedMessage<TMessage>>;
   overall: SavedPolicy;
   channels: Map<string, SavedPolicy>;
+  /** Empty before format 3. */
+  keys: Map<string, SavedKey>;
   /** -Infinity: not paused; Infinity: until resumed. */
   pausedUntil: number;
   counts: SavedCounts;
@@ -116,6 +127,7 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
     rate: field(options, 'rates'),
     strategy: field(options, 'strategy'),
     channels: readChannelRates(field(options, 'channels'), `${path}.channels`),
+    keys: readKeysOption(field(options, 'keys'), `${path}.keys`),
     ordering: field(options, 'ordering'),
     maxBurst: field(strategyOptions, 'maxBurst') ?? undefined,
     warmup: field(strategyOptions, 'warmup') ?? undefined,
@@ -169,6 +181,8 @@ export function readState<TMessage extends object>(
       );
     }
   }
+  const keys =
+    parts.format === PERSISTED_FORMAT ? readKeyStates(field(state, 'keys'), `${path}.keys`, options) : new Map();
   const counts = readCounts(field(state, 'counts'), `${path}.counts`);
   if (counts.queued !== queue.length) {
     throw new ThrottlerOptionError(
@@ -182,6 +196,7 @@ export function readState<TMessage extends object>(
     queue,
     overall: { saved: field(state, 'overall'), path: `${path}.overall` },
     channels,
+    keys,
     pausedUntil: readPausedUntil(field(state, 'pausedUntil'), `${path}.pausedUntil`),
     counts,
   };

@@ -8,6 +8,7 @@ import { field, readCost, readPastTime, readRecord, readTime } from '../policies
 import { ThrottlerOptionError } from '../rate/index.js';
 import { checkPriority, messageError } from './event-checks.js';
 import type { ResolvedOptions } from './options.js';
+import { readSavedChannel } from './persisted-keys.js';
 import type { QueuedMessage } from './queued-message.js';
 
 /** A waiting message as saved: plain JSON when the message is. Times are wall-clock ms. */
@@ -54,11 +55,7 @@ export function readMessage<TMessage>(
   // Delivered as an event, as a queued message must be: a message without a string type is refused here too.
   const invalidMessage = messageError(message, `${path}.message`);
   if (invalidMessage !== undefined) throw invalidMessage;
-  const channel = field(entry, 'channel');
-  if (channel !== undefined && (typeof channel !== 'string' || !options.channels.has(channel))) {
-    const requirement = `absent or a configured channel (${describeChannels(options)})`;
-    throw new ThrottlerOptionError(`${path}.channel`, requirement, channel);
-  }
+  const channel = readSavedChannel(field(entry, 'channel'), `${path}.channel`, options);
   // A cost above a limit lowered since is kept: the message is dropped when it comes next, as it would have been.
   const cost = readCost(field(entry, 'cost'), `${path}.cost`);
   const queuedAt = readPastTime(field(entry, 'queuedAt'), `${path}.queuedAt`, savedAt);
@@ -83,9 +80,4 @@ function readPriority(value: unknown, path: string): number {
   } catch {
     throw new ThrottlerOptionError(path, 'an integer from 0 to 9', value);
   }
-}
-
-export function describeChannels(options: ResolvedOptions): string {
-  const names = [...options.channels.keys()].map((name) => JSON.stringify(name));
-  return names.length === 0 ? 'none is configured' : `one of ${names.join(', ')}`;
 }

@@ -3,7 +3,7 @@ import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
 import { published, refuse, takeDiscarded, WAKE_UP_ID, withEffects } from './effects.js';
-import { checkTarget, pauseUntil, replyError } from './event-checks.js';
+import { checkTarget, pauseUntil, rateScope, replyError } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
@@ -87,8 +87,10 @@ export const throttlerMachine = setup({
     setRate: withEffects((context, event, effects) => {
       if (event.type !== 'SET_RATE') return;
       try {
-        const option = event.channel === undefined ? 'rate' : `channels.${event.channel}`;
-        context.dispatcher.setRates(parseRates(event.rate, option), event.channel, context.now());
+        const { channel, keyTemplate, option } = rateScope(event);
+        const rates = parseRates(event.rate, option);
+        if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
+        else context.dispatcher.setRates(rates, channel, context.now());
       } catch (error) {
         // The running actor stays as it was: a bad rate is reported, never half-applied.
         refuse(effects, event, error as Error);

@@ -31,7 +31,10 @@ export interface ThrottlerInput extends ThrottleOptions {
 export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
   type: 'QUEUE';
   message: TMessage;
-  /** A channel named in `channels`; without it only the overall rate applies. */
+  /**
+   * A channel named in `channels`, or with the `keys` option any other non-empty string (a key, obeying the
+   * keys' template rate); without it only the overall rate applies.
+   */
   channel?: string | undefined;
   /** How much of the limit this message spends (a positive integer, default 1). */
   cost?: number | undefined;
@@ -67,7 +70,8 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | QueueEvent<TMessage>
   | QueueBatchEvent<TMessage>
   | { type: 'SET_TARGET'; target: AnyActorRef | undefined }
-  | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined }
+  /** The overall rates; with `channel`, that channel's or key's; with `keyTemplate: true`, the keys' template. */
+  | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined; keyTemplate?: true | undefined }
   | { type: 'CANCEL'; id: unknown }
   | { type: 'PAUSE'; until?: number | undefined; duration?: number | undefined }
   | { type: 'RESUME' }

@@ -41,6 +41,10 @@ export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
     for (const part of this.parts) part.recordDelivery(at, cost, requestedAt);
   }
 
+  get startsPeriodsOnActivation(): boolean {
+    return this.parts.some((part) => part.startsPeriodsOnActivation);
+  }
+
   activate(now: number): void {
     for (const part of this.parts) part.activate(now);
   }

@@ -30,6 +30,11 @@ export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicySta
   /** The throttler went from idle to active at `now` (a voucher timer starts its period here). */
   activate(now: number): void;
   /**
+   * Whether `activate` ever changes anything (only the voucher timer's does): when it never does, the
+   * machine skips activation altogether, so that becoming active costs O(1) however many channels and keys live.
+   */
+  readonly startsPeriodsOnActivation: boolean;
+  /**
    * Whether `activate(now)` would start something (a voucher timer's new period).
    * When it would not, a message may go while the throttler stays idle. A
    * question: changes nothing. Absent: activation never starts anything.

@@ -49,6 +49,8 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
     this.log = new DeliveryLog(this.retainedEntries);
   }
 
+  readonly startsPeriodsOnActivation = false;
+
   activate(): void {}
 
   earliestDelivery(now: number, cost: number): number {

@@ -51,6 +51,8 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy<SmoothRateState
     return this.rate.limit;
   }
 
+  readonly startsPeriodsOnActivation = false;
+
   activate(): void {}
 
   earliestDelivery(now: number): number {

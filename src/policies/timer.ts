@@ -36,6 +36,8 @@ export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
     this.rate = rate;
   }
 
+  readonly startsPeriodsOnActivation = true;
+
   get smallestLimit(): number {
     return this.rate.limit;
   }

@@ -19,7 +19,11 @@ export class ThrottlerOptionError extends TypeError {
 
 /** Renders a bad value so that `0`, `'0'`, `NaN` and `undefined` are told apart in messages. */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
+  // A huge string (a key from a request) would make a huge message: its start and its length say enough.
+  if (typeof value === 'string')
+    return value.length > 100
+      ? `${JSON.stringify(value.slice(0, 60))}... (${value.length} characters)`
+      : JSON.stringify(value);
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   if (value === undefined || value === null) return String(value);
   if (typeof value === 'function') return 'a function';

@@ -11,6 +11,10 @@ export interface LimiterKeys {
   readonly overallLog: string;
   /** The log of one channel's grants. */
   channelLog(channel: string): string;
+  /** The log of one key's grants (keyed limits): created on demand, expiring like the rest. */
+  keyLog(key: string): string;
+  /** One key's state beside its log (newest grant, token buckets, rates of its own): a hash, expiring too. */
+  keyState(key: string): string;
   /** The pub/sub channel for fleet-wide notices. */
   readonly notices: string;
 }
@@ -29,6 +33,8 @@ export function limiterKeys(name: string, keyPrefix: string): LimiterKeys {
     config: `${base}cfg`,
     overallLog: `${base}all`,
     channelLog: (channel) => `${base}c:${channel}`,
+    keyLog: (key) => `${base}k:${key}`,
+    keyState: (key) => `${base}ks:${key}`,
     notices: `${keyPrefix}${base}notices`,
   };
 }

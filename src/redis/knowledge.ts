@@ -14,16 +14,32 @@ export interface ReplyHeader {
   readonly lostNow: boolean;
   readonly pauseId: string;
   readonly quarantineId: string;
-  /** Present when the caller's known version differed: '' for the opened overall rates. */
-  readonly rates?: { readonly overall: string; readonly channels: ReadonlyMap<string, string> };
+  /** Present when the caller's known version differed: '' for the opened overall rates (and template). */
+  readonly rates?: {
+    readonly overall: string;
+    readonly template: string;
+    readonly channels: ReadonlyMap<string, string>;
+  };
 }
 
 /** Decodes the header and says where the script's own results start. */
 export function decodeHeader(reply: unknown[]): { header: ReplyHeader; rest: number } {
-  const [epoch, seq, version, horizonUs, pausedUs, quarantineUs, lostNow, pauseId, quarantineId, overall, count] =
-    reply as [string, number, number, number, number, number, number, string, string, string, number];
+  const [
+    epoch,
+    seq,
+    version,
+    horizonUs,
+    pausedUs,
+    quarantineUs,
+    lostNow,
+    pauseId,
+    quarantineId,
+    overall,
+    template,
+    count,
+  ] = reply as [string, number, number, number, number, number, number, string, string, string, string, number];
   const channels = new Map<string, string>();
-  for (let i = 0; i < Number(count); i++) channels.set(String(reply[11 + 2 * i]), String(reply[12 + 2 * i]));
+  for (let i = 0; i < Number(count); i++) channels.set(String(reply[12 + 2 * i]), String(reply[13 + 2 * i]));
   return {
     header: {
       epoch: String(epoch),
@@ -35,9 +51,9 @@ export function decodeHeader(reply: unknown[]): { header: ReplyHeader; rest: num
       lostNow: Number(lostNow) === 1,
       pauseId: String(pauseId),
       quarantineId: String(quarantineId),
-      ...(overall === '=' ? {} : { rates: { overall: String(overall), channels } }),
+      ...(overall === '=' ? {} : { rates: { overall: String(overall), template: String(template), channels } }),
     },
-    rest: 11 + 2 * Number(count),
+    rest: 12 + 2 * Number(count),
   };
 }
 
@@ -57,6 +73,8 @@ export class Knowledge {
   private quarantineId = '0';
   rates: Rate[];
   channels: Map<string, Rate[]>;
+  /** The keys' template in force; undefined without keys. */
+  keyRates: Rate[] | undefined;
   private readonly listeners = new Set<(notice: StoreNotice) => void>();
 
   constructor(
@@ -65,6 +83,7 @@ export class Knowledge {
   ) {
     this.rates = declared.rates;
     this.channels = new Map(declared.channels);
+    this.keyRates = declared.keys;
   }
 
   /** The epoch and sequence to send: the caller's claim that the state must exist as it saw it. */
@@ -92,7 +111,7 @@ export class Knowledge {
     const versionKey = `${header.epoch}:${header.version}`;
     if (header.rates && versionKey !== this.versionKey) {
       this.versionKey = versionKey;
-      this.setRates(header.rates.overall, header.rates.channels);
+      this.setRates(header.rates.overall, header.rates.template, header.rates.channels);
     }
     if (header.pauseId !== this.pauseId) {
       const wasPaused = this.pauseId !== '0';
@@ -121,21 +140,26 @@ export class Knowledge {
       // next reply brings the full set; apply what is here meanwhile.
       if (Number(knownVersion) + 1 === notice.version) this.versionKey = `${notice.epoch}:${notice.version}`;
       const rates = ratesFromJson(JSON.stringify(notice.rates));
-      if (notice.channel === null) this.rates = rates;
+      let key: { name: string; rates: Rate[] } | undefined;
+      if (notice.template === true) this.keyRates = rates;
+      else if (typeof notice.key === 'string') key = { name: notice.key, rates };
+      else if (notice.channel === null) this.rates = rates;
       else this.channels.set(notice.channel, rates);
-      this.emit({ type: 'rates', rates: this.rates, channels: new Map(this.channels) });
+      this.emit({ type: 'rates', rates: this.rates, channels: new Map(this.channels), keys: this.keyRates, key });
     }
   }
 
-  private setRates(overall: string, overrides: ReadonlyMap<string, string>): void {
+  private setRates(overall: string, template: string, overrides: ReadonlyMap<string, string>): void {
     const rates = overall === '' ? this.declared.rates : ratesFromJson(overall);
+    const keyRates = template === '' || this.declared.keys === undefined ? this.declared.keys : ratesFromJson(template);
     const channels = new Map(this.declared.channels);
     for (const [name, json] of overrides) if (channels.has(name)) channels.set(name, ratesFromJson(json));
-    const before = JSON.stringify([this.rates, [...this.channels]]);
+    const before = JSON.stringify([this.rates, this.keyRates, [...this.channels]]);
     this.rates = rates;
+    this.keyRates = keyRates;
     this.channels = channels;
-    if (JSON.stringify([rates, [...channels]]) !== before) {
-      this.emit({ type: 'rates', rates, channels: new Map(channels) });
+    if (JSON.stringify([rates, keyRates, [...channels]]) !== before) {
+      this.emit({ type: 'rates', rates, channels: new Map(channels), keys: keyRates });
     }
   }
 

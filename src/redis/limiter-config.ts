@@ -10,6 +10,8 @@ export interface DeclaredConfig {
   readonly rates: Rate[];
   /** Sorted by name, so that the same channels always give the same JSON. */
   readonly channels: ReadonlyMap<string, Rate[]>;
+  /** The keys' template rates (keyed limits), or undefined: then a name not in `channels` is refused. */
+  readonly keys: Rate[] | undefined;
   readonly maxBurst: number | undefined;
   readonly maxReserveAheadMs: number;
   /** sliding-window: how long after its time a grant may still be sent (0 for token-bucket). */
@@ -62,11 +64,12 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
   }
   const rates = parseRates(config.rates, 'rate');
   const channels = parseChannels(config.channels);
+  const keys = config.keys === undefined ? undefined : parseRates(config.keys, 'keys.rate');
   const maxBurst = config.maxBurst;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
   }
-  const maxReserveAheadMs = config.maxReserveAheadMs ?? defaultReserveAhead(rates, channels);
+  const maxReserveAheadMs = config.maxReserveAheadMs ?? defaultReserveAhead(rates, channels, keys);
   if (typeof maxReserveAheadMs !== 'number' || !Number.isFinite(maxReserveAheadMs) || maxReserveAheadMs < 0) {
     throw new ThrottlerOptionError('maxReserveAheadMs', 'a finite number of milliseconds >= 0', maxReserveAheadMs);
   }
@@ -82,12 +85,15 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
     strategy,
     rates: JSON.parse(ratesJson(rates)),
     channels: [...channels].map(([name, channelRates]) => [name, JSON.parse(ratesJson(channelRates))]),
+    // Only with keys: a configuration without them reads as it did before keys existed, so a fleet
+    // that does not use them shares its state with processes of the previous version.
+    ...(keys === undefined ? {} : { keys: JSON.parse(ratesJson(keys)) }),
     maxBurst: strategy === 'token-bucket' ? (maxBurst ?? null) : null,
     ahead: toMicros(maxReserveAheadMs),
     grace: toMicros(grantGraceMs),
     test: testClock,
   });
-  return { strategy, rates, channels, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
+  return { strategy, rates, channels, keys, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
 }
 
 function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate[]> {
@@ -102,9 +108,13 @@ function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate
   return channels;
 }
 
-function defaultReserveAhead(rates: readonly Rate[], channels: ReadonlyMap<string, Rate[]>): number {
+function defaultReserveAhead(
+  rates: readonly Rate[],
+  channels: ReadonlyMap<string, Rate[]>,
+  keys: readonly Rate[] | undefined,
+): number {
   let shortest = MAX_DEFAULT_RESERVE_AHEAD_MS;
-  for (const rate of rates) shortest = Math.min(shortest, rate.interval);
+  for (const rate of [...rates, ...(keys ?? [])]) shortest = Math.min(shortest, rate.interval);
   for (const channelRates of channels.values())
     for (const rate of channelRates) shortest = Math.min(shortest, rate.interval);
   return shortest;
@@ -134,6 +144,7 @@ export function firstDifference(
     strategy: 'strategy',
     rates: 'rate',
     channels: 'channels',
+    keys: 'keys',
     maxBurst: 'maxBurst',
     ahead: 'maxReserveAheadMs',
     grace: 'grantGraceMs',
@@ -155,7 +166,7 @@ function readable(field: string, value: unknown): unknown {
           .map((pair) => (Array.isArray(pair) ? formatRate({ limit: pair[0], interval: pair[1] / 1000 }) : pair))
           .join(', ')
       : list;
-  if (field === 'rates') return rates(value);
+  if (field === 'rates' || field === 'keys') return rates(value);
   if (field === 'channels' && Array.isArray(value)) {
     return Object.fromEntries(value.map((entry) => (Array.isArray(entry) ? [entry[0], rates(entry[1])] : [entry, ''])));
   }

@@ -4,7 +4,17 @@ import type { RedisClientLike } from './types.js';
 export type PublishedNotice =
   | { kind: 'pause'; epoch: string; id: string; forUs: number }
   | { kind: 'resume'; epoch: string }
-  | { kind: 'rates'; epoch: string; version: number; channel: string | null; rates: Array<[number, number]> };
+  | {
+      kind: 'rates';
+      epoch: string;
+      version: number;
+      channel: string | null;
+      /** A key's own rates (keyed limits). */
+      key?: string;
+      /** The keys' template. */
+      template?: true;
+      rates: Array<[number, number]>;
+    };
 
 /**
  * The store's one subscriber connection, opened when the first listener arrives and closed when

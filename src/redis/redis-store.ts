@@ -18,9 +18,9 @@ import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfi
  * ioredis' defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (a restarted Redis).
  */
 const COMMANDS = {
-  reserve: { name: 'xthrottlerReserveV1', lua: RESERVE_SCRIPT },
-  release: { name: 'xthrottlerReleaseV1', lua: RELEASE_SCRIPT },
-  control: { name: 'xthrottlerControlV1', lua: CONTROL_SCRIPT },
+  reserve: { name: 'xthrottlerReserveV2', lua: RESERVE_SCRIPT },
+  release: { name: 'xthrottlerReleaseV2', lua: RELEASE_SCRIPT },
+  control: { name: 'xthrottlerControlV2', lua: CONTROL_SCRIPT },
 } as const;
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
@@ -79,6 +79,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         strategy: throttle.strategy,
         rates: throttle.rates,
         channels: throttle.channels,
+        keys: throttle.keys?.rates,
         maxBurst: throttle.strategyOptions.maxBurst,
         ordering: throttle.ordering,
         countUntil: throttle.countUntil,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { isKeyName } from '../machine/keys-option.js';
 import { unknownChannelError } from '../machine/options.js';
 import { parseRates, type RatesInput, ThrottlerOptionError, validateCost } from '../rate/index.js';
 import { StoreConflictError } from './errors.js';
@@ -54,6 +55,10 @@ export class RedisSharedLimiter implements SharedLimiter {
     return this.knowledge.channels;
   }
 
+  get keyRates() {
+    return this.knowledge.keyRates;
+  }
+
   get grantGraceMs(): number {
     return this.declared.grantGraceMs;
   }
@@ -62,7 +67,7 @@ export class RedisSharedLimiter implements SharedLimiter {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
     const outcomes: Array<ReserveOutcome | undefined> = new Array(requests.length);
-    const scopes = new ChannelScopes();
+    const scopes = this.scopes();
     const pairs: string[] = [];
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
@@ -77,7 +82,7 @@ export class RedisSharedLimiter implements SharedLimiter {
       asked.push({ index, channel });
     }
     if (asked.length > 0) {
-      const { reply, rest, header } = await this.call('reserve', scopes.names, pairs);
+      const { reply, rest, header } = await this.call('reserve', scopes, pairs);
       for (const [n, { index, channel }] of asked.entries()) {
         const kind = Number(reply[rest + 3 * n]);
         const micros = Number(reply[rest + 3 * n + 1]);
@@ -86,7 +91,7 @@ export class RedisSharedLimiter implements SharedLimiter {
         outcomes[index] = outcomeOf(
           kind,
           micros,
-          `${header.epoch} ${member} ${channel === undefined ? '-' : `+${channel}`}`,
+          `${header.epoch} ${member} ${channel === undefined ? '-' : `${scopes.isKey(channel) ? '*' : '+'}${channel}`}`,
           request,
         );
       }
@@ -100,33 +105,41 @@ export class RedisSharedLimiter implements SharedLimiter {
     }
     const parsed = reservations.map(parseReservation);
     if (parsed.length === 0 || this.declared.strategy === 'token-bucket') return;
-    const scopes = new ChannelScopes();
+    const scopes = this.scopes();
     const triples: string[] = [];
     for (const { epoch, member, channel } of parsed) {
       const scope = scopes.of(channel);
       triples.push(String(scope), epoch, member);
     }
-    await this.call('release', scopes.names, triples);
+    await this.call('release', scopes, triples);
   }
 
   async setRate(rates: RatesInput, channel?: string): Promise<void> {
-    if (channel !== undefined && !this.declared.channels.has(channel)) {
-      throw unknownChannelError(channel, this.declared.channels.keys());
+    if (channel !== undefined && !this.declared.channels.has(channel) && !this.isKey(channel)) {
+      throw unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);
     }
     const parsed = parseRates(rates, channel === undefined ? 'rate' : `channels.${channel}`);
-    const names = channel === undefined ? [] : [channel];
-    await this.call('control', names, ['rate', channel === undefined ? '0' : '1', ratesJson(parsed)]);
+    const scopes = this.scopes();
+    const scope = scopes.of(channel);
+    await this.call('control', scopes, ['rate', String(scope), ratesJson(parsed)]);
+  }
+
+  async setKeyTemplate(rates: RatesInput): Promise<void> {
+    if (this.declared.keys === undefined) {
+      throw new ThrottlerOptionError('keyTemplate', 'set only on a limiter opened with keys', this.name);
+    }
+    await this.call('control', this.scopes(), ['template', ratesJson(parseRates(rates, 'keys.rate'))]);
   }
 
   async pause(durationMs: number): Promise<void> {
     if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs <= 0) {
       throw new ThrottlerOptionError('pause', 'a positive, finite duration in milliseconds', durationMs);
     }
-    await this.call('control', [], ['pause', String(toMicros(durationMs))]);
+    await this.call('control', this.scopes(), ['pause', String(toMicros(durationMs))]);
   }
 
   async resume(): Promise<void> {
-    await this.call('control', [], ['resume']);
+    await this.call('control', this.scopes(), ['resume']);
   }
 
   subscribe(listener: (notice: StoreNotice) => void): () => void {
@@ -148,8 +161,8 @@ export class RedisSharedLimiter implements SharedLimiter {
       return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
     }
     const channel = request.channel;
-    if (channel !== undefined && (typeof channel !== 'string' || !this.knowledge.channels.has(channel))) {
-      return unknownChannelError(channel, this.knowledge.channels.keys());
+    if (channel !== undefined && !this.knowledge.channels.has(channel as string) && !this.isKey(channel)) {
+      return unknownChannelError(channel, this.knowledge.channels.keys(), this.declared.keys !== undefined);
     }
     // Whether the cost fits the smallest limit is Redis' call: another process may have changed the rates.
     try {
@@ -160,14 +173,25 @@ export class RedisSharedLimiter implements SharedLimiter {
     return undefined;
   }
 
+  /** Whether a name is a key: the limiter has keys, and the name is no channel and a valid key. */
+  private isKey(name: unknown): name is string {
+    return this.declared.keys !== undefined && !this.declared.channels.has(name as string) && isKeyName(name);
+  }
+
+  /** The scopes of one call: a channel's state is in the configuration hash, a key's in a hash of its own. */
+  private scopes(): Scopes {
+    return new Scopes((name) => this.isKey(name), this.keys);
+  }
+
   /** Runs one script with the common header; learns from the reply; maps a conflict to its error. */
   private async call(
     script: 'reserve' | 'release' | 'control',
-    channelNames: string[],
+    scopes: Scopes,
     own: string[],
   ): Promise<{ reply: unknown[]; rest: number; header: ReplyHeader }> {
     const expected = this.knowledge.expectation();
-    const keys = [this.keys.config, this.keys.overallLog, ...channelNames.map((name) => this.keys.channelLog(name))];
+    const keys = [this.keys.config, this.keys.overallLog, ...scopes.logs, ...scopes.states];
+    const channelNames = scopes.names;
     const args = [
       this.declared.json,
       randomBytes(8).toString('hex'),
@@ -214,13 +238,13 @@ function validateCostError(cost: number, smallest: number): ThrottlerOptionError
   return new ThrottlerOptionError('cost', `at most ${smallest}`, cost);
 }
 
-/** `epoch member -|+channel`: neither the epoch nor the member holds a space; the channel may. */
+/** `epoch member -|+channel|*key`: neither the epoch nor the member holds a space; the channel or key may. */
 function parseReservation(reservation: unknown): { epoch: string; member: string; channel: string | undefined } {
   if (typeof reservation === 'string') {
     const first = reservation.indexOf(' ');
     const second = reservation.indexOf(' ', first + 1);
     const tail = reservation.slice(second + 1);
-    if (first > 0 && second > first + 1 && (tail === '-' || tail.startsWith('+'))) {
+    if (first > 0 && second > first + 1 && (tail === '-' || tail.startsWith('+') || tail.startsWith('*'))) {
       return {
         epoch: reservation.slice(0, first),
         member: reservation.slice(first + 1, second),
@@ -232,19 +256,29 @@ function parseReservation(reservation: unknown): { epoch: string; member: string
 }
 
 /**
- * The channels one script call names, numbered 1, 2, ... in the order the call
- * first names them (0 is no channel): the script gets each channel's key once,
- * and each request refers to it by number.
+ * The channels and keys one script call names, numbered 1, 2, ... in the order the call first names
+ * them (0 is neither): the script gets each one's log and state once, and its name marked 'c' (a
+ * channel) or 'k' (a key), and each request refers to it by number.
  */
-class ChannelScopes {
+class Scopes {
   readonly names: string[] = [];
+  readonly logs: string[] = [];
+  readonly states: string[] = [];
   private readonly numbers = new Map<string, number>();
+
+  constructor(
+    readonly isKey: (name: string) => boolean,
+    private readonly keys: LimiterKeys,
+  ) {}
 
   of(channel: string | undefined): number {
     if (channel === undefined) return 0;
     let scope = this.numbers.get(channel);
     if (scope === undefined) {
-      this.names.push(channel);
+      const key = this.isKey(channel);
+      this.names.push(`${key ? 'k' : 'c'}${channel}`);
+      this.logs.push(key ? this.keys.keyLog(channel) : this.keys.channelLog(channel));
+      this.states.push(key ? this.keys.keyState(channel) : this.keys.config);
       scope = this.names.length;
       this.numbers.set(channel, scope);
     }

@@ -84,6 +84,14 @@ export class RedisClearance implements StoreClearance {
     return this.limiter.channels;
   }
 
+  get keyRates(): Rate[] | undefined {
+    return this.limiter.keyRates;
+  }
+
+  get startsPeriodsOnActivation(): boolean {
+    return this.local.startsPeriodsOnActivation;
+  }
+
   get inFlightCount(): number {
     return this.inFlight.count;
   }
@@ -159,6 +167,11 @@ export class RedisClearance implements StoreClearance {
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.local.setRates(rates, channel, now);
     this.limiter.setRate(rates, channel).catch((error: unknown) => this.failed(error));
+  }
+
+  setKeyTemplate(rates: Rate[], now: number): void {
+    this.local.setKeyTemplate(rates, now);
+    this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.failed(error));
   }
 
   pause(until: number): void {
@@ -310,6 +323,8 @@ export class RedisClearance implements StoreClearance {
     if (notice.type === 'rates') {
       this.local.setRates(notice.rates, undefined, now);
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
+      if (notice.keys !== undefined && this.local.keyRates !== undefined) this.local.setKeyTemplate(notice.keys, now);
+      if (notice.key !== undefined) this.local.setRates(notice.key.rates, notice.key.name, now);
       this.rewind(now);
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
@@ -372,5 +387,6 @@ function shareOf(options: ResolvedOptions, share: number): ResolvedOptions {
     rates.map((rate) => ({ ...rate, limit: Math.max(1, Math.floor(rate.limit * share)) }));
   const channels = new Map<string, Rate[]>();
   for (const [name, rates] of options.channels) channels.set(name, cut(rates));
-  return { ...options, rates: cut(options.rates), channels };
+  const keys = options.keys && { ...options.keys, rates: cut(options.keys.rates) };
+  return { ...options, rates: cut(options.rates), channels, keys };
 }

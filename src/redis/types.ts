@@ -62,6 +62,12 @@ export interface SharedLimiterConfig {
   rates: RatesInput;
   /** Per-channel rates on top of the overall ones. */
   channels?: ReadonlyMap<string, RatesInput> | Readonly<Record<string, RatesInput>> | undefined;
+  /**
+   * Keyed limits: the template rates of keys that appear at run time (a request names its key in
+   * `channel`; a name in `channels` is that channel). Each key's window is a Redis key of its own under
+   * the limiter's hash tag, created by its first grant and expiring like the rest.
+   */
+  keys?: RatesInput | undefined;
   /** token-bucket: permits stored while idle, at most. Default: the limit. */
   maxBurst?: number | undefined;
   /** Only 'fifo' can be shared: a reservation cannot be moved once granted. */
@@ -86,7 +92,7 @@ export interface SharedLimiterConfig {
 
 /** One message that wants to go. */
 export interface ReservationRequest {
-  /** A configured channel, or undefined for none. */
+  /** A configured channel, a key (with `keys`), or undefined for none. */
   readonly channel?: string | undefined;
   /** A positive integer no larger than the smallest limit that applies. */
   readonly cost: number;
@@ -113,7 +119,15 @@ export type ReserveOutcome =
 /** Fleet-wide news, from pub/sub or from a reply, whichever comes first (at most once each). */
 export type StoreNotice =
   /** The current rates, after a `setRate` by any process (or back to the opened ones after the state expired). */
-  | { readonly type: 'rates'; readonly rates: Rate[]; readonly channels: ReadonlyMap<string, Rate[]> }
+  | {
+      readonly type: 'rates';
+      readonly rates: Rate[];
+      readonly channels: ReadonlyMap<string, Rate[]>;
+      /** The keys' template in force (undefined without keys). */
+      readonly keys: Rate[] | undefined;
+      /** One key's own rates, when the notice is about them. */
+      readonly key?: { readonly name: string; readonly rates: Rate[] } | undefined;
+    }
   /** Every process is paused for `forMs` from now (no grant before then). */
   | { readonly type: 'paused'; readonly forMs: number }
   /** A pause was lifted by `resume`. */
@@ -129,6 +143,8 @@ export interface SharedLimiter {
   readonly rates: Rate[];
   /** The channel rates in force as last heard from Redis. */
   readonly channels: ReadonlyMap<string, Rate[]>;
+  /** The keys' template in force as last heard from Redis; undefined without keys. */
+  readonly keyRates: Rate[] | undefined;
   /** How late after its time a grant may still be sent (SharedLimiterConfig.grantGraceMs). */
   readonly grantGraceMs: number;
   /**
@@ -143,8 +159,10 @@ export interface SharedLimiter {
    * token-bucket gives nothing back (a spent permit stays spent).
    */
   release(reservations: readonly Reservation[]): Promise<void>;
-  /** Replaces the overall rates, or one channel's, for every process. */
+  /** Replaces the overall rates, or one channel's, or gives one key rates of its own, for every process. */
   setRate(rates: RatesInput, channel?: string): Promise<void>;
+  /** Replaces the keys' template for every process: every key without rates of its own, from its next grant. */
+  setKeyTemplate(rates: RatesInput): Promise<void>;
   /** No grant for any process for `durationMs` from Redis' now (a longer pause in force is kept). */
   pause(durationMs: number): Promise<void>;
   /** Lifts a pause for every process (not a quarantine). */

@@ -24,12 +24,16 @@ afterEach(restoreRealTime);
  */
 
 const CHANNEL_NAMES = ['a', '__proto__', 'constructor'] as const;
+/** Keys (with the keys option): names that are no configured channel, one an object would inherit. */
+const KEY_NAMES = ['k', 'hasOwnProperty'] as const;
 const STRATEGIES: StrategyName[] = ['sliding-window', 'timer', 'token-bucket', 'warming-up'];
 
 interface Scenario {
   strategy: StrategyName;
   rates: Rate[];
   channels: Array<[string, Rate]>;
+  /** The keys' template rate, or undefined for no keys option. */
+  keyRate: Rate | undefined;
   messages: Array<{ channel: string | undefined; cost: number }>;
   persistAt: number;
   gap: number;
@@ -121,7 +125,8 @@ const scenarioArbitrary: fc.Arbitrary<Scenario> = fc
     rates: fc.array(rateArbitrary, { minLength: 1, maxLength: 2 }),
     channelRates: fc.array(rateArbitrary, { minLength: 3, maxLength: 3 }),
     channelCount: fc.integer({ min: 0, max: CHANNEL_NAMES.length }),
-    messages: fc.array(fc.record({ channel: fc.nat(3), cost: fc.integer({ min: 1, max: 3 }) }), {
+    keyRate: fc.option(rateArbitrary, { nil: undefined }),
+    messages: fc.array(fc.record({ channel: fc.nat(5), cost: fc.integer({ min: 1, max: 3 }) }), {
       minLength: 1,
       maxLength: 16,
     }),
@@ -139,18 +144,24 @@ const scenarioArbitrary: fc.Arbitrary<Scenario> = fc
       },
     ),
   })
-  .map(({ strategy, rates, channelRates, channelCount, messages, persistAt, gap, corruptions }) => {
+  .map(({ strategy, rates, channelRates, channelCount, keyRate, messages, persistAt, gap, corruptions }) => {
     const channels = CHANNEL_NAMES.slice(0, channelCount).map((name, i): [string, Rate] => [
       name,
       channelRates[i] as Rate,
     ]);
+    const scopes: Array<[string, Rate] | undefined> = [
+      ...channels,
+      ...(keyRate === undefined ? [] : KEY_NAMES.map((name): [string, Rate] => [name, keyRate])),
+    ];
     return {
       strategy,
       rates,
       channels,
+      keyRate,
       messages: messages.map(({ channel: index, cost }) => {
-        const channel = channels[index]?.[0];
-        const limits = [...rates, ...(channel === undefined ? [] : [channels[index]?.[1] as Rate])];
+        const scope = scopes[index % 6];
+        const channel = scope?.[0];
+        const limits = [...rates, ...(scope === undefined ? [] : [scope[1]])];
         // Costs only where the bound checked below counts them: in the sliding window.
         const largest = strategy === 'sliding-window' ? Math.min(...limits.map((rate) => rate.limit)) : 1;
         return { channel, cost: Math.min(cost, largest) };
@@ -189,7 +200,8 @@ function corrupt(saved: Record<string, unknown>, { how, node, pick }: Corruption
   const nodes = paths.map(at);
   // The policies' histories and the time of the save, where a nudge can read as valid and let more through.
   const inState = (path: Path) =>
-    path[2] === 'state' && (path[3] === 'overall' || path[3] === 'channels' || path[3] === 'savedAt');
+    path[2] === 'state' &&
+    (path[3] === 'overall' || path[3] === 'channels' || path[3] === 'keys' || path[3] === 'savedAt');
   const numbers = nodes.filter(({ value }, index) => typeof value === 'number' && inState(paths[index] as Path));
   const arrays = nodes.filter(({ value }) => Array.isArray(value));
   if (how === 'nudge' && numbers.length > 0) {
@@ -257,6 +269,7 @@ function run(scenario: Scenario): void {
     rate: scenario.rates,
     strategy: scenario.strategy,
     channels: Object.fromEntries(scenario.channels),
+    keys: scenario.keyRate && { rate: [scenario.keyRate], idleAfter: 1_000 },
     warmup: scenario.strategy === 'warming-up' ? 1_000 : undefined,
     maxBurst: scenario.strategy === 'token-bucket' ? 2 : undefined,
   };
@@ -302,7 +315,22 @@ function run(scenario: Scenario): void {
   const channels = (options.channels as Array<[string, RatesInput]>).map(
     ([name, channelRates]) => [name, parseRates(channelRates)] as [string, Rate[]],
   );
-  const scopes: Array<[string | undefined, Rate[]]> = [[undefined, rates], ...channels];
+  // Keys: every one saved (own rates, or the template's) and every one delivered to after the restore.
+  const keyTemplate = options.keys === null || options.keys === undefined ? [] : parseRates(options.keys.rates);
+  const savedKeys = new Map(
+    ((state.keys ?? []) as Array<[string, Record<string, unknown>, RatesInput | null]>).map(([name, keyState, own]) => [
+      name,
+      { keyState, rates: own === null ? keyTemplate : parseRates(own) },
+    ]),
+  );
+  const keyNames = new Set([
+    ...savedKeys.keys(),
+    ...after.flatMap(({ channel }) =>
+      channel === undefined || channels.some(([name]) => name === channel) ? [] : [channel],
+    ),
+  ]);
+  const keys = [...keyNames].map((name) => [name, savedKeys.get(name)?.rates ?? keyTemplate] as [string, Rate[]]);
+  const scopes: Array<[string | undefined, Rate[]]> = [[undefined, rates], ...channels, ...keys];
   const deliveredIn = (channel: string | undefined) =>
     channel === undefined ? after : after.filter((d) => d.channel === channel);
   if (strategy === 'sliding-window') {
@@ -310,8 +338,10 @@ function run(scenario: Scenario): void {
     const shift = restoredAt - Math.max(restoredAt, savedAt);
     const channelState = new Map(channelStates(state.channels));
     for (const [channel, channelRates] of scopes) {
-      const saved = channel === undefined ? state.overall : channelState.get(channel);
-      const before = claimedDeliveries(saved, shift, restoredAt);
+      const saved =
+        channel === undefined ? state.overall : (channelState.get(channel) ?? savedKeys.get(channel)?.keyState);
+      // A key the snapshot holds no state for (never saved, or cut out) claims no history.
+      const before = saved === undefined ? [] : claimedDeliveries(saved, shift, restoredAt);
       expectWithin(before, deliveredIn(channel), channelRates, (rate) => rate.limit, channel ?? 'overall');
     }
     return;

@@ -3,13 +3,16 @@
  * configurations, read the time, detect lost state, and (at the end) write the clocks back with
  * the expiry and build the reply header. Kept as a TypeScript string so that the build ships it.
  *
- * KEYS: [1] the configuration hash, [2] the overall log, [3..2+k] the logs of the channels named
- * in ARGV[9..8+k] (only those this call touches; all carry the limiter's hash tag).
+ * KEYS: [1] the configuration hash, [2] the overall log, [2+j] for j in 1..k the log of scope j and
+ * [2+k+j] its state: the configuration hash again for a channel (its state lives there, in fields
+ * named after it), a hash of its own for a key (keyed limits: created on demand, expiring). Only the
+ * scopes this call touches; every key carries the limiter's hash tag.
  * ARGV: [1] the declared configuration JSON, [2] a random nonce (the epoch if this call creates
  * the state; part of every member it adds), [3] the epoch the caller expects ('' = none),
  * [4] the highest sequence number the caller has seen, [5] the rates version it knows,
  * [6] the test time in µs (read only when the stored configuration says test), [7] the notice
- * channel, [8] k, [9..8+k] channel names; the script's own arguments follow.
+ * channel, [8] k, [9..8+k] the scopes: 'c' .. a channel's name or 'k' .. a key's; the script's own
+ * arguments follow.
  *
  * Times are integer microseconds of Redis TIME (exact in Lua's doubles), clamped so that they never
  * run backwards for a limiter. Every time that leaves a script is a duration from that now.
@@ -24,8 +27,8 @@ local expectEpoch = ARGV[3]
 local expectSeq = tonumber(ARGV[4]) or 0
 local knownVersion = ARGV[5]
 local noticeChannel = ARGV[7]
-local channelCount = tonumber(ARGV[8])
-local HEADER = 8 + channelCount
+local scopeCount = tonumber(ARGV[8])
+local HEADER = 8 + scopeCount
 local declared = cjson.decode(declaredJson)
 
 local function fmt(x) return string.format('%.17g', x) end
@@ -49,6 +52,16 @@ if f[6] and tonumber(f[6]) > now then now = tonumber(f[6]) end
 local declaredChannels = {}
 for _, entry in ipairs(declared.channels) do declaredChannels[entry[1]] = entry[2] end
 
+-- Scope j: 0 is overall, 1..k are the channels and keys this call names. A channel's state is in the
+-- configuration hash, in fields suffixed with its name; a key's in its own hash, in plain fields.
+local function scopeIsKey(j) return j > 0 and string.byte(ARGV[8 + j], 1) == 107 end
+local function scopeName(j) return string.sub(ARGV[8 + j], 2) end
+local function stateKey(j) if j > 0 then return KEYS[2 + scopeCount + j] end return cfgKey end
+local function stateField(j, base)
+  if j > 0 and not scopeIsKey(j) then return base .. ':' .. scopeName(j) end
+  return base
+end
+
 -- A grant is sent up to this long after its time (the grace): a sliding window spaces grants by
 -- interval + grace and keeps them that much longer, so that the sends, not only the grants, keep the limit.
 local grace = declared.grace or 0
@@ -68,6 +81,7 @@ else
   e = nonce; q = 0; v = 0; last = 0; p = 0; qu = 0; lost = ''; c = now
   L = longestInterval(declared.rates, 0)
   for _, entry in ipairs(declared.channels) do L = longestInterval(entry[2], L) end
+  if declared.keys then L = longestInterval(declared.keys, L) end
 end
 
 -- Whatever was lost may include grants up to the reserve-ahead bound past the loss, each holding
@@ -102,17 +116,27 @@ if expectEpoch ~= '' then
   end
 end
 
--- The rates in force for scope j (0: overall), cached for this call.
+-- The keys' template in force: set by a control call ('rk'), else the declared one.
+local templateCache
+local function templateRates()
+  if templateCache then return templateCache end
+  local stored = redis.call('HGET', cfgKey, 'rk')
+  if stored then templateCache = cjson.decode(stored) else templateCache = declared.keys end
+  return templateCache
+end
+
+-- The rates in force for scope j (0: overall), cached for this call: its own, else the declared ones
+-- (a key's: the template's).
 local scopeRatesCache = {}
-local function scopeName(j) return ARGV[8 + j] end
-local function ratesField(j) if j == 0 then return 'r' end return 'r:' .. scopeName(j) end
+local function ratesField(j) return stateField(j, 'r') end
 local function scopeRates(j)
   local cached = scopeRatesCache[j]
   if cached then return cached end
-  local stored = redis.call('HGET', cfgKey, ratesField(j))
+  local stored = redis.call('HGET', stateKey(j), ratesField(j))
   local rates
   if stored then rates = cjson.decode(stored)
   elseif j == 0 then rates = declared.rates
+  elseif scopeIsKey(j) then rates = templateRates()
   else rates = declaredChannels[scopeName(j)] end
   scopeRatesCache[j] = rates
   return rates
@@ -123,8 +147,9 @@ end
  * Writes the clocks and state fields back, extends every key's life to cover the state it must
  * keep (never shortening it), and builds the reply header:
  * { epoch, seq, version, horizon µs, paused µs, quarantine µs, lost now (0/1), pause id, quarantine id,
- *   overall rates JSON ('' for the declared ones, '=' for "as you know"), channel override count n, n pairs of (channel, rates JSON) }; the rates
- * only when the caller's known version differs. The ids are the end times as opaque strings: they
+ *   overall rates JSON ('' for the declared ones, '=' for "as you know"), the keys' template JSON ('' for
+ *   the declared one), channel override count n, n pairs of (channel, rates JSON) }; the rates only when
+ *   the caller's known version differs (a key's own rates are never in it: there may be any number). The ids are the end times as opaque strings: they
  * tell one pause from another (and a resume from an expiry), never a time to a client.
  */
 export const EPILOGUE = `
@@ -156,9 +181,11 @@ local function remaining(t) if t > now then return math.ceil(t - now) end return
 local reply = { e, q, v, math.ceil(horizon), remaining(p), remaining(qu), lostNow, int(p), int(qu) }
 if knownVersion == e .. ':' .. v then
   reply[#reply + 1] = '='
+  reply[#reply + 1] = ''
   reply[#reply + 1] = 0
 else
   reply[#reply + 1] = redis.call('HGET', cfgKey, 'r') or ''
+  reply[#reply + 1] = redis.call('HGET', cfgKey, 'rk') or ''
   local overrides = {}
   for _, entry in ipairs(declared.channels) do
     local stored = redis.call('HGET', cfgKey, 'r:' .. entry[1])

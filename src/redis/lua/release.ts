@@ -13,7 +13,6 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
 export const RELEASE_SCRIPT = `${PRELUDE}
 local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
 local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
-local function newestField(j) if j == 0 then return 't' end return 't:' .. scopeName(j) end
 
 if declared.strategy == 'sliding-window' and not created then
   -- Per scope, the released members still present, with their running totals.
@@ -58,9 +57,9 @@ if declared.strategy == 'sliding-window' and not created then
     local newest = 0
     if top[1] then
       newest = timeOf(top[1])
-      redis.call('HSET', cfgKey, newestField(s), int(newest))
+      redis.call('HSET', stateKey(s), stateField(s, 't'), int(newest))
     else
-      redis.call('HDEL', cfgKey, newestField(s))
+      redis.call('HDEL', stateKey(s), stateField(s, 't'))
     end
     if s == 0 then last = newest end
   end

@@ -21,7 +21,11 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  * arithmetic as src/policies/smooth-rate.ts (pre-consumption: a request goes at nextFree, its cost
  * pushes nextFree on).
  *
- * Script ARGV after the header: pairs of (scope j: 0 none, else channel ARGV[8 + j]; cost).
+ * Keys (keyed limits) are scopes like channels, with the template's rates (or their own): a key's log
+ * and its state hash are created by its first grant and expire with the rest. A key's token buckets
+ * start empty at its first grant, as a local key's do (a channel's start with the state).
+ *
+ * Script ARGV after the header: pairs of (scope j: 0 none, else the channel or key ARGV[8 + j]; cost).
  * Reply: the header, then per request a triple (kind, µs, member): kind 0 granted (µs = wait),
  * 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused (µs = the smallest
  * limit in force, which the cost exceeds).
@@ -35,7 +39,6 @@ local ahead = declared.ahead
 local logs = {}
 local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
 local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
-local function newestField(j) if j == 0 then return 't' end return 't:' .. scopeName(j) end
 local function scopeLog(j)
   local log = logs[j]
   if log then return log end
@@ -44,7 +47,7 @@ local function scopeLog(j)
     log = { total = tonumber(top[2]), newest = timeOf(top[1]) }
   else
     log = { total = 0, newest = 0 }
-    local held = redis.call('HGET', cfgKey, newestField(j))
+    local held = redis.call('HGET', stateKey(j), stateField(j, 't'))
     if held and not created and tonumber(held) + L > now then quarantine() end
   end
   logs[j] = log
@@ -71,15 +74,24 @@ end
 
 -- Token bucket: one state per scope and rate, cached.
 local buckets = {}
-local function bucketField(j, i) if j == 0 then return 'b' .. i end return 'b' .. i .. ':' .. scopeName(j) end
+local function maxPermitsOf(rate)
+  if declared.maxBurst == cjson.null or declared.maxBurst == nil then return rate[1] end
+  return declared.maxBurst
+end
 local function bucket(j, i)
   local key = j .. ':' .. i
   local b = buckets[key]
   if b then return b end
-  local stored = redis.call('HGET', cfgKey, bucketField(j, i))
+  local stored = redis.call('HGET', stateKey(j), stateField(j, 'b' .. i))
   if stored then
     local nextFree, permits = string.match(stored, '^(%S+) (%S+)$')
     b = { nextFree = tonumber(nextFree), stored = tonumber(permits) }
+    -- A key's bucket kept across a change of the template: never more stored than the new rate allows.
+    local rate = scopeRates(j)[i]
+    if rate and b.stored > maxPermitsOf(rate) then b.stored = maxPermitsOf(rate) end
+  elseif scopeIsKey(j) then
+    -- A key's bucket starts empty at its first grant: a key that expired comes back with no burst.
+    b = { nextFree = now, stored = 0 }
   else
     -- Guava's SmoothBursty starts empty, at the state's creation.
     b = { nextFree = c, stored = 0 }
@@ -90,8 +102,7 @@ local function bucket(j, i)
 end
 local function spend(b, rate, at, cost)
   local stable = rate[2] / rate[1]
-  local maxPermits = declared.maxBurst
-  if maxPermits == cjson.null or maxPermits == nil then maxPermits = rate[1] end
+  local maxPermits = maxPermitsOf(rate)
   if at > b.nextFree then
     b.stored = math.min(maxPermits, b.stored + (at - b.nextFree) / stable)
     b.nextFree = at
@@ -179,11 +190,13 @@ end
 for j, log in pairs(logs) do
   if log.dirty then
     trimLog(j)
-    redis.call('HSET', cfgKey, newestField(j), int(log.newest))
+    redis.call('HSET', stateKey(j), stateField(j, 't'), int(log.newest))
   end
 end
 for _, b in pairs(buckets) do
-  if b.dirty then redis.call('HSET', cfgKey, bucketField(b.j, b.i), fmt(b.nextFree) .. ' ' .. fmt(b.stored)) end
+  if b.dirty then
+    redis.call('HSET', stateKey(b.j), stateField(b.j, 'b' .. b.i), fmt(b.nextFree) .. ' ' .. fmt(b.stored))
+  end
 end
 ${EPILOGUE}
 for _, item in ipairs(results) do reply[#reply + 1] = item end

@@ -1,0 +1,273 @@
+import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
+import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
+import { isKeyName } from './keys-option.js';
+import { type ResolvedOptions, unknownChannelError } from './options.js';
+import type { SavedPolicy } from './persisted-format.js';
+
+/**
+ * Idle keys looked at per use of a key. More than one, so that forgetting keeps ahead of keys
+ * appearing: each new key pays for the look at up to this many old ones.
+ */
+const SWEEP_STEPS = 4;
+
+/** One channel's or key's policy, and what lazy activation and forgetting need. */
+interface Scope {
+  readonly policy: ThrottlePolicy<PolicyState>;
+  /** The last activation this policy has seen: a later one reaches it at its next use. */
+  activation: number;
+  /** Keys: rates of its own (a SET_RATE naming it), or undefined while it follows the template. */
+  ownRates: Rate[] | undefined;
+  /** Keys: how long it must stay idle before it may be forgotten, max(idleAfter, its longest interval). */
+  keepFor: number;
+  /** Keys: when it was last used (a delivery, a settle, a message admitted, a rate set, its creation). */
+  lastUsed: number;
+  /** Keys: messages admitted for it and still waiting. */
+  waiting: number;
+  /** Keys: kept by KeysByUse. */
+  placed: number;
+}
+
+/** A saved key: its policy's state, and its own rates (undefined: the template's). */
+export interface SavedKey extends SavedPolicy {
+  readonly rates: Rate[] | undefined;
+}
+
+/**
+ * The policies of the names a message may carry in `channel`: the configured channels (fixed, kept
+ * for good) and, with the `keys` option, keys that appear at run time, each created on its first use
+ * with the template's rates. Names are data: Maps only, `__proto__` is a name like any other.
+ *
+ * Forgetting. A key is forgotten once it has been idle longer than both `idleAfter` and its longest
+ * interval, with nothing waiting and nothing in flight: by then no window of its rates holds any of
+ * its deliveries (a voucher period has ended, a token bucket's next free time has passed), so the
+ * fresh policy that a later message creates allows nothing the old one would have refused. Live keys
+ * wait in a Map ordered by last use (a use moves a key to the end); each use of a key looks at a few
+ * keys at the oldest end and forgets the expired ones: O(1) per use, and memory bounded by the keys
+ * used recently, not by every key ever seen.
+ *
+ * Activation (the timer strategy's only): becoming active is O(1). A policy hears of the latest
+ * activation at its next use, which is the same as hearing it at once, since nothing touched it in
+ * between; a key created after an activation starts its voucher period at its first delivery.
+ */
+export class ScopePolicies {
+  private readonly options: ResolvedOptions;
+  private readonly channels = new Map<string, Scope>();
+  /** Live keys, least recently used first. */
+  private readonly keys = new KeysByUse<Scope>();
+  /** The template's rates in force (SET_RATE with keyTemplate changes them); undefined without `keys`. */
+  templateRates: Rate[] | undefined;
+  private templateKeepFor = 0;
+  private templateSmallestLimit = Number.POSITIVE_INFINITY;
+  private activations = 0;
+  private activatedAt = Number.NEGATIVE_INFINITY;
+  /** Whether a name has deliveries in flight (held cost): such a key is never forgotten. */
+  holdsInFlight: (name: string) => boolean = () => false;
+
+  /** Whether the strategy's policies start anything on activation (so a fresh one would). */
+  private readonly startsPeriods: boolean;
+
+  constructor(options: ResolvedOptions, now: number, startsPeriods: boolean) {
+    this.options = options;
+    this.startsPeriods = startsPeriods;
+    for (const [name, rates] of options.channels) this.channels.set(name, this.newScope(rates, now, undefined));
+    if (options.keys !== undefined) this.useTemplate(options.keys.rates);
+  }
+
+  /** Keys held now (for tests and inspection). */
+  get liveKeys(): number {
+    return this.keys.size;
+  }
+
+  /** A configured channel, or (with `keys`) a valid key name. */
+  isKnown(name: unknown): name is string {
+    if (typeof name !== 'string') return false;
+    return this.channels.has(name) || (this.templateRates !== undefined && isKeyName(name));
+  }
+
+  /** The error for a name that is neither. */
+  unknownError(name: unknown): ThrottlerOptionError {
+    return unknownChannelError(name, this.channels.keys(), this.templateRates !== undefined);
+  }
+
+  /** The smallest limit of a name's rates (a key that is not live: the template's); undefined for an unknown name. */
+  smallestLimitOf(name: unknown): number | undefined {
+    if (!this.isKnown(name)) return undefined;
+    const scope = this.channels.get(name) ?? this.keys.get(name);
+    return scope === undefined ? this.templateSmallestLimit : scope.policy.smallestLimit;
+  }
+
+  /** A known name's policy, activated; a key's is created on its first use. */
+  policy(name: string, now: number): ThrottlePolicy<PolicyState> {
+    return this.scope(name, now).policy;
+  }
+
+  /** Whether a known name's rates allow `cost` now. A question: a key that is not live is not created. */
+  allowsNow(name: string, cost: number, now: number): boolean {
+    const scope = this.existing(name);
+    // A fresh policy of every strategy allows its first delivery at once (test/machine/keyed-limits.test.ts).
+    return scope === undefined || scope.policy.earliestDelivery(now, cost) <= now;
+  }
+
+  /** Whether activating would start the name's voucher period. A question, as `allowsNow`. */
+  activationStarts(name: unknown, now: number): boolean {
+    if (!this.isKnown(name)) return false;
+    const scope = this.existing(name);
+    if (scope === undefined) return this.startsPeriods;
+    return scope.policy.activationStartsPeriod?.(now) === true;
+  }
+
+  /** The throttler became active: every policy hears of it at its next use. */
+  activate(now: number): void {
+    if (!this.startsPeriods) return;
+    this.activations += 1;
+    this.activatedAt = now;
+  }
+
+  /** A message for this name entered the queue: its key is created if need be, and kept while the message waits. */
+  admitted(name: string, now: number): void {
+    const scope = this.scope(name, now);
+    if (this.keys.get(name) !== scope) return;
+    scope.waiting += 1;
+    this.used(name, now);
+  }
+
+  /** A message for this name left the queue (sent, cancelled or dropped). */
+  left(name: string): void {
+    const scope = this.keys.get(name);
+    if (scope !== undefined && scope.waiting > 0) scope.waiting -= 1;
+  }
+
+  /** The name was used at `at` (a delivery, a settle): a key moves to the newest end; a few old ones are swept. */
+  used(name: string, at: number): void {
+    const scope = this.keys.get(name);
+    if (scope !== undefined) this.keys.use(name, scope, at);
+    this.sweep(at);
+  }
+
+  /** Replaces a channel's rates, or gives a key rates of its own (kept while the key lives). */
+  setRates(name: string, rates: Rate[], now: number): void {
+    const scope = this.scope(name, now);
+    scope.policy.setRates(rates, now);
+    if (this.keys.get(name) === scope) {
+      scope.ownRates = rates;
+      scope.keepFor = this.keepFor(rates);
+      this.used(name, now);
+    }
+  }
+
+  /**
+   * Replaces the template: every live key without rates of its own takes the new rates now, and every key
+   * created later starts with them. O(live keys), once per change (never per message).
+   */
+  setTemplate(rates: Rate[], now: number): void {
+    if (this.templateRates === undefined) {
+      throw new ThrottlerOptionError('keyTemplate', 'sent only to a throttler with the keys option', true);
+    }
+    // Built first: a rate the strategy refuses (warming-up's arithmetic) throws before anything changed.
+    createPolicy(this.options.strategy, rates, this.options.strategyOptions, now);
+    this.useTemplate(rates);
+    for (const scope of this.keys.values()) {
+      if (scope.ownRates !== undefined) continue;
+      this.activated(scope).policy.setRates(rates, now);
+      scope.keepFor = this.templateKeepFor;
+    }
+  }
+
+  /** Every channel's and live key's state, times shifted by `shift`. */
+  save(shift: number): { channels: Array<[string, PolicyState]>; keys: Array<[string, PolicyState, Rate[] | null]> } {
+    const channels: Array<[string, PolicyState]> = [];
+    for (const [name, scope] of this.channels) channels.push([name, this.activated(scope).policy.save(shift)]);
+    const keys: Array<[string, PolicyState, Rate[] | null]> = [];
+    for (const [name, scope] of this.keys) {
+      keys.push([name, this.activated(scope).policy.save(shift), scope.ownRates ?? null]);
+    }
+    return { channels, keys };
+  }
+
+  /**
+   * Loads saved channel and key states (each checked by its policy); restored keys count as used at `now`.
+   * Cost in flight at the save settles at `now`.
+   */
+  load(
+    channels: ReadonlyMap<string, SavedPolicy>,
+    keys: ReadonlyMap<string, SavedKey>,
+    shift: number,
+    savedAt: number,
+    now: number,
+  ): void {
+    for (const [name, { saved, path }] of channels) this.channels.get(name)?.policy.load(saved, shift, path, savedAt);
+    for (const [name, { saved, path, rates }] of keys) {
+      const scope = this.newScope(rates ?? (this.templateRates as Rate[]), now, rates);
+      scope.policy.load(saved, shift, path, savedAt);
+      this.keys.use(name, scope, now);
+    }
+    for (const scope of this.channels.values()) scope.policy.settleAllInFlight?.(now);
+    for (const scope of this.keys.values()) scope.policy.settleAllInFlight?.(now);
+  }
+
+  private existing(name: string): Scope | undefined {
+    const scope = this.channels.get(name) ?? this.keys.get(name);
+    return scope === undefined ? undefined : this.activated(scope);
+  }
+
+  private scope(name: string, now: number): Scope {
+    const scope = this.existing(name);
+    if (scope !== undefined) return scope;
+    const created = this.newScope(this.templateRates as Rate[], now, undefined);
+    this.keys.use(name, created, now);
+    this.sweep(now);
+    return created;
+  }
+
+  private newScope(rates: Rate[], now: number, ownRates: Rate[] | undefined): Scope {
+    const { strategy, strategyOptions } = this.options;
+    return {
+      policy: createPolicy(strategy, rates, strategyOptions, now),
+      activation: this.activations,
+      ownRates,
+      keepFor: this.keepFor(rates),
+      lastUsed: now,
+      waiting: 0,
+      placed: 0,
+    };
+  }
+
+  /** The latest activation reaches a policy that has not heard of it. */
+  private activated(scope: Scope): Scope {
+    if (scope.activation !== this.activations) {
+      scope.activation = this.activations;
+      scope.policy.activate(this.activatedAt);
+    }
+    return scope;
+  }
+
+  private useTemplate(rates: Rate[]): void {
+    this.templateRates = rates;
+    this.templateKeepFor = this.keepFor(rates);
+    this.templateSmallestLimit = Math.min(...rates.map((rate) => rate.limit));
+  }
+
+  private keepFor(rates: readonly Rate[]): number {
+    let keepFor = this.options.keys?.idleAfter ?? 0;
+    for (const rate of rates) keepFor = Math.max(keepFor, rate.interval);
+    return keepFor;
+  }
+
+  /**
+   * A few keys from the least recently used end: an expired one is forgotten; one still in use (waiting or
+   * in flight) goes to the back as used now; one kept longer for rates of its own goes to the back as it
+   * is. The first key not idle past the template's keep-for ends the sweep: every key after it was used
+   * later (or lingers for its own rates).
+   */
+  private sweep(now: number): void {
+    // Channels only (no keys, or none live): nothing to look at, and no iterator to make.
+    if (this.keys.size > 0) this.keys.sweep(now, SWEEP_STEPS, this.verdict);
+  }
+
+  private readonly verdict = (name: string, scope: Scope, idle: number): SweepVerdict => {
+    if (scope.waiting > 0 || this.holdsInFlight(name)) return 'in-use';
+    if (idle > scope.keepFor) return 'forget';
+    return idle > this.templateKeepFor ? 'linger' : 'stop';
+  };
+}
