@@ -316,12 +316,14 @@ function run(scenario: Scenario): void {
     ([name, channelRates]) => [name, parseRates(channelRates)] as [string, Rate[]],
   );
   // Keys: every one saved (own rates, or the template's) and every one delivered to after the restore.
-  const keyTemplate = options.keys === null || options.keys === undefined ? [] : parseRates(options.keys.rates);
+  // Keys are read from format 3 only: a format 2 snapshot has none (a `keys` field there is ignored).
+  const third = dispatcher.format === 'xstate-throttler/3';
+  const keyTemplate =
+    !third || options.keys === null || options.keys === undefined ? [] : parseRates(options.keys.rates);
   const savedKeys = new Map(
-    ((state.keys ?? []) as Array<[string, Record<string, unknown>, RatesInput | null]>).map(([name, keyState, own]) => [
-      name,
-      { keyState, rates: own === null ? keyTemplate : parseRates(own) },
-    ]),
+    ((third ? (state.keys ?? []) : []) as Array<[string, Record<string, unknown>, RatesInput | null]>).map(
+      ([name, keyState, own]) => [name, { keyState, rates: own === null ? keyTemplate : parseRates(own) }],
+    ),
   );
   const keyNames = new Set([
     ...savedKeys.keys(),
