@@ -25,7 +25,13 @@ import { ReserveLine } from './reserve-line.js';
 import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
-export const MAX_BATCH = 1000;
+export const MAX_BATCH = 200;
+/**
+ * Grants held unused at most before asking for more. A grant must be sent within the grace of its
+ * time; holding thousands granted for one moment (a limit that does not bind) means the last of
+ * them go stale while the first are sent, and every stale grant is given back and asked for again.
+ */
+const MAX_HELD = MAX_BATCH;
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 1000;
@@ -143,6 +149,9 @@ export class RedisClearance implements StoreClearance {
     if (this.grants.take(request.seq) === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
+    } else if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) {
+      // Half the grants held are used: the next batch is asked for while the rest are sent.
+      this.askSoon();
     }
     if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
   }
@@ -291,7 +300,7 @@ export class RedisClearance implements StoreClearance {
     // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.
     if (this.closed) return;
     if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
-    if (this.toReserve.length > 0) this.askSoon();
+    if (this.toReserve.length > 0 && this.grants.size < MAX_HELD) this.askSoon();
     this.hooks.wake();
   }
 
