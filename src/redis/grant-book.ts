@@ -15,15 +15,11 @@ import { Deque } from '../machine/deque.js';
 import type { Reservation } from './types.js';
 
 export interface Grant {
-  /** When the message may go, on the throttler's clock. */
-  readonly at: number;
   /**
-   * The latest it may still go: the grace after the earliest its Redis time can be (the request
-   * left at `askedAt`, so the grant is at least `askedAt + waitMs`). A reply that took longer than
-   * the grace to be handled (a slow network, a starved event loop) leaves nothing usable: the
-   * grants go back and are asked for again, rather than sent on a window already crowded.
+   * Its time on Redis' clock (ms), where it counts. When it may be sent on this process's clock is
+   * worked out as it is about to go (redis-clock.ts), with the freshest knowledge of the offset.
    */
-  readonly until: number;
+  readonly redisTime: number;
   readonly reservation: Reservation;
   /** The message that holds it (changes when two messages swap). */
   request: ClearanceRequest;
@@ -45,8 +41,8 @@ export class GrantBook {
     return this.bySeq.size;
   }
 
-  add(request: ClearanceRequest, at: number, until: number, reservation: Reservation): void {
-    const grant: Grant = { at, until, reservation, request, spent: false };
+  add(request: ClearanceRequest, redisTime: number, reservation: Reservation): void {
+    const grant: Grant = { redisTime, reservation, request, spent: false };
     this.bySeq.set(request.seq, grant);
     let byCost = this.byKind.get(request.channel);
     if (byCost === undefined) {
@@ -108,7 +104,7 @@ export class GrantBook {
     const granted = this.byKind.get(request.channel)?.get(request.cost) as Deque<Grant>;
     while (granted.peekFirst()?.spent) granted.shift();
     const first = granted.peekFirst() as Grant;
-    if (first === own || !(first.at < own.at)) return own;
+    if (first === own || !(first.redisTime < own.redisTime)) return own;
     const other = first.request;
     first.request = request;
     own.request = other;

@@ -8,6 +8,7 @@ import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
 import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
+import { MAX_DRIFT } from './redis-clock.js';
 import type {
   LaterReason,
   Reservation,
@@ -59,6 +60,10 @@ export class RedisSharedLimiter implements SharedLimiter {
     return this.knowledge.keyRates;
   }
 
+  get clockDrift(): number {
+    return this.testClock ? 0 : MAX_DRIFT;
+  }
+
   get grantGraceMs(): number {
     return this.declared.grantGraceMs;
   }
@@ -91,6 +96,7 @@ export class RedisSharedLimiter implements SharedLimiter {
         outcomes[index] = outcomeOf(
           kind,
           micros,
+          member,
           `${header.epoch} ${member} ${channel === undefined ? '-' : `${scopes.isKey(channel) ? '*' : '+'}${channel}`}`,
           request,
         );
@@ -221,8 +227,18 @@ export class RedisSharedLimiter implements SharedLimiter {
 }
 
 /** The outcome of one request from the script's (kind, µs, member) triple. */
-function outcomeOf(kind: number, micros: number, reservation: string, request: ReservationRequest): ReserveOutcome {
-  if (kind === 0) return { kind: 'granted', waitMs: micros / 1000, reservation };
+function outcomeOf(
+  kind: number,
+  micros: number,
+  member: string,
+  reservation: string,
+  request: ReservationRequest,
+): ReserveOutcome {
+  if (kind === 0) {
+    // The member starts with the grant's time in µs of Redis' clock (reserve.ts).
+    const redisTime = Number.parseInt(member, 10) / 1000;
+    return { kind: 'granted', waitMs: micros / 1000, redisTime, reservation };
+  }
   const reason = LATER_REASONS[kind];
   if (reason) return { kind: 'later', retryAfterMs: micros / 1000, reason };
   // The rates in force in Redis are lower than this process knew (another process set them).

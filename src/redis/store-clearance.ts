@@ -21,6 +21,7 @@ import type { RestoredState } from '../machine/persisted-format.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { StoreUnavailableError } from './errors.js';
 import { type Grant, GrantBook } from './grant-book.js';
+import { RedisClock } from './redis-clock.js';
 import { ReserveLine } from './reserve-line.js';
 import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
 
@@ -50,6 +51,8 @@ export class RedisClearance implements StoreClearance {
   private readonly grants = new GrantBook();
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
   private readonly toReserve = new ReserveLine();
+  /** Where Redis' clock stands from here, learned from every reply: when a grant may go (redis-clock.ts). */
+  private readonly redisClock: RedisClock;
   /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
   private readonly refused = new Set<number>();
   private asking = false;
@@ -79,6 +82,7 @@ export class RedisClearance implements StoreClearance {
       hooks.now(),
     );
     this.tracksInFlight = tracksInFlight(options);
+    this.redisClock = new RedisClock(limiter.clockDrift);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
   }
 
@@ -124,7 +128,9 @@ export class RedisClearance implements StoreClearance {
     if (grant !== undefined) {
       // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
       // behind the clock by then, and the message goes right after this answer.
-      if (this.hooks.now() <= grant.until && grant.at >= this.pausedUntil) return grant.at;
+      const sendAt = this.hooks.now();
+      const { from, until } = this.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
+      if (sendAt <= until && from <= until && from >= this.pausedUntil) return Math.max(from, now);
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }
@@ -276,16 +282,15 @@ export class RedisClearance implements StoreClearance {
   ): void {
     this.asking = false;
     const now = this.hooks.now();
-    // Without a grace the promise is on Redis time only: a grant stays usable however late.
-    const grace = this.limiter.grantGraceMs;
-    const usableFor = grace === 0 ? Number.POSITIVE_INFINITY : Math.max(0, grace - (now - askedAt));
+    const first = outcomes.find((outcome) => outcome.kind === 'granted');
+    if (first !== undefined) this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
       if (outcome.kind === 'granted') {
         if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
-        else this.grants.add(request, now + outcome.waitMs, now + outcome.waitMs + usableFor, outcome.reservation);
+        else this.grants.add(request, outcome.redisTime, outcome.reservation);
       } else if (outcome.kind === 'refused') {
         if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
       } else {

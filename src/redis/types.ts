@@ -109,8 +109,12 @@ export type LaterReason = 'reserve-ahead' | 'paused' | 'quarantine';
  * arrived: Redis' and this host's clocks never need to agree.
  */
 export type ReserveOutcome =
-  /** Send after `waitMs`: the slot is recorded in Redis and counts from its Redis time. */
-  | { readonly kind: 'granted'; readonly waitMs: number; readonly reservation: Reservation }
+  /**
+   * Send after `waitMs`: the slot is recorded in Redis and counts from its Redis time, `redisTime` (ms on
+   * Redis' clock; `redisTime - waitMs` was Redis' now as the script ran, which lets a caller map the
+   * two clocks: src/redis/redis-clock.ts).
+   */
+  | { readonly kind: 'granted'; readonly waitMs: number; readonly redisTime: number; readonly reservation: Reservation }
   /** Nothing was recorded: ask again after `retryAfterMs`. Every later request in the batch gets the same. */
   | { readonly kind: 'later'; readonly retryAfterMs: number; readonly reason: LaterReason }
   /** This request can never be granted as it is (its cost exceeds a limit, or its channel is unknown). */
@@ -147,6 +151,12 @@ export interface SharedLimiter {
   readonly keyRates: Rate[] | undefined;
   /** How late after its time a grant may still be sent (SharedLimiterConfig.grantGraceMs). */
   readonly grantGraceMs: number;
+  /**
+   * How far the rates of this process's clock and Redis' may drift apart (a fraction: 1e-4 is
+   * 100 ppm), which a throttler allows for when it maps a grant's Redis time onto its own clock;
+   * 0 with a `testClock`, where both read one clock.
+   */
+  readonly clockDrift: number;
   /**
    * Grants the whole batch in arrival order, atomically, in one round trip. Rejects with
    * StoreUnavailableError (nothing granted that you know of) or StoreConflictError. An empty batch

@@ -1,0 +1,90 @@
+/**
+ * Where Redis' clock stands as seen from this process's clock, learned from the round trips a
+ * throttler makes anyway: the interval in which a grant may be sent so that, on Redis' clock, it
+ * goes no earlier than its time and no later than its time + grace.
+ *
+ * Each reply says what Redis' now was when the script ran, and the script ran somewhere between
+ * the moment the call left and the moment its reply was handled; so the offset (Redis − local) lay
+ * within [redisNow − arrivedAt, redisNow − askedAt]. One reply alone leaves an uncertainty of its
+ * whole round trip, and a loaded process (a slow reply, a busy event loop) may take longer than
+ * the grace: every grant of that reply would be unusable, given back and asked for again at the
+ * back of the line (W6 drained at half the limit that way). Bounds from several replies intersect:
+ * the uncertainty is that of the fastest recent round trip, not of this one.
+ *
+ * The two clocks may run at slightly different rates (NTP slews each by up to hundreds of ppm, and
+ * two disciplined hosts keep within `MAX_DRIFT` of each other), so old bounds widen by that rate as
+ * they age: a bound learned a second ago is worth `MAX_DRIFT` × 1 s less. A reply whose interval
+ * misses the bounds altogether means a clock stepped (a user's `now` jumped, Redis failed over to
+ * a host whose clock differs): what was learned is forgotten and the bounds start again from it.
+ */
+
+/** How far apart the rates of the two clocks may drift, as a fraction (100 ppm). */
+export const MAX_DRIFT = 1e-4;
+
+/** A local interval in which a grant may go: never early, never later than its grace on Redis' clock. */
+export interface SendWindow {
+  readonly from: number;
+  readonly until: number;
+}
+
+export class RedisClock {
+  /** Bounds on the offset (Redis − local), valid at local time `learnedAt`. */
+  private low = Number.NEGATIVE_INFINITY;
+  private high = Number.POSITIVE_INFINITY;
+  private learnedAt = Number.NEGATIVE_INFINITY;
+
+  /** `drift`: `MAX_DRIFT`, or 0 where Redis reads this process's own clock (a test clock). */
+  constructor(private readonly drift: number = MAX_DRIFT) {}
+
+  /** True once a reply has been learned from. */
+  get known(): boolean {
+    return this.learnedAt > Number.NEGATIVE_INFINITY;
+  }
+
+  /** A reply that left at `askedAt` and was handled at `arrivedAt` (local) said Redis' now was `redisNow`. */
+  learn(askedAt: number, arrivedAt: number, redisNow: number): void {
+    if (!(arrivedAt >= askedAt) || !Number.isFinite(redisNow)) return;
+    // The offset at arrival: where it was while the script ran, widened by the drift since then.
+    const low = redisNow - arrivedAt - this.drift * (arrivedAt - askedAt);
+    const high = redisNow - askedAt + this.drift * (arrivedAt - askedAt);
+    const agedLow = this.lowAt(arrivedAt);
+    const agedHigh = this.highAt(arrivedAt);
+    if (low > agedHigh || high < agedLow) {
+      this.low = low;
+      this.high = high;
+    } else {
+      this.low = Math.max(agedLow, low);
+      this.high = Math.min(agedHigh, high);
+    }
+    this.learnedAt = Math.max(this.learnedAt, arrivedAt);
+  }
+
+  /**
+   * Where a grant at `redisTime` (Redis' clock) may be sent: from the moment Redis' clock surely
+   * reached it to the last moment it surely has not passed it by more than `graceMs` (Infinity with
+   * no grace: strict on grant times only, however late). Empty (until < from) when the uncertainty
+   * exceeds the grace. Both ends count the drift until the moment itself (the fixed points of
+   * `t = redisTime − low + drift × (t − learnedAt)` and its upper twin), so asking again as the
+   * moment comes gives the same answer until something new is learned.
+   */
+  window(redisTime: number, graceMs: number): SendWindow {
+    const { drift, learnedAt } = this;
+    if (!this.known) return { from: Number.POSITIVE_INFINITY, until: Number.NEGATIVE_INFINITY };
+    const from = Math.max(redisTime - this.low, (redisTime - this.low - drift * learnedAt) / (1 - drift));
+    if (graceMs === 0) return { from, until: Number.POSITIVE_INFINITY };
+    const latest = redisTime + graceMs - this.high;
+    const until = Math.min(latest, (latest + drift * learnedAt) / (1 + drift));
+    return { from, until };
+  }
+
+  // Before the first reply nothing is known: the bounds are infinite (and 0 × Infinity would be NaN).
+  private lowAt(at: number): number {
+    if (!this.known) return Number.NEGATIVE_INFINITY;
+    return this.low - this.drift * Math.max(0, at - this.learnedAt);
+  }
+
+  private highAt(at: number): number {
+    if (!this.known) return Number.POSITIVE_INFINITY;
+    return this.high + this.drift * Math.max(0, at - this.learnedAt);
+  }
+}

@@ -1,0 +1,90 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MAX_DRIFT, RedisClock } from '../../src/redis/redis-clock.js';
+
+/**
+ * Mapping a grant's Redis time onto this process's clock (src/redis/redis-clock.ts), against the
+ * truth: Redis' clock as a line of local time with some offset and a rate off by at most MAX_DRIFT.
+ * Whatever the round trips were (the script ran anywhere inside each), every moment of a grant's
+ * window is, on Redis' clock, at or after the grant and at most its grace after it.
+ */
+describe('RedisClock', () => {
+  it('puts every send of a window inside [grant, grant + grace] on Redis time, whatever the round trips and the drift', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -1e7, max: 1e7, noNaN: true }),
+        fc.double({ min: -MAX_DRIFT, max: MAX_DRIFT, noNaN: true }),
+        fc.array(
+          fc.record({
+            gap: fc.double({ min: 0, max: 5_000, noNaN: true }),
+            roundTrip: fc.double({ min: 0, max: 60, noNaN: true }),
+            ranAt: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 12 },
+        ),
+        fc.double({ min: 0, max: 60_000, noNaN: true }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (offset, rate, trips, ahead, grace, where) => {
+          const redisAt = (local: number) => local * (1 + rate) + offset;
+          const clock = new RedisClock();
+          let local = 1_000;
+          for (const { gap, roundTrip, ranAt } of trips) {
+            const askedAt = local + gap;
+            const arrivedAt = askedAt + roundTrip;
+            clock.learn(askedAt, arrivedAt, redisAt(askedAt + ranAt * roundTrip));
+            local = arrivedAt;
+          }
+          const grant = redisAt(local) + ahead;
+          const { from, until } = clock.window(grant, grace);
+          expect(redisAt(from)).toBeGreaterThanOrEqual(grant - 1e-6);
+          if (until < from) return;
+          const send = from + where * (until - from);
+          expect(redisAt(send)).toBeGreaterThanOrEqual(grant - 1e-6);
+          expect(redisAt(send)).toBeLessThanOrEqual(grant + grace + 1e-6);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keeps the uncertainty of the fastest recent round trip: a slow reply after a fast one leaves the grace usable', () => {
+    const clock = new RedisClock();
+    const offset = 5_000;
+    clock.learn(100, 100.5, 100.2 + offset);
+    // A reply that took 40 ms (a busy event loop): alone it would leave nothing of a 20 ms grace.
+    clock.learn(200, 240, 230 + offset);
+    const { from, until } = clock.window(300 + offset, 20);
+    expect(from).toBeGreaterThanOrEqual(300);
+    expect(until - from).toBeGreaterThan(19);
+    const alone = new RedisClock();
+    alone.learn(200, 240, 230 + offset);
+    const slow = alone.window(300 + offset, 20);
+    expect(slow.until).toBeLessThan(slow.from);
+  });
+
+  it('forgets what it learned when a clock steps: a reply outside the bounds starts them again', () => {
+    const clock = new RedisClock();
+    clock.learn(100, 101, 100.5 + 5_000);
+    // Redis failed over to a host whose clock is 2 s ahead.
+    clock.learn(200, 201, 200.5 + 7_000);
+    const { from } = clock.window(300 + 7_000, 20);
+    expect(from).toBeGreaterThanOrEqual(300);
+    expect(from).toBeLessThan(301);
+  });
+
+  it('answers the same as the moment comes (no creeping wake-ups), and has no window before any reply', () => {
+    const clock = new RedisClock();
+    expect(clock.window(0, 20).from).toBe(Number.POSITIVE_INFINITY);
+    clock.learn(0, 1, 0.5);
+    const first = clock.window(1_000, 20);
+    expect(clock.window(1_000, 20)).toEqual(first);
+    // Drift counted until the send: at most 100 ppm of the 1 s ahead, on each side.
+    expect(first.from).toBeGreaterThanOrEqual(1_000);
+    expect(first.from).toBeLessThan(1_000 + 0.5 + 0.2);
+    const exact = new RedisClock(0);
+    exact.learn(0, 0, 0);
+    expect(exact.window(1_000, 20)).toEqual({ from: 1_000, until: 1_020 });
+    expect(exact.window(1_000, 0)).toEqual({ from: 1_000, until: Number.POSITIVE_INFINITY });
+  });
+});
