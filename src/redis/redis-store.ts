@@ -9,7 +9,8 @@ import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
 import { NoticeSubscriber } from './notice-subscriber.js';
 import { RedisSharedLimiter, type ScriptRunner } from './shared-limiter.js';
-import { RedisClearance, type StoreDownPolicy } from './store-clearance.js';
+import { RedisClearance } from './store-clearance.js';
+import type { StoreDownPolicy } from './store-down-policy.js';
 import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfig } from './types.js';
 
 /**

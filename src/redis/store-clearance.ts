@@ -19,30 +19,11 @@ import { LocalClearance } from '../machine/local-clearance.js';
 import { type ResolvedOptions, tracksInFlight } from '../machine/options.js';
 import type { RestoredState } from '../machine/persisted-format.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { StoreUnavailableError } from './errors.js';
 import { type Grant, GrantBook } from './grant-book.js';
-import { RedisClock } from './redis-clock.js';
+import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
-import type { Reservation, SharedLimiter, StoreNotice } from './types.js';
-
-/** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
-export const MAX_BATCH = 200;
-/**
- * Grants held unused at most before asking for more. A grant must be sent within the grace of its
- * time; holding thousands granted for one moment (a limit that does not bind) means the last of
- * them go stale while the first are sent, and every stale grant is given back and asked for again.
- */
-const MAX_HELD = MAX_BATCH;
-/** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
-const FIRST_RETRY_MS = 50;
-const MAX_RETRY_MS = 1000;
-
-/** What the throttler does while the store does not answer. */
-export interface StoreDownPolicy {
-  /** 'pause': nothing new is granted. 'local': a local window with `localShare` of every limit. */
-  readonly onStoreDown: 'pause' | 'local';
-  readonly localShare: number;
-}
+import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
+import type { SharedLimiter, StoreNotice } from './types.js';
 
 export class RedisClearance implements StoreClearance {
   pausedUntil = Number.NEGATIVE_INFINITY;
@@ -51,19 +32,12 @@ export class RedisClearance implements StoreClearance {
   private readonly grants = new GrantBook();
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
   private readonly toReserve = new ReserveLine();
-  /** Where Redis' clock stands from here, learned from every reply: when a grant may go (redis-clock.ts). */
-  private readonly redisClock: RedisClock;
   /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
   private readonly refused = new Set<number>();
-  private asking = false;
+  /** The calls to the limiter: one reserve out at a time, retries, up or down (reserve-calls.ts). */
+  private readonly calls: ReserveCalls;
   /** A rewind asked for while a reserve call was out: done when it answers, so that order is kept. */
   private rewindPendingAt: number | undefined;
-  private flushQueued = false;
-  /** No reserve before this (the store said later, or did not answer). */
-  private retryAt = Number.NEGATIVE_INFINITY;
-  private retryDelay = FIRST_RETRY_MS;
-  /** Why the store is down; undefined while it answers. */
-  private down: Error | undefined;
   private closed = false;
   /** Checks messages against the rates in force, and is the local window while the store is down ('local'). */
   private readonly local: LocalClearance;
@@ -82,7 +56,9 @@ export class RedisClearance implements StoreClearance {
       hooks.now(),
     );
     this.tracksInFlight = tracksInFlight(options);
-    this.redisClock = new RedisClock(limiter.clockDrift);
+    this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, () => {
+      if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
+    });
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
   }
 
@@ -123,30 +99,32 @@ export class RedisClearance implements StoreClearance {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
     let grant = this.grants.earliestFor(request);
-    if (grant === undefined && this.down === undefined && !(this.pausedUntil > now))
+    if (grant === undefined && this.calls.down === undefined && !(this.pausedUntil > now))
       grant = this.takeForHead(request, now);
     if (grant !== undefined) {
       // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
-      const { from, until } = this.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
+      const { from, until } = this.calls.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
       if (sendAt <= until && from <= until && from >= this.pausedUntil) return Math.max(from, now);
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }
     if (this.pausedUntil > now) return this.pausedUntil;
-    if (this.retryAt <= now) this.askSoon();
-    if (this.down !== undefined && this.whenDown.onStoreDown === 'local') {
+    if (this.calls.retryAt <= now) this.calls.askSoon();
+    if (this.calls.down !== undefined && this.whenDown.onStoreDown === 'local') {
       // The local window decides until the store answers again; the timer also wakes to ask it.
-      const probeAt = this.retryAt > now ? this.retryAt : Number.POSITIVE_INFINITY;
+      const probeAt = this.calls.retryAt > now ? this.calls.retryAt : Number.POSITIVE_INFINITY;
       return Math.min(this.local.clearAt(request, now), probeAt);
     }
-    return this.asking || this.retryAt <= now ? Number.POSITIVE_INFINITY : this.retryAt;
+    return this.calls.asking || this.calls.retryAt <= now ? Number.POSITIVE_INFINITY : this.calls.retryAt;
   }
 
   allowsNow(channel: unknown, cost: unknown, now: number): boolean {
     // Every message is reserved, except on the local window while the store is down.
-    return this.down !== undefined && this.whenDown.onStoreDown === 'local' && this.local.allowsNow(channel, cost, now);
+    return (
+      this.calls.down !== undefined && this.whenDown.onStoreDown === 'local' && this.local.allowsNow(channel, cost, now)
+    );
   }
 
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
@@ -157,7 +135,7 @@ export class RedisClearance implements StoreClearance {
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     } else if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) {
       // Half the grants held are used: the next batch is asked for while the rest are sent.
-      this.askSoon();
+      this.calls.askSoon();
     }
     if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
   }
@@ -168,7 +146,7 @@ export class RedisClearance implements StoreClearance {
       this.toReserve.withdraw(request.seq);
       return;
     }
-    this.giveBack([grant.reservation]);
+    this.calls.giveBack([grant.reservation]);
   }
 
   activate(now: number): void {
@@ -181,12 +159,12 @@ export class RedisClearance implements StoreClearance {
 
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.local.setRates(rates, channel, now);
-    this.limiter.setRate(rates, channel).catch((error: unknown) => this.failed(error));
+    this.limiter.setRate(rates, channel).catch((error: unknown) => this.calls.failed(error));
   }
 
   setKeyTemplate(rates: Rate[], now: number): void {
     this.local.setKeyTemplate(rates, now);
-    this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.failed(error));
+    this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.calls.failed(error));
   }
 
   pause(until: number): void {
@@ -194,12 +172,12 @@ export class RedisClearance implements StoreClearance {
     this.pausedUntil = until;
     // The whole fleet pauses; a pause until RESUME holds for the longest a store keeps a pause.
     const forMs = Number.isFinite(until) ? until - now : 2 ** 31 - 1;
-    if (forMs > 0) this.limiter.pause(forMs).catch((error: unknown) => this.failed(error));
+    if (forMs > 0) this.limiter.pause(forMs).catch((error: unknown) => this.calls.failed(error));
   }
 
   resume(): void {
     this.pausedUntil = Number.NEGATIVE_INFINITY;
-    this.limiter.resume().catch((error: unknown) => this.failed(error));
+    this.limiter.resume().catch((error: unknown) => this.calls.failed(error));
   }
 
   settle(channel: unknown, cost: unknown): void {
@@ -243,91 +221,9 @@ export class RedisClearance implements StoreClearance {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.calls.close();
     this.unsubscribe();
-    this.giveBack(this.grants.takeAll().map((grant) => grant.reservation));
-  }
-
-  /** Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call. */
-  private askSoon(): void {
-    if (this.flushQueued || this.asking || this.closed) return;
-    this.flushQueued = true;
-    queueMicrotask(() => {
-      this.flushQueued = false;
-      this.ask();
-    });
-  }
-
-  private ask(): void {
-    if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
-    const batch = this.toReserve.takeBatch(MAX_BATCH);
-    if (batch.length === 0) return;
-    this.asking = true;
-    const askedAt = this.hooks.now();
-    this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
-      (outcomes) => this.answered(batch, outcomes, askedAt),
-      (error: unknown) => {
-        this.asking = false;
-        this.toReserve.putBack(batch.filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
-        this.toReserve.callEnded();
-        if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
-        this.failed(error);
-      },
-    );
-  }
-
-  private answered(
-    batch: ClearanceRequest[],
-    outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
-    askedAt: number,
-  ): void {
-    this.asking = false;
-    const now = this.hooks.now();
-    const first = outcomes.find((outcome) => outcome.kind === 'granted');
-    if (first !== undefined) this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
-    this.up();
-    const late: Reservation[] = [];
-    for (const [index, outcome] of outcomes.entries()) {
-      const request = batch[index] as ClearanceRequest;
-      if (outcome.kind === 'granted') {
-        if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
-        else this.grants.add(request, outcome.redisTime, outcome.reservation);
-      } else if (outcome.kind === 'refused') {
-        if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
-      } else {
-        // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
-        this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
-        this.retryAt = now + outcome.retryAfterMs;
-        break;
-      }
-    }
-    this.toReserve.callEnded();
-    this.giveBack(late);
-    // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.
-    if (this.closed) return;
-    if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
-    if (this.toReserve.length > 0 && this.grants.size < MAX_HELD) this.askSoon();
-    this.hooks.wake();
-  }
-
-  /** A call failed: the store is down (or refuses this process's configuration) until a reserve answers. */
-  private failed(error: unknown): void {
-    if (this.closed) return;
-    const reason = error instanceof Error ? error : new StoreUnavailableError(this.limiter.name, String(error));
-    const now = this.hooks.now();
-    this.retryAt = now + this.retryDelay;
-    this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS);
-    if (this.down === undefined) {
-      this.down = reason;
-      this.hooks.status(false, reason);
-    }
-    this.hooks.wake();
-  }
-
-  private up(): void {
-    this.retryDelay = FIRST_RETRY_MS;
-    if (this.down === undefined) return;
-    this.down = undefined;
-    this.hooks.status(true);
+    this.calls.giveBack(this.grants.takeAll().map((grant) => grant.reservation));
   }
 
   /** Fleet-wide news: a pause, new rates or a lost state make every grant held here stale. */
@@ -345,15 +241,15 @@ export class RedisClearance implements StoreClearance {
       this.rewind(now + notice.forMs);
     } else {
       this.pausedUntil = Number.NEGATIVE_INFINITY;
-      this.retryAt = now;
-      this.askSoon();
+      this.calls.retryAt = now;
+      this.calls.askSoon();
     }
     this.hooks.wake();
   }
 
   /** Gives every unused grant back and asks again for those messages, in arrival order, from `at`. */
   private rewind(at: number): void {
-    if (this.asking) {
+    if (this.calls.asking) {
       // The batch out is between the grants held and the requests waiting: rewind once it is back.
       this.rewindPendingAt = Math.max(this.rewindPendingAt ?? at, at);
       return;
@@ -361,9 +257,9 @@ export class RedisClearance implements StoreClearance {
     this.rewindPendingAt = undefined;
     const held = this.grants.takeAll();
     this.toReserve.putBack(held.map((grant) => grant.request));
-    this.giveBack(held.map((grant) => grant.reservation));
+    this.calls.giveBack(held.map((grant) => grant.reservation));
     // From `at` the head is asked for again: a `later` told for messages behind it no longer holds it back.
-    this.retryAt = at;
+    this.calls.retryAt = at;
   }
 
   /**
@@ -382,25 +278,9 @@ export class RedisClearance implements StoreClearance {
       return taken.grant;
     }
     // Its own answer may be on its way: asked again when it is back.
-    if (this.asking) return undefined;
+    if (this.calls.asking) return undefined;
     this.rewind(now);
     this.toReserve.promote(request);
     return undefined;
   }
-
-  private giveBack(reservations: Reservation[]): void {
-    if (reservations.length === 0) return;
-    // An unreleased slot is at worst unused capacity until it expires, never a violation: a failure is let go.
-    this.limiter.release(reservations).catch(() => {});
-  }
-}
-
-/** The options with every limit cut to `share` of itself (at least 1): the local window while the store is down. */
-function shareOf(options: ResolvedOptions, share: number): ResolvedOptions {
-  const cut = (rates: Rate[]): Rate[] =>
-    rates.map((rate) => ({ ...rate, limit: Math.max(1, Math.floor(rate.limit * share)) }));
-  const channels = new Map<string, Rate[]>();
-  for (const [name, rates] of options.channels) channels.set(name, cut(rates));
-  const keys = options.keys && { ...options.keys, rates: cut(options.keys.rates) };
-  return { ...options, rates: cut(options.rates), channels, keys };
 }

@@ -1,0 +1,144 @@
+/**
+ * The calls a store clearance makes to the shared limiter: at most one reserve call out at a time,
+ * carrying a turn's whole burst (asked at the end of the turn, at most `MAX_BATCH` a call), its
+ * answer filed in the grant book (and Redis' clock learned from it: redis-clock.ts), retries after
+ * a failure with a doubling wait, and whether the store is up. What a grant means for the message
+ * that holds it, pauses and rewinds are store-clearance.ts's.
+ */
+import type { ClearanceRequest, StoreHooks } from '../machine/clearance.js';
+import { StoreUnavailableError } from './errors.js';
+import type { GrantBook } from './grant-book.js';
+import { RedisClock } from './redis-clock.js';
+import type { ReserveLine } from './reserve-line.js';
+import type { Reservation, SharedLimiter } from './types.js';
+
+/** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
+export const MAX_BATCH = 200;
+/**
+ * Grants held unused at most before asking for more. A grant must be sent within the grace of its
+ * time; holding thousands granted for one moment (a limit that does not bind) means the last of
+ * them go stale while the first are sent, and every stale grant is given back and asked for again.
+ */
+export const MAX_HELD = MAX_BATCH;
+/** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
+const FIRST_RETRY_MS = 50;
+const MAX_RETRY_MS = 1000;
+
+export class ReserveCalls {
+  /** A reserve call is out. */
+  asking = false;
+  /** No reserve before this (the store said later, or did not answer). */
+  retryAt = Number.NEGATIVE_INFINITY;
+  /** Why the store is down; undefined while it answers. */
+  down: Error | undefined;
+  /** Where Redis' clock stands from here, learned from every reply: when a grant may go. */
+  readonly redisClock: RedisClock;
+  private closed = false;
+  private flushQueued = false;
+  private retryDelay = FIRST_RETRY_MS;
+
+  constructor(
+    private readonly limiter: SharedLimiter,
+    private readonly hooks: StoreHooks,
+    private readonly grants: GrantBook,
+    private readonly toReserve: ReserveLine,
+    /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
+    private readonly refused: Set<number>,
+    /** Called as each call ends, answered or failed, before anything else is asked (a rewind waits for it). */
+    private readonly callEnded: () => void,
+  ) {
+    this.redisClock = new RedisClock(limiter.clockDrift);
+  }
+
+  /** Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call. */
+  askSoon(): void {
+    if (this.flushQueued || this.asking || this.closed) return;
+    this.flushQueued = true;
+    queueMicrotask(() => {
+      this.flushQueued = false;
+      this.ask();
+    });
+  }
+
+  /** Nothing is asked from now on; answers still out give their grants back. */
+  close(): void {
+    this.closed = true;
+  }
+
+  /** An unreleased slot is at worst unused capacity until it expires, never a violation: a failure is let go. */
+  giveBack(reservations: Reservation[]): void {
+    if (reservations.length > 0) this.limiter.release(reservations).catch(() => {});
+  }
+
+  /** A call failed: the store is down (or refuses this process's configuration) until a reserve answers. */
+  failed(error: unknown): void {
+    if (this.closed) return;
+    const reason = error instanceof Error ? error : new StoreUnavailableError(this.limiter.name, String(error));
+    this.retryAt = this.hooks.now() + this.retryDelay;
+    this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS);
+    if (this.down === undefined) {
+      this.down = reason;
+      this.hooks.status(false, reason);
+    }
+    this.hooks.wake();
+  }
+
+  private ask(): void {
+    if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
+    const batch = this.toReserve.takeBatch(MAX_BATCH);
+    if (batch.length === 0) return;
+    this.asking = true;
+    const askedAt = this.hooks.now();
+    this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
+      (outcomes) => this.answered(batch, outcomes, askedAt),
+      (error: unknown) => {
+        this.asking = false;
+        this.toReserve.putBack(batch.filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
+        this.toReserve.callEnded();
+        this.callEnded();
+        this.failed(error);
+      },
+    );
+  }
+
+  private answered(
+    batch: ClearanceRequest[],
+    outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
+    askedAt: number,
+  ): void {
+    this.asking = false;
+    const now = this.hooks.now();
+    const first = outcomes.find((outcome) => outcome.kind === 'granted');
+    if (first !== undefined) this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
+    this.up();
+    const late: Reservation[] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      const request = batch[index] as ClearanceRequest;
+      if (outcome.kind === 'granted') {
+        if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
+        else this.grants.add(request, outcome.redisTime, outcome.reservation);
+      } else if (outcome.kind === 'refused') {
+        if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
+      } else {
+        // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
+        this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
+        this.retryAt = now + outcome.retryAfterMs;
+        break;
+      }
+    }
+    this.toReserve.callEnded();
+    this.giveBack(late);
+    // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.
+    if (this.closed) return;
+    this.callEnded();
+    if (this.toReserve.length > 0 && this.grants.size < MAX_HELD) this.askSoon();
+    this.hooks.wake();
+  }
+
+  private up(): void {
+    this.retryDelay = FIRST_RETRY_MS;
+    if (this.down === undefined) return;
+    this.down = undefined;
+    this.hooks.status(true);
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * What a throttler does while its store does not answer: 'pause' grants nothing new; 'local' runs
+ * a local window with a stated share of every limit (documented as not a global guarantee: each
+ * process of the fleet may use its share at once).
+ */
+import type { ResolvedOptions } from '../machine/options.js';
+import type { Rate } from '../rate/index.js';
+
+/** What the throttler does while the store does not answer. */
+export interface StoreDownPolicy {
+  /** 'pause': nothing new is granted. 'local': a local window with `localShare` of every limit. */
+  readonly onStoreDown: 'pause' | 'local';
+  readonly localShare: number;
+}
+
+/** The options with every limit cut to `share` of itself (at least 1): the local window while the store is down. */
+export function shareOf(options: ResolvedOptions, share: number): ResolvedOptions {
+  const cut = (rates: Rate[]): Rate[] =>
+    rates.map((rate) => ({ ...rate, limit: Math.max(1, Math.floor(rate.limit * share)) }));
+  const channels = new Map<string, Rate[]>();
+  for (const [name, rates] of options.channels) channels.set(name, cut(rates));
+  const keys = options.keys && { ...options.keys, rates: cut(options.keys.rates) };
+  return { ...options, rates: cut(options.rates), channels, keys };
+}
