@@ -44,6 +44,8 @@ export class Lane<TMessage> {
     const entry = this.entries.shift();
     if (entry === undefined) return undefined;
     this.length -= 1;
+    // Most lanes never hold a tombstone: nothing to look at behind the head then.
+    if (this.tombstones === 0) return entry;
     while (this.entries.peekFirst()?.cancelled) {
       this.entries.shift();
       this.tombstones -= 1;
@@ -57,6 +59,7 @@ export class Lane<TMessage> {
     const entry = this.entries.pop();
     if (entry === undefined) return undefined;
     this.length -= 1;
+    if (this.tombstones === 0) return entry;
     while (this.entries.peekLast()?.cancelled) {
       this.entries.pop();
       this.tombstones -= 1;

@@ -165,6 +165,8 @@ export class MessageQueues<TMessage> {
    * nothing more goes at `now`), recording each in `discarded`; true when one was dropped.
    */
   expire(now: number, atNowToo: boolean): boolean {
+    // Asked on every arrival and every pass: most throttlers never see a deadline.
+    if (this.deadlines.size === 0) return false;
     let expired = false;
     for (let entry = this.deadlines.passed(now, atNowToo); entry; entry = this.deadlines.passed(now, atNowToo)) {
       this.drop(entry, 'expired');
