@@ -1,18 +1,12 @@
 import type { Rate } from '../rate/index.js';
 import type { ChannelQueue } from './channel-queue.js';
 import type { Clearance } from './clearance.js';
+import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
 import { type HeadSchedule, scheduleOver } from './head-schedule.js';
 import { LocalClearance } from './local-clearance.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
 import type { ResolvedOptions } from './options.js';
-import {
-  type DispatcherState,
-  FORMAT_WITHOUT_PRIORITIES,
-  PERSISTED_FORMAT,
-  type PersistedDispatcher,
-  type RestoredState,
-} from './persisted-format.js';
-import { needsPriorityFormat, savedMessage } from './persisted-message.js';
+import type { PersistedDispatcher, RestoredState } from './persisted-format.js';
 import type { QueuedMessage } from './queued-message.js';
 
 /**
@@ -246,56 +240,17 @@ export class Dispatcher<TMessage> {
     return this.queues.waiting();
   }
 
-  /**
-   * A short account of the queue for inspectors and logs: the counts and the
-   * first `limit` waiting messages, never the whole queue (it may hold millions).
-   */
+  /** A short account of the queue for inspectors and logs (dispatcher-state.ts): never the whole queue. */
   summary(limit: number): DispatcherSummary<TMessage> {
-    return {
-      ...this.counts,
-      inFlight: this.inFlightCount,
-      pausedUntil: this.clearance.pausedUntil,
-      firstWaiting: this.queues
-        .firstWaiting(limit)
-        .map(({ message, channel, cost, queuedAt }) => ({ message, channel, cost, queuedAt })),
-    };
+    return summarize(this.clearance, this.queues, limit);
   }
 
   /**
-   * Everything needed to continue elsewhere, with times shifted by `shift` ms, saved at `now` (unshifted).
-   * Messages must be serialisable.
-   */
-  save(now: number, shift: number): DispatcherState<TMessage> {
-    const { pausedUntil } = this.clearance;
-    return {
-      savedAt: now + shift,
-      queue: this.waiting().map((entry) => savedMessage(entry, shift)),
-      ...this.clearance.save(shift),
-      pausedUntil: Number.isFinite(pausedUntil) ? pausedUntil + shift : pausedUntil > 0 ? 'forever' : null,
-      counts: { ...this.counts },
-    };
-  }
-
-  /**
-   * What JSON.stringify writes for the dispatcher inside a persisted snapshot
-   * (XState's getPersistedSnapshot leaves it as it is): the options and the
-   * state, every time moved onto the wall clock so that another process, whose
-   * monotonic clock starts elsewhere, can move it back onto its own.
+   * What JSON.stringify writes for the dispatcher inside a persisted snapshot (XState's
+   * getPersistedSnapshot leaves it as it is): dispatcher-state.ts, on the machine's checked time line.
    */
   toJSON(): PersistedDispatcher<TMessage> {
-    const { now: _source, ...options } = this.options;
-    // The machine's checked time line (never backwards), not the raw source: saved times must agree with it.
-    const reading = this.readNow();
-    const { rates, channelRates, keyRates } = this.clearance;
-    const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
-    const state = this.save(reading, Date.now() - reading);
-    // Format 2 when nothing needs format 3 (no keys, no priority or deadline), so that older versions read it.
-    const needsThird = keys !== undefined || state.queue.some(needsPriorityFormat);
-    return {
-      format: needsThird ? PERSISTED_FORMAT : FORMAT_WITHOUT_PRIORITIES,
-      options: { ...options, rates, channels: [...channelRates], keys: keys ?? null },
-      state,
-    };
+    return persistedForm(this.options, this.clearance, this.queues, this.readNow());
   }
 
   /**
@@ -322,11 +277,4 @@ export class Dispatcher<TMessage> {
   peekOldest(): QueuedMessage<TMessage> | undefined {
     return this.queues.oldest();
   }
-}
-
-/** What inspectors see instead of the live queue. */
-export interface DispatcherSummary<TMessage> extends ThrottlerCounts {
-  inFlight: number;
-  pausedUntil: number;
-  firstWaiting: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number }>;
 }

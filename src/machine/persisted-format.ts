@@ -24,7 +24,7 @@ import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import type { ResolvedOptions, ThrottleOptions } from './options.js';
 import { describeChannels, readKeyStates, readKeysOption } from './persisted-keys.js';
 import { readMessage, type SavedMessage } from './persisted-message.js';
-import type { SavedKey } from './scope-policies.js';
+import type { SavedKey, SavedPolicy } from './saved-policy.js';
 
 export type { SavedMessage } from './persisted-message.js';
 
@@ -79,12 +79,6 @@ export interface PersistedDispatcher<TMessage> {
     maxDeliveriesPerTurn: number | null;
   };
   state: DispatcherState<TMessage>;
-}
-
-/** A policy's saved state, not yet checked (its policy checks it as it loads it), and the path it was found at. */
-export interface SavedPolicy {
-  readonly saved: unknown;
-  readonly path: string;
 }
 
 /** A saved dispatcher state as read back: every field checked, times still on the wall clock. */

@@ -8,7 +8,7 @@ import { field, isRecord, readArray } from '../policies/saved-fields.js';
 import { parseRates, type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { isKeyName, type KeysOption } from './keys-option.js';
 import type { ResolvedOptions } from './options.js';
-import type { SavedKey } from './scope-policies.js';
+import type { SavedKey } from './saved-policy.js';
 
 /** The saved `keys` option as `resolveOptions` takes it (which checks its fields): null or absent is none. */
 export function readKeysOption(value: unknown, path: string): KeysOption | undefined {

@@ -3,7 +3,7 @@ import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
 import { isKeyName } from './keys-option.js';
 import { type ResolvedOptions, unknownChannelError } from './options.js';
-import type { SavedPolicy } from './persisted-format.js';
+import type { SavedKey, SavedPolicy } from './saved-policy.js';
 
 /**
  * Idle keys looked at per use of a key. More than one, so that forgetting keeps ahead of keys
@@ -26,11 +26,6 @@ interface Scope {
   waiting: number;
   /** Keys: kept by KeysByUse. */
   placed: number;
-}
-
-/** A saved key: its policy's state, and its own rates (undefined: the template's). */
-export interface SavedKey extends SavedPolicy {
-  readonly rates: Rate[] | undefined;
 }
 
 /**

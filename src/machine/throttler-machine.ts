@@ -1,9 +1,10 @@
 import { type EventObject, setup } from 'xstate';
-import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
+import { cancelMessage, pause, reportStoreStatus, resume, setRate, setTarget, settle, tryAcquire } from './control.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
-import { published, refuse, takeDiscarded, WAKE_UP_ID, withEffects } from './effects.js';
-import { checkTarget, pauseUntil, rateScope, replyError } from './event-checks.js';
+import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
+import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { resolveOptions } from './options.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
@@ -74,99 +75,18 @@ export const throttlerMachine = setup({
     deliverDue: withEffects((context, _event, effects, self) => {
       deliverDue(context, effects, self, context.now());
     }),
-    setTarget: withEffects((context, event, effects) => {
-      if (event.type !== 'SET_TARGET') return;
-      try {
-        checkTarget(event.target);
-      } catch (error) {
-        refuse(effects, event, error as Error);
-        return;
-      }
-      effects.assign(published(context, event.target, context.wakeAt));
-    }),
-    setRate: withEffects((context, event, effects) => {
-      if (event.type !== 'SET_RATE') return;
-      try {
-        const { channel, keyTemplate, option } = rateScope(event);
-        const rates = parseRates(event.rate, option);
-        if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
-        else context.dispatcher.setRates(rates, channel, context.now());
-      } catch (error) {
-        // The running actor stays as it was: a bad rate is reported, never half-applied.
-        refuse(effects, event, error as Error);
-        return;
-      }
-      effects.assign(published(context, context.target, context.wakeAt));
-    }),
-    cancelMessage: withEffects((context, event, effects) => {
-      if (event.type !== 'CANCEL') return;
-      if (context.dispatcher.cancel(event.id)) {
-        for (const dropped of takeDiscarded(context)) effects.emit(dropped);
-        effects.assign(published(context, context.target, context.wakeAt));
-      }
-    }),
-    pause: withEffects((context, event, effects) => {
-      if (event.type !== 'PAUSE') return;
-      try {
-        context.dispatcher.clearance.pause(pauseUntil(event, context.now()));
-      } catch (error) {
-        refuse(effects, event, error as Error);
-        return;
-      }
-      effects.assign(published(context, context.target, context.wakeAt));
-    }),
-    settle: withEffects((context, event, effects) => {
-      if (event.type !== 'SETTLED') return;
-      try {
-        context.dispatcher.clearance.settle(event.channel, event.cost, context.now());
-      } catch (error) {
-        // A settle that matches nothing in flight changes nothing: it could open the window.
-        refuse(effects, event, error as Error);
-        return;
-      }
-      effects.assign(published(context, context.target, context.wakeAt));
-    }),
-    tryAcquire: withEffects((context, event, effects) => {
-      if (event.type !== 'TRY_ACQUIRE') return;
-      const invalidReply = replyError(event.reply);
-      if (invalidReply !== undefined) {
-        // No permit is taken for an answer nobody can read.
-        refuse(effects, event, invalidReply);
-        return;
-      }
-      // Answered too late: the sender gave up waiting (see TryAcquireEvent), so nobody would hold the permit.
-      if (event.reply.cancelled === true) return;
-      const { dispatcher } = context;
-      try {
-        const cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
-        event.reply.waitMs = dispatcher.tryAcquire(event.channel, cost, context.now());
-      } catch (error) {
-        event.reply.error = error as Error;
-        return;
-      }
-      // Asking what waits drops what is past its deadline.
-      for (const dropped of takeDiscarded(context)) effects.emit(dropped);
-      effects.assign(published(context, context.target, context.wakeAt));
-    }),
-    resume: withEffects((context, _event, effects) => {
-      context.dispatcher.clearance.resume();
-      effects.assign(published(context, context.target, context.wakeAt));
-    }),
+    setTarget: withEffects(setTarget),
+    setRate: withEffects(setRate),
+    cancelMessage: withEffects(cancelMessage),
+    pause: withEffects(pause),
+    settle: withEffects(settle),
+    tryAcquire: withEffects(tryAcquire),
+    resume: withEffects(resume),
     refuseUnknownEvent: withEffects((_context, event, effects) => {
       const { type } = event as EventObject;
       refuse(effects, event, new ThrottlerOptionError('type', `one of ${EVENT_TYPES.join(', ')}`, type));
     }),
-    reportStoreStatus: withEffects((context, event, effects) => {
-      if (event.type !== 'STORE_STATUS') return;
-      if (typeof event.up !== 'boolean' || (event.error !== undefined && !(event.error instanceof Error))) {
-        refuse(effects, event, new ThrottlerOptionError('STORE_STATUS', '{ up: boolean, error?: Error }', event));
-        return;
-      }
-      const at = context.now();
-      effects.emit(
-        event.up ? { type: 'storeUp', at } : { type: 'storeDown', error: event.error ?? new Error('store down'), at },
-      );
-    }),
+    reportStoreStatus: withEffects(reportStoreStatus),
     activatePolicies: withEffects((context, _event, effects, self) => {
       const now = context.now();
       context.dispatcher.activate(now);

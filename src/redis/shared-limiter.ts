@@ -9,14 +9,8 @@ import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
 import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
 import { MAX_DRIFT } from './redis-clock.js';
-import type {
-  LaterReason,
-  Reservation,
-  ReservationRequest,
-  ReserveOutcome,
-  SharedLimiter,
-  StoreNotice,
-} from './types.js';
+import { outcomeOf } from './reserve-reply.js';
+import type { Reservation, ReservationRequest, ReserveOutcome, SharedLimiter, StoreNotice } from './types.js';
 
 /** How the store runs one of its scripts: keys and arguments in, the raw reply out. */
 export type ScriptRunner = (
@@ -24,8 +18,6 @@ export type ScriptRunner = (
   keys: string[],
   args: string[],
 ) => Promise<unknown[]>;
-
-const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };
 
 /**
  * One throttler's handle on the shared limiter: builds each script call (the keys of exactly the
@@ -224,34 +216,6 @@ export class RedisSharedLimiter implements SharedLimiter {
     this.knowledge.learn(header, this.localNow());
     return { reply, rest, header };
   }
-}
-
-/** The outcome of one request from the script's (kind, µs, member) triple. */
-function outcomeOf(
-  kind: number,
-  micros: number,
-  member: string,
-  reservation: string,
-  request: ReservationRequest,
-): ReserveOutcome {
-  if (kind === 0) {
-    // The member starts with the grant's time in µs of Redis' clock (reserve.ts).
-    const redisTime = Number.parseInt(member, 10) / 1000;
-    return { kind: 'granted', waitMs: micros / 1000, redisTime, reservation };
-  }
-  const reason = LATER_REASONS[kind];
-  if (reason) return { kind: 'later', retryAfterMs: micros / 1000, reason };
-  // The rates in force in Redis are lower than this process knew (another process set them).
-  return { kind: 'refused', error: validateCostError(request.cost, micros) };
-}
-
-function validateCostError(cost: number, smallest: number): ThrottlerOptionError {
-  try {
-    validateCost(cost, smallest);
-  } catch (error) {
-    return error as ThrottlerOptionError;
-  }
-  return new ThrottlerOptionError('cost', `at most ${smallest}`, cost);
 }
 
 /** `epoch member -|+channel|*key`: neither the epoch nor the member holds a space; the channel or key may. */

@@ -1,0 +1,83 @@
+/**
+ * The dispatcher as it is seen from outside: the form a persisted snapshot holds (every time moved
+ * onto the wall clock, in the oldest format that can say it), and the short account inspectors
+ * show instead of a queue that may hold millions. The one place that turns a live queue and its
+ * clearance into either; reading a saved form back is persisted-format.ts's.
+ */
+import type { Clearance } from './clearance.js';
+import type { MessageQueues, ThrottlerCounts } from './message-queues.js';
+import type { ResolvedOptions } from './options.js';
+import {
+  type DispatcherState,
+  FORMAT_WITHOUT_PRIORITIES,
+  PERSISTED_FORMAT,
+  type PersistedDispatcher,
+} from './persisted-format.js';
+import { needsPriorityFormat, savedMessage } from './persisted-message.js';
+
+/** What inspectors see instead of the live queue. */
+export interface DispatcherSummary<TMessage> extends ThrottlerCounts {
+  inFlight: number;
+  pausedUntil: number;
+  firstWaiting: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number }>;
+}
+
+/** The counts and the first `limit` waiting messages, never the whole queue. */
+export function summarize<TMessage>(
+  clearance: Clearance,
+  queues: MessageQueues<TMessage>,
+  limit: number,
+): DispatcherSummary<TMessage> {
+  return {
+    ...queues.counts,
+    inFlight: clearance.inFlightCount,
+    pausedUntil: clearance.pausedUntil,
+    firstWaiting: queues
+      .firstWaiting(limit)
+      .map(({ message, channel, cost, queuedAt }) => ({ message, channel, cost, queuedAt })),
+  };
+}
+
+/**
+ * Everything needed to continue elsewhere, with times shifted by `shift` ms, saved at `now`
+ * (unshifted). Messages must be serialisable.
+ */
+export function savedState<TMessage>(
+  clearance: Clearance,
+  queues: MessageQueues<TMessage>,
+  now: number,
+  shift: number,
+): DispatcherState<TMessage> {
+  const { pausedUntil } = clearance;
+  return {
+    savedAt: now + shift,
+    queue: queues.waiting().map((entry) => savedMessage(entry, shift)),
+    ...clearance.save(shift),
+    pausedUntil: Number.isFinite(pausedUntil) ? pausedUntil + shift : pausedUntil > 0 ? 'forever' : null,
+    counts: { ...queues.counts },
+  };
+}
+
+/**
+ * The options and the state, every time moved onto the wall clock so that another process, whose
+ * monotonic clock starts elsewhere, can move it back onto its own. `reading` is the machine's
+ * checked time line (never backwards), not the raw source: saved times must agree with it.
+ */
+export function persistedForm<TMessage>(
+  resolved: ResolvedOptions,
+  clearance: Clearance,
+  queues: MessageQueues<TMessage>,
+  reading: number,
+): PersistedDispatcher<TMessage> {
+  const { now: _source, ...options } = resolved;
+  const { rates, channelRates, keyRates } = clearance;
+  const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
+  const state = savedState(clearance, queues, reading, Date.now() - reading);
+  // Format 2 when nothing needs format 3 (no keys, no priority or deadline), so that older versions read it.
+  const needsThird = keys !== undefined || state.queue.some(needsPriorityFormat);
+  return {
+    format: needsThird ? PERSISTED_FORMAT : FORMAT_WITHOUT_PRIORITIES,
+    options: { ...options, rates, channels: [...channelRates], keys: keys ?? null },
+    state,
+  };
+}
