@@ -33,6 +33,9 @@ export interface QueueEntry {
   readonly channel: string | undefined;
   readonly cost: number | undefined;
   readonly id?: unknown;
+  readonly priority?: number | undefined;
+  readonly deadline?: number | undefined;
+  readonly maxWait?: number | undefined;
 }
 
 /** Told about every hand-over of entries to the machine, just before and just after the event is sent. */
@@ -101,8 +104,8 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
       this.batcher.add(entry);
       return;
     }
-    const { message, channel, cost, id } = entry;
-    const event = { type: 'QUEUE' as const, message, channel, cost, id };
+    const { message, channel, cost, id, priority, deadline, maxWait } = entry;
+    const event = { type: 'QUEUE' as const, message, channel, cost, id, priority, deadline, maxWait };
     if (this.tracker === undefined) {
       this.actor.send(event);
       return;

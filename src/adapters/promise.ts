@@ -64,6 +64,12 @@ export interface ScheduleOptions {
   cost?: number;
   /** Aborting it takes the task out of the queue and rejects its promise, if it has not started. */
   signal?: AbortSignal;
+  /** 0 (goes last) to 9 (goes first), default 5: among tasks the rates allow, higher first (see Priorities). */
+  priority?: number;
+  /** The most it may wait, in ms: if it cannot start by then it is rejected with a ThrottlerExpiredError. */
+  maxWait?: number;
+  /** The last moment it may start, on the throttler's clock (`now`, performance.now() by default); or use maxWait. */
+  deadline?: number;
 }
 
 export interface Throttler {
@@ -157,11 +163,13 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const { actor } = host;
 
   const schedule = <R>(run: () => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions): Promise<Awaited<R>> => {
-    const { channel, cost, signal } = scheduleOptions ?? NO_OPTIONS;
+    const { channel, cost, signal, priority, maxWait, deadline } = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped) return Promise.reject(new ThrottlerStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
     const task = new Task(run, channel, cost);
+    if (priority !== undefined || maxWait !== undefined || deadline !== undefined)
+      task.timing(priority, deadline, maxWait);
     const promise = new Promise<Awaited<R>>((resolve, reject) => {
       task.resolve = resolve;
       task.reject = reject;

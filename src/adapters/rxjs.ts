@@ -12,8 +12,9 @@
  *   time-based operators, and the values still waiting are discarded with the
  *   subscription. With a bounded queue (`capacity`), a value rejected or dropped
  *   for overflow goes to `onDropped` if given, and otherwise errors the stream:
- *   a value is never lost quietly. An invalid `cost` or `channel` for a value
- *   errors the stream the same way.
+ *   a value is never lost quietly. A value past its `maxWait` goes to `onDropped`
+ *   (required with `maxWait`) and the stream goes on. An invalid `cost`,
+ *   `channel`, `priority` or `maxWait` for a value errors the stream.
  * - Unsubscribing: stops the actor, which cancels its one timer; nothing is
  *   emitted after that.
  * - Values of one synchronous stretch reach the throttler together, as one
@@ -46,6 +47,13 @@ export interface ThrottleQueueOptions<T> extends ThrottleOptions {
   channel?: (value: T) => string | undefined;
   /** How much of the limit a value spends (default 1). */
   cost?: (value: T) => number;
+  /** A value's priority, 0 (goes last) to 9 (goes first), default 5 (see Priorities and deadlines). */
+  priority?: (value: T) => number | undefined;
+  /**
+   * The most a value may wait, in ms (undefined: no limit): one that cannot go by then is dropped and
+   * handed to `onDropped` with a ThrottlerExpiredError, and the stream goes on. Needs `onDropped`.
+   */
+  maxWait?: (value: T) => number | undefined;
   /** Receives every value that a full queue rejected or dropped (with `capacity`); without it, such a value errors the stream. */
   onDropped?: (value: T, error: Error) => void;
   /** Hands every inspection event of each subscription's throttler to an inspector (see `summarizeInspection`). */
@@ -63,6 +71,8 @@ interface BatchEntry<T> {
   message: QueuedValue<T>;
   channel: string | undefined;
   cost: number | undefined;
+  priority?: number | undefined;
+  maxWait?: number | undefined;
 }
 
 /** XState's clock on an RxJS scheduler: a timeout is a scheduled action, clearing it unsubscribes. */
@@ -74,15 +84,25 @@ function schedulerClock(scheduler: SchedulerLike): Clock {
 }
 
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
-  const { scheduler, channel, cost, onDropped, inspect, ...throttleOptions } =
+  const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [
     ['channel', channel],
     ['cost', cost],
+    ['priority', priority],
+    ['maxWait', maxWait],
     ['onDropped', onDropped],
     ['inspect', inspect],
   ] as const) {
     if (fn !== undefined && typeof fn !== 'function') throw new ThrottlerOptionError(name, 'a function', fn);
+  }
+  if (maxWait !== undefined && onDropped === undefined) {
+    // An expired value is the caller's own choice, not a failure: it must go somewhere other than an error.
+    throw new ThrottlerOptionError(
+      'onDropped',
+      'a function when maxWait is given (expired values go to it)',
+      onDropped,
+    );
   }
   if (scheduler !== undefined && (typeof scheduler !== 'object' || typeof scheduler?.schedule !== 'function')) {
     throw new ThrottlerOptionError('scheduler', 'an RxJS scheduler', scheduler);
@@ -129,17 +149,19 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
 
       const subscription = source.subscribe({
         next: (value) => {
-          let valueChannel: string | undefined;
-          let valueCost: number | undefined;
+          const entry: BatchEntry<T> = { message: { type: 'value', value }, channel: undefined, cost: undefined };
           try {
-            valueChannel = channel?.(value);
-            valueCost = cost?.(value);
+            entry.channel = channel?.(value);
+            entry.cost = cost?.(value);
+            // Only what is asked for is set: the machine reads a missing field as none.
+            if (priority !== undefined) entry.priority = priority(value);
+            if (maxWait !== undefined) entry.maxWait = maxWait(value);
           } catch (error) {
             subscriber.error(error);
             return;
           }
           waiting += 1;
-          host.queue({ message: { type: 'value', value }, channel: valueChannel, cost: valueCost });
+          host.queue(entry);
         },
         error: (error: unknown) => {
           host.flush();

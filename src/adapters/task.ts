@@ -32,6 +32,8 @@ export class Task extends SelfQueuedMessage {
   reject: (reason: unknown) => void = settleNothing;
   /** The signal that may still abort it; undefined once it no longer can. */
   signal: AbortSignal | undefined = undefined;
+  /** As given, read by the machine as the task is queued. Declared, written only when given (8 bytes a task each). */
+  declare maxWait?: number | undefined;
 
   constructor(
     public run: () => unknown,
@@ -39,6 +41,14 @@ export class Task extends SelfQueuedMessage {
     public cost: number | undefined,
   ) {
     super();
+  }
+
+  /** The task's priority and deadline as given (the machine checks them as it queues the task). */
+  timing(priority: unknown, deadline: unknown, maxWait: unknown): void {
+    // Only what is given is written: a field added to a few tasks costs those tasks alone.
+    if (priority !== undefined) this.priority = priority as number;
+    if (deadline !== undefined) this.deadline = deadline as number;
+    if (maxWait !== undefined) this.maxWait = maxWait as number;
   }
 
   get gone(): boolean {

@@ -47,7 +47,7 @@ export function acceptMessage(
   if (dispatcher.expire(now)) for (const dropped of takeDiscarded(context)) effects.emit(dropped);
   if (deadline !== undefined && deadline < now) {
     dispatcher.counts.dropped += 1;
-    effects.emit(droppedEvent(event.message, 'expired'));
+    effects.emit(droppedEvent(event.message, 'expired', deadline));
     return now;
   }
   if (deliverNow && dispatcher.isEmpty && dispatcher.clearance.allowsNow(event.channel, cost, now)) {

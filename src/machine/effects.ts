@@ -5,6 +5,7 @@
  * version each change assigns.
  */
 import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions } from 'xstate';
+import { ThrottlerExpiredError } from './expired-error.js';
 import type { DropReason } from './message-queues.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent } from './types.js';
 
@@ -26,15 +27,19 @@ const DROP_EXPLANATIONS: Record<DropReason, string> = {
 };
 
 /** The `dropped` event for a message that leaves (or never enters) the queue undelivered. */
-export function droppedEvent(message: AnyEventObject, reason: DropReason): ThrottlerEmitted {
-  return { type: 'dropped', message, reason, error: new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`) };
+export function droppedEvent(message: AnyEventObject, reason: DropReason, deadline?: number): ThrottlerEmitted {
+  const error =
+    reason === 'expired'
+      ? new ThrottlerExpiredError(deadline)
+      : new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`);
+  return { type: 'dropped', message, reason, error };
 }
 
 /** The `dropped` events for what left the queue undelivered since the last look. */
 export function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
   const { discarded } = context.dispatcher;
   if (discarded.length === 0) return [];
-  const events = discarded.map(({ entry, reason }) => droppedEvent(entry.message, reason));
+  const events = discarded.map(({ entry, reason }) => droppedEvent(entry.message, reason, entry.deadline));
   discarded.length = 0;
   return events;
 }

@@ -1,3 +1,4 @@
+export { ThrottlerExpiredError } from './expired-error.js';
 export { summarizeInspection } from './inspection.js';
 export type { DropReason, ThrottlerCounts } from './message-queues.js';
 export type { KeysOption, Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
