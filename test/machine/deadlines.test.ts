@@ -1,6 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import {
+  type ThrottlerEmitted,
+  ThrottlerExpiredError,
+  type ThrottlerInput,
+  throttlerMachine,
+} from '../../src/index.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -46,8 +51,9 @@ describe('deadlines', () => {
     ]);
     const drop = emitted.find((e) => e.type === 'dropped');
     expect(drop?.type === 'dropped' && drop.error.message).toBe(
-      'Message dropped: its deadline (deadline or maxWait) passed before the rate let it go',
+      "Message dropped: its deadline (deadline or maxWait) passed before the rate let it go (deadline 500 ms on the throttler's clock)",
     );
+    expect(drop?.type === 'dropped' && drop.error).toBeInstanceOf(ThrottlerExpiredError);
     expect(actor.getSnapshot().context.counts).toEqual({ queued: 0, delivered: 2, dropped: 1, rejected: 0 });
   });
 
