@@ -1,11 +1,12 @@
 // Listening to the server. A local HTTP server allows 5 requests per second and says so: every
 // answer carries RateLimit-Policy and RateLimit (IETF draft), and past the limit it answers 429
-// with Retry-After. The client guesses 8 per second, too fast: readServerLimits turns each answer
-// into a PAUSE and a SET_RATE, applyServerLimits applies them, and after the first 429 there are no more.
+// with Retry-After. The client guesses 8 per second, too fast. Its throttler's `serverLimits` option
+// reads every answer as its task ends (readServerLimits: a PAUSE and a SET_RATE) and applies it before
+// the next task may take the slot; after the first 429 there are no more.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createThrottler, formatRate } from '../src/index.js';
-import { applyServerLimits, readServerLimits, type ServerLimits } from '../src/server-limits/index.js';
+import { readServerLimits, type ServerLimits, serverLimits } from '../src/server-limits/index.js';
 
 const LIMIT = 5;
 const WINDOW_MS = 1_000;
@@ -33,22 +34,26 @@ const server = createServer((_request, response) => {
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 
-// The client.
-const throttler = createThrottler({ rate: '8/1s', strategy: 'sliding-window' });
+// The client: each task is one request, and its Response is what serverLimits() reads.
+const throttler = createThrottler({ rate: '8/1s', strategy: 'sliding-window', serverLimits: serverLimits() });
 const started = performance.now();
 const requests: Array<{ sentAt: number; status: number }> = [];
 let firstRefusal: { at: number; said: string } | undefined;
 
-async function call(job: number): Promise<number> {
+async function request(): Promise<Response> {
   const sentAt = performance.now();
   const response = await fetch(url);
-  await response.text();
   requests.push({ sentAt, status: response.status });
-  const limits = readServerLimits(response);
-  applyServerLimits(throttler, limits);
-  if (response.status !== 429) return job;
-  firstRefusal ??= { at: performance.now(), said: describe(limits) };
-  return throttler.schedule(() => call(job)); // again, once the throttler allows it
+  return response;
+}
+
+async function job(n: number): Promise<number> {
+  for (;;) {
+    const response = await throttler.schedule(request); // the server's answer is applied by now
+    await response.text();
+    if (response.status !== 429) return n;
+    firstRefusal ??= { at: performance.now(), said: describe(readServerLimits(response)) };
+  }
 }
 
 function describe(limits: ServerLimits): string {
@@ -57,7 +62,7 @@ function describe(limits: ServerLimits): string {
     .join(', ');
 }
 
-const done = await Promise.all(Array.from({ length: JOBS }, (_, n) => throttler.schedule(() => call(n + 1))));
+const done = await Promise.all(Array.from({ length: JOBS }, (_, n) => job(n + 1)));
 throttler.stop();
 server.closeAllConnections();
 server.close();

@@ -7,11 +7,14 @@ import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
 /**
- * The gzipped budget: 24 kB. The measured 23.6 kB carries the hardening (18.7 kB), the store seam,
- * priorities and deadlines, and keyed limits (21.4 kB with keys alone); the timeline, the server
- * limits and the Redis store are entry points of their own. Raise it only with a reason here.
+ * The gzipped budget: 24.5 kB. The measured 24.1 kB carries the hardening (18.7 kB), the store seam,
+ * priorities and deadlines, and keyed limits (21.4 kB with keys alone; 23.6 kB with all three), and
+ * the adapters' share of them (per-task priority and maxWait, ThrottlerExpiredError, setRate per key
+ * and template, the hook the serverLimits option binds to: +0.5 kB); the timeline, the server limits
+ * (their parsers, and the serverLimits option itself) and the Redis store are entry points of their
+ * own. Raise it only with a reason here.
  */
-export const GZIP_BUDGET_BYTES = 24_000;
+export const GZIP_BUDGET_BYTES = 24_500;
 
 export interface BundleSize {
   minified: number;

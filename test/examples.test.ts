@@ -37,6 +37,7 @@ const expectedOutput: Record<string, RegExp[]> = {
   'priorities.ts': [
     /ms {2}login\n +\d+ ms {2}page view\n +\d+ ms {2}dropped search \(stale after 150 ms\): expired\n +\d+ ms {2}report 1\n/,
     /done: \{ queued: 0, delivered: 6, dropped: 1, rejected: 0 \}/,
+    /promise API: first, stale: ThrottlerExpiredError, urgent, low\n/,
   ],
   'promise-api.ts': [
     /call 99: AbortError/,

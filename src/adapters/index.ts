@@ -1,8 +1,9 @@
+export { createThrottler } from './promise.js';
 export {
-  createThrottler,
   type ScheduleOptions,
+  type TaskOutcomeListener,
   type Throttler,
   type ThrottlerOptions,
   ThrottlerStoppedError,
-} from './promise.js';
+} from './promise-api.js';
 export { type ThrottleQueueOptions, throttleQueue } from './rxjs.js';

@@ -35,89 +35,42 @@
  *   the tasks `stop()` rejected counted as dropped.
  * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
  *   settling back to the machine (SETTLED), so the next one may start.
+ * - `priority`, `maxWait` and `deadline` per task: among tasks the rate allows,
+ *   higher priority first; a task that cannot start by its deadline is rejected
+ *   with a ThrottlerExpiredError. With `serverLimits`, every task's outcome is
+ *   heard (the server's Retry-After / RateLimit answers applied) before its
+ *   promise settles and before its slot is reported free.
  */
-import type { Actor, InspectionEvent } from 'xstate';
-import type { ThrottleStore } from '../machine/clearance.js';
-import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
-import { resolveOptions, type ThrottleOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
+
+import { rateScope } from '../machine/event-checks.js';
+import type { ThrottlerCounts } from '../machine/index.js';
+import { isKeyName } from '../machine/keys-option.js';
+import { type ResolvedOptions, resolveOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
+import type { ThrottlerEvent } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
+import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
 import { Task } from './task.js';
 import { TaskRunner } from './task-runner.js';
-
-/** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
-export interface ThrottlerOptions extends ThrottleOptions {
-  /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
-  store?: ThrottleStore | undefined;
-  /** XState's clock for the wake-up timer (`setTimeout` by default); pair it with `now`. */
-  clock?: Clock;
-  /** Hands every inspection event to an inspector (see `summarizeInspection`). */
-  inspect?: (event: InspectionEvent) => void;
-}
-
-/** Per-task options. */
-export interface ScheduleOptions {
-  /** A channel named in `channels`; without it only the overall rate applies. */
-  channel?: string;
-  /** How much of the limit the task spends (a positive integer, default 1). */
-  cost?: number;
-  /** Aborting it takes the task out of the queue and rejects its promise, if it has not started. */
-  signal?: AbortSignal;
-  /** 0 (goes last) to 9 (goes first), default 5: among tasks the rates allow, higher first (see Priorities). */
-  priority?: number;
-  /** The most it may wait, in ms: if it cannot start by then it is rejected with a ThrottlerExpiredError. */
-  maxWait?: number;
-  /** The last moment it may start, on the throttler's clock (`now`, performance.now() by default); or use maxWait. */
-  deadline?: number;
-}
-
-export interface Throttler {
-  /** Runs `task` as soon as the rate allows; resolves or rejects as the task does. */
-  schedule<R>(task: () => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
-  /** A throttled version of `fn`: every call is scheduled with these options; `this` is passed on. */
-  wrap<A extends unknown[], R, This = unknown>(
-    fn: (this: This, ...args: A) => R | PromiseLike<R>,
-    options?: ScheduleOptions,
-  ): (this: This, ...args: A) => Promise<Awaited<R>>;
-  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
-  acquire(cost?: number, options?: Omit<ScheduleOptions, 'cost'>): Promise<number>;
-  /**
-   * Takes a permit now if one is free and nothing waits ahead: returns 0. Otherwise takes
-   * nothing and returns the milliseconds until one may be free. Throws on a bad cost or channel.
-   */
-  tryAcquire(cost?: number, options?: Pick<ScheduleOptions, 'channel'>): number;
-  /**
-   * Starts nothing for `ms` milliseconds (e.g. an HTTP 429's Retry-After), or until `resume()`.
-   * Called from a task, it holds back the tasks due with it too. Throws after `stop()`.
-   */
-  pause(ms?: number): void;
-  /** Ends a pause; what the rate allows starts at once. Throws after `stop()`. */
-  resume(): void;
-  /** Replaces the overall rate, or one channel's; throws (and changes nothing) on a bad rate, or after `stop()`. */
-  setRate(rate: RatesInput, channel?: string): void;
-  /** Stops the throttler and its timer; every task still waiting is rejected with ThrottlerStoppedError. */
-  stop(): void;
-  /** Waiting, started, dropped and rejected task counts; after `stop()`, the tasks it rejected count as dropped. */
-  readonly counts: ThrottlerCounts;
-  /** The underlying actor, for `actor.on(...)` events and inspection. */
-  readonly actor: Actor<typeof throttlerMachine>;
-}
-
-/** Why a task waiting in a stopped throttler, or scheduled after `stop()`, was rejected. */
-export class ThrottlerStoppedError extends Error {
-  override name = 'ThrottlerStoppedError';
-  constructor() {
-    super('The throttler was stopped before the task could start');
-  }
-}
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
 /** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
 export function createThrottler(options: ThrottlerOptions): Throttler {
-  const { clock, inspect, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
+  const { clock, inspect, serverLimits, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
+  if (
+    serverLimits !== undefined &&
+    (typeof serverLimits !== 'object' || serverLimits === null || typeof serverLimits.bind !== 'function')
+  ) {
+    throw new ThrottlerOptionError(
+      'serverLimits',
+      'what serverLimits(...) of xstate-throttler/server-limits returns',
+      serverLimits,
+    );
+  }
+  let hear: ((value: unknown, error?: unknown) => void) | undefined;
   const resolved = resolveOptions(throttleOptions);
   const { now } = resolved;
   const reportsSettling = tracksInFlight(resolved);
@@ -140,9 +93,14 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     for (const task of cancelled) host.send({ type: 'CANCEL', id: task });
   };
   const pending = new PendingTasks(abortTasks);
-  const runner = new TaskRunner(pending, reportsSettling, (task) => {
-    if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
-  });
+  const runner = new TaskRunner(
+    pending,
+    reportsSettling,
+    (task) => {
+      if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
+    },
+    serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
+  );
 
   // A task leaves the queue without starting only through these events (or its AbortSignal, which
   // rejects it before the CANCEL is sent): each rejects its promise.
@@ -186,7 +144,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     if (stopped) throw new ThrottlerStoppedError();
   };
 
-  return {
+  const throttler: Throttler = {
     schedule,
     wrap: <A extends unknown[], R, This = unknown>(
       fn: (this: This, ...args: A) => R | PromiseLike<R>,
@@ -229,16 +187,13 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       host.flush();
       host.send({ type: 'RESUME' });
     },
-    setRate: (rate: RatesInput, channel?: string) => {
+    setRate: (rate: RatesInput, scope?: string | { keyTemplate: true }) => {
       refuseIfStopped();
       // Checked here, not by the machine's invalidEvent: from inside a task the event is handled later.
-      parseRates(rate, channel === undefined ? 'rate' : `channels.${channel}`);
-      if (channel !== undefined && !resolved.channels.has(channel)) {
-        throw unknownChannelError(channel, resolved.channels.keys());
-      }
+      const event = rateEvent(rate, scope, resolved);
       host.flush();
       runner.holdRestOfPass();
-      host.send({ type: 'SET_RATE', rate, channel });
+      host.send(event);
     },
     stop: () => {
       if (stopped) return;
@@ -266,6 +221,24 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     },
     actor,
   };
+  hear = serverLimits?.bind(throttler);
+  return throttler;
+}
+
+/** The SET_RATE for `setRate(rate, scope)`, checked as the machine would check it (it throws instead of reporting). */
+function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions): ThrottlerEvent {
+  const keyTemplate = typeof scope === 'object' && scope !== null && (scope as { keyTemplate?: unknown }).keyTemplate;
+  const { channel, option } = rateScope(
+    keyTemplate === undefined || keyTemplate === false ? { channel: scope } : { keyTemplate },
+  );
+  if (keyTemplate === true && resolved.keys === undefined) {
+    throw new ThrottlerOptionError('keyTemplate', 'set only with the keys option', keyTemplate);
+  }
+  parseRates(rate, option);
+  const known =
+    channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
+  if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
+  return keyTemplate === true ? { type: 'SET_RATE', rate, keyTemplate: true } : { type: 'SET_RATE', rate, channel };
 }
 
 function busyError(): Error {

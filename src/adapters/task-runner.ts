@@ -22,6 +22,8 @@ export class TaskRunner {
     private readonly reportsSettling: boolean,
     /** Tells the throttler a delivered task has settled (SETTLED); only with `reportsSettling`. */
     private readonly reportSettled: (task: Task) => void,
+    /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
+    private readonly hear?: ((value: unknown, error?: unknown) => void) | undefined,
   ) {}
 
   /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
@@ -55,26 +57,31 @@ export class TaskRunner {
     if (!this.reportsSettling) task.releaseSettlers();
     let result: unknown;
     this.running = true;
+    const hear = this.hear;
     try {
       result = run();
     } catch (error) {
+      hear?.(undefined, error);
       if (this.reportsSettling) this.settled(task);
       reject(error);
       return;
     } finally {
       this.running = false;
     }
-    if (!this.reportsSettling) {
+    if (!this.reportsSettling && hear === undefined) {
       resolve(result);
       return;
     }
+    // What the server said is heard before anything else may start on the slot this task frees.
     Promise.resolve(result).then(
       (value) => {
-        this.settled(task);
+        hear?.(value);
+        if (this.reportsSettling) this.settled(task);
         resolve(value);
       },
       (error: unknown) => {
-        this.settled(task);
+        hear?.(undefined, error);
+        if (this.reportsSettling) this.settled(task);
         reject(error);
       },
     );

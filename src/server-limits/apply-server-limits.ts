@@ -123,3 +123,44 @@ export function serverLimitsListener(
     }
   };
 }
+
+/** The options of `serverLimits`: readServerLimits' own, and where a failure to apply an answer goes. */
+export interface ServerLimitsOptionOptions extends ServerLimitsOptions {
+  /**
+   * Told when an answer could not be applied (a `pick` that threw, a channel the throttler lacks). The
+   * task itself is not failed for it. Default: `console.warn`, so that a broken `pick` never goes unseen.
+   */
+  onError?: (error: Error) => void;
+}
+
+/**
+ * The promise API's `serverLimits` option: `createThrottler({ rate, serverLimits: serverLimits() })`
+ * reads every task's result (a fetch Response, or what `pick` picks out of the result or the error)
+ * and applies the server's Retry-After / X-RateLimit / RateLimit answer to the throttler, before the
+ * task's promise settles. Built here, not in the core, so that the core never loads the parsers.
+ */
+export function serverLimits(
+  pick: ServerLimitsPick = (value) => value,
+  options: ServerLimitsOptionOptions = {},
+): { bind(throttler: ServerLimitsTarget): (value: unknown, error?: unknown) => void } {
+  const { onError = warn, ...readOptions } = options ?? {};
+  if (typeof onError !== 'function') throw new ThrottlerOptionError('onError', 'a function', onError);
+  // Checked now, once: a bad option throws here, not after the first task.
+  resolveServerLimitsOptions(readOptions);
+  if (typeof pick !== 'function') {
+    throw new ThrottlerOptionError('serverLimits', 'a function picking the response out of a task result', pick);
+  }
+  return {
+    bind(throttler) {
+      const listen = serverLimitsListener(throttler, pick, readOptions);
+      return (value, error) => {
+        const failure = listen(value, error);
+        if (failure !== undefined) onError(failure);
+      };
+    },
+  };
+}
+
+function warn(error: Error): void {
+  console.warn(`xstate-throttler serverLimits: the server's answer was not applied: ${error.message}`);
+}

@@ -2,8 +2,10 @@ export {
   applyServerLimits,
   type PausableThrottler,
   type ServerLimitsListener,
+  type ServerLimitsOptionOptions,
   type ServerLimitsPick,
   type ServerLimitsTarget,
+  serverLimits,
   type ThrottlerRef,
 } from './apply-server-limits.js';
 export type {

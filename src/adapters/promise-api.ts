@@ -1,0 +1,88 @@
+/**
+ * The promise API's public surface: `createThrottler`'s options, a task's options, the `Throttler`
+ * it returns and the error of a stopped one. promise.ts builds it over the machine.
+ */
+import type { Actor, InspectionEvent } from 'xstate';
+import type { ThrottleStore } from '../machine/clearance.js';
+import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
+import type { ThrottleOptions } from '../machine/options.js';
+import type { RatesInput } from '../rate/index.js';
+
+/** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
+export interface ThrottlerOptions extends ThrottleOptions {
+  /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
+  store?: ThrottleStore | undefined;
+  /** XState's clock for the wake-up timer (`setTimeout` by default); pair it with `now`. */
+  clock?: Clock;
+  /** Hands every inspection event to an inspector (see `summarizeInspection`). */
+  inspect?: (event: InspectionEvent) => void;
+  /**
+   * Listens to what each task returned or threw, before its promise settles: `serverLimits(...)` from
+   * xstate-throttler/server-limits applies a server's Retry-After / RateLimit answers after every task.
+   */
+  serverLimits?: TaskOutcomeListener | undefined;
+}
+
+/** Bound to the throttler once it exists; then hears every task's outcome (value, or error when it threw). */
+export interface TaskOutcomeListener {
+  bind(throttler: Throttler): (value: unknown, error?: unknown) => void;
+}
+
+/** Per-task options. */
+export interface ScheduleOptions {
+  /** A channel named in `channels`; without it only the overall rate applies. */
+  channel?: string;
+  /** How much of the limit the task spends (a positive integer, default 1). */
+  cost?: number;
+  /** Aborting it takes the task out of the queue and rejects its promise, if it has not started. */
+  signal?: AbortSignal;
+  /** 0 (goes last) to 9 (goes first), default 5: among tasks the rates allow, higher first (see Priorities). */
+  priority?: number;
+  /** The most it may wait, in ms: if it cannot start by then it is rejected with a ThrottlerExpiredError. */
+  maxWait?: number;
+  /** The last moment it may start, on the throttler's clock (`now`, performance.now() by default); or use maxWait. */
+  deadline?: number;
+}
+
+export interface Throttler {
+  /** Runs `task` as soon as the rate allows; resolves or rejects as the task does. */
+  schedule<R>(task: () => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
+  /** A throttled version of `fn`: every call is scheduled with these options; `this` is passed on. */
+  wrap<A extends unknown[], R, This = unknown>(
+    fn: (this: This, ...args: A) => R | PromiseLike<R>,
+    options?: ScheduleOptions,
+  ): (this: This, ...args: A) => Promise<Awaited<R>>;
+  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
+  acquire(cost?: number, options?: Omit<ScheduleOptions, 'cost'>): Promise<number>;
+  /**
+   * Takes a permit now if one is free and nothing waits ahead: returns 0. Otherwise takes
+   * nothing and returns the milliseconds until one may be free. Throws on a bad cost or channel.
+   */
+  tryAcquire(cost?: number, options?: Pick<ScheduleOptions, 'channel'>): number;
+  /**
+   * Starts nothing for `ms` milliseconds (e.g. an HTTP 429's Retry-After), or until `resume()`.
+   * Called from a task, it holds back the tasks due with it too. Throws after `stop()`.
+   */
+  pause(ms?: number): void;
+  /** Ends a pause; what the rate allows starts at once. Throws after `stop()`. */
+  resume(): void;
+  /**
+   * Replaces the overall rate, or one channel's or key's (`'customer-7'`), or with `{ keyTemplate: true }`
+   * the keys' template; throws (and changes nothing) on a bad rate or name, or after `stop()`.
+   */
+  setRate(rate: RatesInput, scope?: string | { keyTemplate: true }): void;
+  /** Stops the throttler and its timer; every task still waiting is rejected with ThrottlerStoppedError. */
+  stop(): void;
+  /** Waiting, started, dropped and rejected task counts; after `stop()`, the tasks it rejected count as dropped. */
+  readonly counts: ThrottlerCounts;
+  /** The underlying actor, for `actor.on(...)` events and inspection. */
+  readonly actor: Actor<typeof throttlerMachine>;
+}
+
+/** Why a task waiting in a stopped throttler, or scheduled after `stop()`, was rejected. */
+export class ThrottlerStoppedError extends Error {
+  override name = 'ThrottlerStoppedError';
+  constructor() {
+    super('The throttler was stopped before the task could start');
+  }
+}
