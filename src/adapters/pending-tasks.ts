@@ -7,22 +7,37 @@
  * while it is busy wait there, and stopping the actor clears the mailbox),
  * without asking the machine for its queue.
  *
- * O(1) a task: tasks mostly leave in the order they came, at the head of the
- * list; those that leave from further on are counted, and the list is
- * compacted once they are half of it.
+ * O(1) a hand-over, whatever its size: the arrays handed over are kept as
+ * they are (nothing is copied, no task is written), and where a task stands
+ * is told by the number of the hand-over it went in (`Task.batch`): below
+ * `openBatch` it was handed over, and while its hand-over's send is under way
+ * the machine may not have reached it yet. A departure is one count: once they
+ * are a good share of the list, the head moves on over those at the front (each
+ * passed once) and, if others left further on (aborts), the list keeps only the
+ * live tasks when those that left are half of it: O(1) amortised a task, and
+ * what is held stays within a small factor of the tasks that may still start.
  */
 import type { HandOverTracker } from './host.js';
-import { AbortWatch, type Task, type TaskKeeper } from './task.js';
+import { AbortWatch, GONE, type Task, type TaskKeeper } from './task.js';
 
 /** Below this many, departures from the middle are left in place: compacting would cost more than it saves. */
 const MIN_COMPACTION = 32;
 
 export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
   private readonly signals: AbortWatch;
-  /** Handed over, in order; from `head` on, a task that has left is skipped (and counted in `leftBehind`). */
-  private tasks: Task[] = [];
+  /** The arrays handed over, in order; from `head` (and `headIndex` in it) on, a task that has left is skipped. */
+  private batches: Array<readonly Task[] | undefined> = [];
   private head = 0;
-  private leftBehind = 0;
+  private headIndex = 0;
+  /** Entries held from the head on (tasks that left included, until the list is tidied). */
+  private retained = 0;
+  /** Departures since the list was last tidied, and how many make it tidy again. */
+  private departed = 0;
+  private tidyAt = MIN_COMPACTION;
+  /** The number the next hand-over gets; a task scheduled now is in it. */
+  private openBatch = 1;
+  /** Hand-overs whose send is under way (a task's own pause/setRate/stop can send one inside another). */
+  private readonly underWay: number[] = [];
   /** `rejectAll` took the list: nothing is tracked from then on. */
   private closed = false;
 
@@ -30,57 +45,45 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
     this.signals = new AbortWatch(onAbort);
   }
 
+  /** A new task is in the hand-over that goes next. */
+  enter(task: Task): void {
+    task.batch = this.openBatch;
+  }
+
   /** The task is rejected (through `onAbort`) if `signal` fires while it may still start. */
   watch(task: Task, signal: AbortSignal): void {
     this.signals.watch(task, signal);
   }
 
-  sending(tasks: readonly Task[]): void {
-    if (this.closed) return;
-    if (this.head === this.tasks.length && tasks.every(isNew)) {
-      // Nothing tracked (a burst into an idle throttler): a copy of the exact size, no growing slack.
-      for (let index = 0; index < tasks.length; index++) (tasks[index] as Task).stage = 'sending';
-      this.tasks = tasks.slice();
-      this.head = 0;
-      return;
-    }
-    for (let index = 0; index < tasks.length; index++) {
-      const task = tasks[index] as Task;
-      if (task.stage !== 'new') continue;
-      task.stage = 'sending';
-      this.tasks.push(task);
-    }
+  handedOver(task: Task): boolean {
+    return task.batch !== GONE && task.batch < this.openBatch;
   }
 
-  sent(tasks: readonly Task[]): void {
-    for (let index = 0; index < tasks.length; index++) {
-      const task = tasks[index] as Task;
-      if (task.stage === 'sending') task.stage = 'sent';
-    }
+  /** Not in the machine's hands yet: in the unsent batch, or in the event being sent but not reached. */
+  inUnsentBatch(task: Task): boolean {
+    if (task.batch === GONE) return false;
+    return task.batch >= this.openBatch || (this.underWay.includes(task.batch) && !task.reachedQueue);
+  }
+
+  // HandOverTracker: the host tells just before and just after it sends a hand-over.
+  sending(tasks: readonly Task[]): void {
+    this.underWay.push(this.openBatch);
+    this.openBatch += 1;
+    if (this.closed || tasks.length === 0) return;
+    this.batches.push(tasks);
+    this.retained += tasks.length;
+  }
+
+  sent(): void {
+    this.underWay.pop();
   }
 
   left(task: Task, handedOver: boolean): void {
     if (task.signal !== undefined) this.signals.forget(task);
     if (!handedOver || this.closed) return;
-    const { tasks } = this;
-    this.leftBehind += 1;
-    while (this.head < tasks.length && (tasks[this.head] as Task).gone) {
-      this.head += 1;
-      this.leftBehind -= 1;
-    }
-    const length = tasks.length - this.head;
-    if (length === 0) {
-      this.tasks = [];
-      this.head = 0;
-    } else if (this.leftBehind >= MIN_COMPACTION && 2 * this.leftBehind >= length) {
-      this.tasks = tasks.filter((waiting, index) => index >= this.head && !waiting.gone);
-      this.head = 0;
-      this.leftBehind = 0;
-    } else if (this.head >= MIN_COMPACTION && 2 * this.head >= tasks.length) {
-      // The departed head is let go of once it is half of the list: each task is copied O(1) times.
-      this.tasks = tasks.slice(this.head);
-      this.head = 0;
-    }
+    // One count a departure; the list is tidied once they are a good share of it (O(1) amortised).
+    this.departed += 1;
+    if (this.departed >= this.tidyAt) this.tidy();
   }
 
   /**
@@ -88,21 +91,77 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
    * stops tracking. Returns how many of them the throttler never queued (they were in its mailbox).
    */
   rejectAll(error: unknown): number {
-    const { tasks, head } = this;
+    const waiting = this.waiting();
     this.closed = true;
-    this.tasks = [];
+    this.batches = [];
     this.head = 0;
-    this.leftBehind = 0;
+    this.headIndex = 0;
+    this.retained = 0;
+    this.departed = 0;
     let neverQueued = 0;
-    for (let index = head; index < tasks.length; index++) {
-      const task = tasks[index] as Task;
+    for (const task of waiting) {
       const queued = task.reachedQueue;
       if (task.fail(error, this) && !queued) neverQueued += 1;
     }
     return neverQueued;
   }
-}
 
-function isNew(task: Task): boolean {
-  return task.stage === 'new';
+  /**
+   * Moves the head on over the tasks that have left (each is passed once) and lets go of spent
+   * hand-overs; when departures happened further on too (aborts), and the tasks that left are half
+   * of what is held, keeps only the live ones.
+   */
+  private tidy(): void {
+    const passed = this.passDeparted();
+    if (this.retained === 0) {
+      this.batches = [];
+      this.head = 0;
+    } else if (passed < this.departed && this.retained >= MIN_COMPACTION) {
+      const live = this.waiting();
+      if (2 * live.length <= this.retained) {
+        this.batches = [live];
+        this.head = 0;
+        this.headIndex = 0;
+        this.retained = live.length;
+      }
+    }
+    if (this.head >= MIN_COMPACTION && 2 * this.head >= this.batches.length) {
+      this.batches = this.batches.slice(this.head);
+      this.head = 0;
+    }
+    this.departed = 0;
+    this.tidyAt = Math.max(MIN_COMPACTION, this.retained >> 1);
+  }
+
+  /** Moves the head on over the tasks that have left; returns how many it passed. */
+  private passDeparted(): number {
+    const { batches } = this;
+    let passed = 0;
+    while (this.head < batches.length) {
+      const batch = batches[this.head] as readonly Task[];
+      while (this.headIndex < batch.length && (batch[this.headIndex] as Task).gone) {
+        this.headIndex += 1;
+        passed += 1;
+      }
+      if (this.headIndex < batch.length) break;
+      batches[this.head] = undefined;
+      this.head += 1;
+      this.headIndex = 0;
+    }
+    this.retained -= passed;
+    return passed;
+  }
+
+  /** The tasks handed over that have not left, in order. */
+  private waiting(): Task[] {
+    const waiting: Task[] = [];
+    for (let index = this.head; index < this.batches.length; index++) {
+      const batch = this.batches[index] as readonly Task[];
+      for (let at = index === this.head ? this.headIndex : 0; at < batch.length; at++) {
+        const task = batch[at] as Task;
+        if (!task.gone) waiting.push(task);
+      }
+    }
+    return waiting;
+  }
 }

@@ -84,7 +84,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   const abortTasks = (tasks: Task[], reason: unknown): void => {
     const cancelled: Task[] = [];
     for (const task of tasks) {
-      const unsent = task.inUnsentBatch;
+      const unsent = pending.inUnsentBatch(task);
       if (!task.fail(reason, pending)) continue;
       if (unsent) host.withdraw();
       else cancelled.push(task);
@@ -126,6 +126,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     if (stopped) return Promise.reject(new ThrottlerStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
     const task = new Task(run, channel, cost);
+    pending.enter(task);
     if (priority !== undefined || maxWait !== undefined || deadline !== undefined)
       task.timing(priority, deadline, maxWait);
     const promise = new Promise<Awaited<R>>((resolve, reject) => {

@@ -11,6 +11,9 @@ import { SelfQueuedMessage } from '../machine/queued-message.js';
 
 function settleNothing(): void {}
 
+/** A task's `batch` once it started or was rejected. */
+export const GONE = -1;
+
 /**
  * A scheduled task: the message the throttler queues for it, its entry in a
  * QUEUE_BATCH event and its queue entry in the dispatcher, all one object, so
@@ -20,12 +23,11 @@ export class Task extends SelfQueuedMessage {
   /** The target receives tasks as events; inspectors and persisted snapshots show this type. */
   readonly type = 'task';
   /**
-   * `new`: not handed to the throttler yet (in the unsent batch). `sending`: in the event being
-   * sent (the machine may not have reached it yet). `sent`: handed over: queued, or waiting in a
-   * busy throttler's mailbox. `gone`: started, or rejected while waiting; nothing may start or
-   * reject it from now on.
+   * The hand-over it goes in (numbered by PendingTasks: below its `openBatch`, handed over), or
+   * `GONE` once it started or was rejected: nothing may start or reject it from then on. A number,
+   * not a stage written at every step: handing a batch over then costs O(1), not a pass over it.
    */
-  stage: 'new' | 'sending' | 'sent' | 'gone' = 'new';
+  batch = 0;
   /** The CANCEL key, when the task can be aborted: the task itself. */
   id: Task | undefined = undefined;
   resolve: (value: any) => void = settleNothing;
@@ -52,7 +54,7 @@ export class Task extends SelfQueuedMessage {
   }
 
   get gone(): boolean {
-    return this.stage === 'gone';
+    return this.batch === GONE;
   }
 
   /** The machine has queued it (dated it) at some point: it left the mailbox, if it was ever there. */
@@ -60,19 +62,9 @@ export class Task extends SelfQueuedMessage {
     return !Number.isNaN(this.queuedAt);
   }
 
-  /** Handed to the throttler (it may still be in its mailbox) and neither started nor rejected. */
-  get handedOver(): boolean {
-    return this.stage === 'sending' || this.stage === 'sent';
-  }
-
-  /** Not in the machine's hands yet: in the unsent batch, or in the event being sent but not reached. */
-  get inUnsentBatch(): boolean {
-    return this.stage === 'new' || (this.stage === 'sending' && !this.reachedQueue);
-  }
-
   /** Rejects it if it is still waiting; false when it had started or was rejected already. */
   fail(error: unknown, keeper: TaskKeeper): boolean {
-    if (this.stage === 'gone') return false;
+    if (this.batch === GONE) return false;
     const reject = this.reject;
     this.leave(keeper);
     this.releaseSettlers();
@@ -85,8 +77,8 @@ export class Task extends SelfQueuedMessage {
    * took what it needs). The settling functions stay for a started task until it settles.
    */
   leave(keeper: TaskKeeper): void {
-    const handedOver = this.handedOver;
-    this.stage = 'gone';
+    const handedOver = keeper.handedOver(this);
+    this.batch = GONE;
     keeper.left(this, handedOver);
     this.run = settleNothing;
   }
@@ -100,6 +92,8 @@ export class Task extends SelfQueuedMessage {
 
 /** What keeps track of the tasks that may still start: told as each one leaves. */
 export interface TaskKeeper {
+  /** Handed to the throttler (it may still be in its mailbox) and neither started nor rejected. */
+  handedOver(task: Task): boolean;
   /** `task` started or was rejected; `handedOver`: the throttler had it. Its signal, if any, is still set. */
   left(task: Task, handedOver: boolean): void;
 }
