@@ -45,9 +45,18 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
     this.signals = new AbortWatch(onAbort);
   }
 
+  /** Tasks entered that have neither started nor been rejected. */
+  private live = 0;
+
+  /** Whether every task entered has started or been rejected (none waits anywhere: unsent, in the mailbox, queued). */
+  get isEmpty(): boolean {
+    return this.live === 0;
+  }
+
   /** A new task is in the hand-over that goes next. */
   enter(task: Task): void {
     task.batch = this.openBatch;
+    this.live += 1;
   }
 
   /** The task is rejected (through `onAbort`) if `signal` fires while it may still start. */
@@ -79,6 +88,7 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
   }
 
   left(task: Task, handedOver: boolean): void {
+    this.live -= 1;
     if (task.signal !== undefined) this.signals.forget(task);
     if (!handedOver || this.closed) return;
     // One count a departure; the list is tidied once they are a good share of it (O(1) amortised).

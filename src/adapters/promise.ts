@@ -16,11 +16,15 @@
  *   rejects every waiting task with a {@link ThrottlerStoppedError}. Aborting a
  *   task that has started changes nothing: `fn` owns it from then on. No task
  *   starts once its signal has fired, and an abort starts no other task.
- * - `schedule` calls made in one synchronous stretch reach the machine together,
- *   as one QUEUE_BATCH event in a microtask (a burst costs one transition, not
- *   one per task); every other method sends them first, so order holds. With a
- *   bounded queue (`capacity`) each task is its own QUEUE event, so overflow is
- *   decided task by task as it arrives.
+ * - While nothing waits and the rate allows it now, a task without options
+ *   starts inside its `schedule` call, on a permit the machine leased for the
+ *   synchronous stretch (task-lease.ts, machine/lease.ts): no event and no
+ *   queue entry of its own. Other `schedule` calls made in one synchronous
+ *   stretch reach the machine together, as one QUEUE_BATCH event in a microtask
+ *   (a burst costs one transition, not one per task); every other method ends
+ *   the lease and sends them first, so order holds. With a bounded queue
+ *   (`capacity`) each task is its own QUEUE event, so overflow is decided task
+ *   by task as it arrives.
  * - A task starts the moment the throttler grants it, synchronously, as a
  *   target actor receives a message: the throttler logs the delivery after the
  *   task has started, so a strict window holds where the caller sees it too. A
@@ -52,6 +56,7 @@ import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
 import { Task } from './task.js';
+import { TaskLease } from './task-lease.js';
 import { TaskRunner } from './task-runner.js';
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
@@ -119,12 +124,36 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     tracker: pending,
   });
   const { actor } = host;
+  // Leases go only where the machine can grant them (it decides each one): asking elsewhere would cost an event a
+  // stretch. Not with a bounded queue: its QUEUE goes at once, and from inside a leased task (the machine is not
+  // busy delivering it) that would start the inner task inside the outer one.
+  const taskLease =
+    !reportsSettling &&
+    resolved.strategy === 'sliding-window' &&
+    resolved.capacity === Number.POSITIVE_INFINITY &&
+    throttleOptions.store === undefined
+      ? new TaskLease((event) => host.send(event))
+      : undefined;
+  /** Before any other event reaches the machine: the lease ends and the batch of this stretch goes, in that order. */
+  const sendWaiting = (): void => {
+    taskLease?.end();
+    host.flush();
+  };
 
   const schedule = <R>(run: () => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions): Promise<Awaited<R>> => {
     const { channel, cost, signal, priority, maxWait, deadline } = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped) return Promise.reject(new ThrottlerStoppedError());
     if (signal?.aborted) return Promise.reject(signal.reason);
+    if (
+      taskLease !== undefined &&
+      scheduleOptions === undefined &&
+      !runner.running &&
+      pending.isEmpty &&
+      taskLease.take()
+    ) {
+      return runner.runNow(run);
+    }
     const task = new Task(run, channel, cost);
     pending.enter(task);
     if (priority !== undefined || maxWait !== undefined || deadline !== undefined)
@@ -161,7 +190,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
       refuseIfStopped();
       if (runner.running) throw busyError();
-      host.flush();
+      sendWaiting();
       const reply: { waitMs?: number; error?: Error; cancelled?: boolean } = {};
       host.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
       if (reply.error !== undefined) throw reply.error;
@@ -179,26 +208,26 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (ms !== undefined && (typeof ms !== 'number' || !(ms >= 0))) {
         throw new ThrottlerOptionError('pause(ms)', 'a duration >= 0 in milliseconds', ms);
       }
-      host.flush();
+      sendWaiting();
       runner.holdRestOfPass();
       host.send({ type: 'PAUSE', duration: ms });
     },
     resume: () => {
       refuseIfStopped();
-      host.flush();
+      sendWaiting();
       host.send({ type: 'RESUME' });
     },
     setRate: (rate: RatesInput, scope?: string | { keyTemplate: true }) => {
       refuseIfStopped();
       // Checked here, not by the machine's invalidEvent: from inside a task the event is handled later.
       const event = rateEvent(rate, scope, resolved);
-      host.flush();
+      sendWaiting();
       runner.holdRestOfPass();
       host.send(event);
     },
     stop: () => {
       if (stopped) return;
-      host.flush();
+      sendWaiting();
       runner.holdRestOfPass();
       stopped = true;
       const rejectLeftBehind = (): void => {
@@ -217,7 +246,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     },
     get counts() {
       if (countsAtStop !== undefined) return { ...countsAtStop };
-      host.flush();
+      sendWaiting();
       return { ...actor.getSnapshot().context.counts };
     },
     actor,

@@ -87,6 +87,35 @@ export class TaskRunner {
     );
   };
 
+  /**
+   * Starts a task on a leased permit, inside its `schedule` call (task-lease.ts): what `start` does
+   * for a delivered task, with no Task and no settling to report (no lease is asked for with settling).
+   */
+  runNow<R>(run: () => R | PromiseLike<R>): Promise<Awaited<R>> {
+    let result: R | PromiseLike<R>;
+    const hear = this.hear;
+    this.running = true;
+    try {
+      result = run();
+    } catch (error) {
+      hear?.(undefined, error);
+      return Promise.reject(error);
+    } finally {
+      this.running = false;
+    }
+    if (hear === undefined) return Promise.resolve(result) as Promise<Awaited<R>>;
+    return Promise.resolve(result).then(
+      (value) => {
+        hear(value);
+        return value;
+      },
+      (error: unknown) => {
+        hear(undefined, error);
+        throw error;
+      },
+    ) as Promise<Awaited<R>>;
+  }
+
   private settled(task: Task): void {
     task.releaseSettlers();
     this.reportSettled(task);

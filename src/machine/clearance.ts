@@ -48,6 +48,13 @@ export interface Clearance {
    */
   allowsNow(channel: unknown, cost: unknown, now: number): boolean;
 
+  /**
+   * How many messages of cost 1 on no channel may go right now, at most `want`, counted as one delivery
+   * when the lease ends (LEASE, lease.ts). A question: changes nothing. Absent (a store: its permits are
+   * not answered synchronously): none.
+   */
+  leaseCapacity?(want: number, now: number): number;
+
   /** The message went to the target at `at` (it asked at `requestedAt`): it counts from then on. */
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void;
 

@@ -3,6 +3,7 @@ import type { ChannelQueue } from './channel-queue.js';
 import type { Clearance } from './clearance.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
 import { type HeadSchedule, scheduleOver } from './head-schedule.js';
+import { type Lease, OpenLease } from './lease.js';
 import { LocalClearance } from './local-clearance.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
 import type { ResolvedOptions } from './options.js';
@@ -29,6 +30,8 @@ export class Dispatcher<TMessage> {
     channel: undefined,
     cost: 1,
   };
+  /** A LEASE's permits being spent: recorded when it ends (lease.ts). */
+  private readonly openLease = new OpenLease();
   /** What the last `chooseNext` found: the queue whose head goes next. */
   private chosenQueue: ChannelQueue<TMessage> | undefined;
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
@@ -176,6 +179,25 @@ export class Dispatcher<TMessage> {
    * A message went to the target at `at`, asked for at `requestedAt`: the queue entry `seq`, or one
    * straight through (-1). One request object serves every call: the clearance must not keep it.
    */
+  /** LEASE (lease.ts): up to `want` permits now, none while anything waits; an open lease is closed first. */
+  grantLease(lease: Lease, want: number, now: number): void {
+    this.endLease(now);
+    this.openLease.open(lease, this.isEmpty ? (this.clearance.leaseCapacity?.(want, now) ?? 0) : 0);
+  }
+
+  /** Whether a lease is open: nothing else may be recorded until it ends. */
+  get leaseOpen(): boolean {
+    return this.openLease.isOpen;
+  }
+
+  /** Ends the open lease, if any: what it spent is recorded as one delivery of that cost at `now`. */
+  endLease(now: number): void {
+    const spent = this.openLease.close();
+    if (spent === 0) return;
+    this.recordDelivery(-1, undefined, spent, now, now);
+    this.counts.delivered += spent - 1;
+  }
+
   recordDelivery(seq: number, channel: string | undefined, cost: number, at: number, requestedAt: number): void {
     const request = this.delivered;
     request.seq = seq;
@@ -250,7 +272,10 @@ export class Dispatcher<TMessage> {
    * getPersistedSnapshot leaves it as it is): dispatcher-state.ts, on the machine's checked time line.
    */
   toJSON(): PersistedDispatcher<TMessage> {
-    return persistedForm(this.options, this.clearance, this.queues, this.readNow());
+    const reading = this.readNow();
+    // Saved from inside a leased task: what the lease spent so far is in the window too.
+    this.endLease(reading);
+    return persistedForm(this.options, this.clearance, this.queues, reading);
   }
 
   /**

@@ -93,6 +93,11 @@ export function withEffects(
   >(({ context, event, enqueue, self }) => {
     // The one cast: XState types the enqueuer for every action and delay of a machine at once.
     const effects = enqueue as unknown as Effects;
+    // A LEASE still open ends before anything else is decided (lease.ts): nothing else may be recorded meanwhile.
+    if (context.dispatcher.leaseOpen) {
+      context.dispatcher.endLease(context.now());
+      effects.assign(published(context, context.target, context.wakeAt));
+    }
     body(context, event, effects, self);
     const fault = context.clock.takeFault();
     if (fault !== undefined) effects.emit({ type: 'invalidEvent', event, error: fault });

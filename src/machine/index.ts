@@ -1,5 +1,6 @@
 export { ThrottlerExpiredError } from './expired-error.js';
 export { summarizeInspection } from './inspection.js';
+export type { Lease } from './lease.js';
 export type { DropReason, ThrottlerCounts } from './message-queues.js';
 export type { KeysOption, Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
 export type { PersistedDispatcher } from './persisted-format.js';
@@ -8,6 +9,7 @@ export { PRECISE_CLOCK_LEAD_MS, preciseClock, turnClock } from './precise-clock.
 export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
 export type {
   Clock,
+  LeaseEvent,
   QueueBatchEvent,
   QueueEvent,
   ThrottlerContext,

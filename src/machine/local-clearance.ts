@@ -92,6 +92,26 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     return at <= now && (channel === undefined || this.scopes.allowsNow(channel as string, checkedCost, now));
   }
 
+  /**
+   * The most of `want` the overall policy, the pause and the in-flight cap let go now as messages of cost 1:
+   * a cost of k asked for once, since the policy grants in bulk (k at once count as k singly). None with
+   * deliveries tracked in flight (each would need its own SETTLED). O(log want) questions, once per lease.
+   */
+  leaseCapacity(want: number, now: number): number {
+    if (this.tracksInFlight || !this.overall.grantsInBulk) return 0;
+    const allows = (cost: number): boolean => this.commonClearAt(cost, now) <= now;
+    let most = Math.min(want, this.overall.smallestLimit);
+    if (most < 1 || !allows(1)) return 0;
+    if (allows(most)) return most;
+    let least = 1;
+    while (most - least > 1) {
+      const middle = least + Math.floor((most - least) / 2);
+      if (allows(middle)) least = middle;
+      else most = middle;
+    }
+    return least;
+  }
+
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     const { channel, cost } = request;
     const channelPolicy = channel === undefined ? undefined : this.scopes.policy(channel, at);

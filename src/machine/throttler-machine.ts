@@ -6,6 +6,7 @@ import { deliverDue, hasWork, noticeWork } from './deliver.js';
 import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
+import { endLease, grantLease } from './lease-actions.js';
 import { resolveOptions } from './options.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -23,6 +24,8 @@ const EVENT_TYPES = [
   'RESUME',
   'SETTLED',
   'TRY_ACQUIRE',
+  'LEASE',
+  'LEASE_END',
 ] as const;
 
 /**
@@ -52,7 +55,7 @@ export const throttlerMachine = setup({
     shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context),
     shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context),
     passesStraightThrough: ({ context, event }) =>
-      event.type === 'QUEUE' && passesStraightThrough(context, event, context.now()),
+      event.type === 'QUEUE' && !context.dispatcher.leaseOpen && passesStraightThrough(context, event, context.now()),
   },
   actions: {
     passThrough: withEffects((context, event, effects, self) => {
@@ -81,6 +84,8 @@ export const throttlerMachine = setup({
     pause: withEffects(pause),
     settle: withEffects(settle),
     tryAcquire: withEffects(tryAcquire),
+    grantLease: withEffects(grantLease),
+    endLease: withEffects(endLease),
     resume: withEffects(resume),
     refuseUnknownEvent: withEffects((_context, event, effects) => {
       const { type } = event as EventObject;
@@ -175,6 +180,8 @@ export const throttlerMachine = setup({
           actions: ['tryAcquire', 'noticeWork'],
           description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
         },
+        LEASE: { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
+        LEASE_END: { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
         WAKE: { description: 'Nothing is due in idle: a wake-up (only ever sent from outside) is ignored.' },
         CLEARANCE: { description: "A store's answer while idle: nothing waits for it." },
         STORE_STATUS: {
@@ -220,6 +227,8 @@ export const throttlerMachine = setup({
         RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
         SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
         TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
+        LEASE: { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
+        LEASE_END: { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
         WORK_WAITING: { description: 'Already active.' },
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },

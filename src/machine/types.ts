@@ -3,6 +3,7 @@ import type { RatesInput } from '../rate/index.js';
 import type { ThrottleStore } from './clearance.js';
 import type { DeliveryPacer } from './delivery-pacer.js';
 import type { Dispatcher } from './dispatcher.js';
+import type { Lease } from './lease.js';
 import type { DropReason, ThrottlerCounts } from './message-queues.js';
 import type { MonotoneClock } from './monotone-clock.js';
 import type { ThrottleOptions } from './options.js';
@@ -77,6 +78,9 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'RESUME' }
   | SettledEvent
   | TryAcquireEvent
+  | LeaseEvent
+  /** Ends the open lease: what it spent is recorded (lease.ts). */
+  | { type: 'LEASE_END' }
   | { type: 'WAKE' }
   /** From a store's clearance: an answer arrived; deliver what is due (as WAKE). */
   | { type: 'CLEARANCE' }
@@ -106,6 +110,20 @@ export interface TryAcquireEvent {
   channel?: string | undefined;
   cost?: number | undefined;
   reply: { waitMs?: number; error?: Error; cancelled?: boolean };
+}
+
+/**
+ * Permits valid now for a sender that starts the work itself (lease.ts): the machine writes into
+ * `lease.granted` how many messages of cost 1 on no channel may start at this moment, at most `want`
+ * (0 while anything waits, while a listener hears `delivered`, with deliveries tracked in flight, with a
+ * store, or with a strategy other than sliding-window). The sender starts up to that many synchronously,
+ * counting each in `lease.spent`, then sends LEASE_END in the same synchronous stretch; any other event
+ * ends the lease first. What was spent is recorded as delivered when the lease ends.
+ */
+export interface LeaseEvent {
+  type: 'LEASE';
+  want: number;
+  lease: Lease;
 }
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */

@@ -41,6 +41,10 @@ export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
     for (const part of this.parts) part.recordDelivery(at, cost, requestedAt);
   }
 
+  get grantsInBulk(): boolean {
+    return this.parts.every((part) => part.grantsInBulk);
+  }
+
   get startsPeriodsOnActivation(): boolean {
     return this.parts.some((part) => part.startsPeriodsOnActivation);
   }

@@ -35,6 +35,14 @@ export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicySta
    */
   readonly startsPeriodsOnActivation: boolean;
   /**
+   * Whether a delivery of cost k at t counts exactly as k deliveries of cost 1 at t, so that
+   * `earliestDelivery(now, k) <= now` means k separate deliveries may go now: what a LEASE grants.
+   * The sliding window's does. The smooth policies reserve from the request (a large cost goes at once
+   * and is paid for afterwards, which k separate messages may not do) and the voucher timer's period
+   * starts on activation: theirs does not.
+   */
+  readonly grantsInBulk: boolean;
+  /**
    * Whether `activate(now)` would start something (a voucher timer's new period).
    * When it would not, a message may go while the throttler stays idle. A
    * question: changes nothing. Absent: activation never starts anything.

@@ -50,6 +50,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   }
 
   readonly startsPeriodsOnActivation = false;
+  readonly grantsInBulk = true;
 
   activate(): void {}
 

@@ -52,6 +52,7 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy<SmoothRateState
   }
 
   readonly startsPeriodsOnActivation = false;
+  readonly grantsInBulk = false;
 
   activate(): void {}
 

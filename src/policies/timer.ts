@@ -37,6 +37,7 @@ export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
   }
 
   readonly startsPeriodsOnActivation = true;
+  readonly grantsInBulk = false;
 
   get smallestLimit(): number {
     return this.rate.limit;

@@ -178,7 +178,8 @@ describe('createThrottler: after stop()', () => {
   });
 
   it('counts after a stop() from inside a task include the tasks rejected once the pass ended', async () => {
-    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    // token-bucket: no lease, so the three go out in one delivery pass (a leased task starts inside its schedule call).
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'token-bucket' });
     const results = [0, 1, 2].map((n) =>
       throttler.schedule(() => {
         if (n === 0) throttler.stop();
@@ -279,5 +280,22 @@ describe('createThrottler: a signal shared by tasks of one synchronous stretch',
     expect(ran).toBe(false);
     expect(out).toEqual(['aborted:err:AbortError']);
     throttler.stop();
+  });
+
+  it('a leased task that calls stop() starts inside its schedule call: later calls are refused, not queued', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const results = [0, 1, 2].map((n) =>
+      throttler.schedule(() => {
+        if (n === 0) throttler.stop();
+        return n;
+      }),
+    );
+    const settled = await Promise.allSettled(results);
+    expect(settled[0]).toEqual({ status: 'fulfilled', value: 0 });
+    expect(settled.slice(1).map((s) => s.status === 'rejected' && s.reason instanceof ThrottlerStoppedError)).toEqual([
+      true,
+      true,
+    ]);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 1, dropped: 0, rejected: 0 });
   });
 });
