@@ -126,23 +126,29 @@ function queueEventInstance(
   };
 }
 
-function machineContender(strategy: 'sliding-window' | 'timer'): Contender {
+/** One QUEUE per task through the machine with `strategy`; token-bucket and warming-up run in W1 only (issue 16's "every strategy"). */
+function machineContender(strategy: 'sliding-window' | 'timer' | 'token-bucket' | 'warming-up'): Contender {
+  const id = strategy === 'sliding-window' ? 'machine-sliding' : `machine-${strategy}`;
+  // A warm-up as long as the interval: the throttler starts at a third of the rate, still far from binding.
+  const strategyOptions = strategy === 'warming-up' ? { warmup: 1000 } : {};
   return {
-    id: strategy === 'sliding-window' ? 'machine-sliding' : 'machine-timer',
+    id,
     name: `ours: machine (${strategy})`,
     kind: 'ours',
     queues: true,
     // W5 runs each of our ways in once, strict: the timer strategy allows 2N in a window by design.
     ...(strategy === 'timer' ? { workloads: ['w1', 'w2', 'w3', 'w4'] as const } : {}),
+    ...(strategy === 'token-bucket' || strategy === 'warming-up' ? { workloads: ['w1'] as const } : {}),
     floor: 'baseline-xstate',
     configuration: (rate) =>
-      `createActor(throttlerMachine, { input: { rate: '${rateString(rate)}', strategy: '${strategy}', target } })` +
+      `createActor(throttlerMachine, { input: { rate: '${rateString(rate)}', strategy: '${strategy}',` +
+      `${strategy === 'warming-up' ? ' warmup: 1000,' : ''} target } })` +
       ' + one QUEUE event per task; target: a fromCallback actor that runs the task',
     why: 'The actor API itself: QUEUE events in, the message delivered to a target actor.',
     open(rate, onStart) {
       const target = startingTarget(onStart);
       const actor = createActor(throttlerMachine, {
-        input: { rate: rateString(rate), strategy, target },
+        input: { rate: rateString(rate), strategy, ...strategyOptions, target },
       }).start();
       return queueEventInstance(actor, target);
     },
@@ -152,6 +158,8 @@ function machineContender(strategy: 'sliding-window' | 'timer'): Contender {
 const OURS: Contender[] = [
   machineContender('sliding-window'),
   machineContender('timer'),
+  machineContender('token-bucket'),
+  machineContender('warming-up'),
   {
     id: 'machine-batch',
     name: 'ours: machine, QUEUE_BATCH (sliding-window)',

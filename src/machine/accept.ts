@@ -94,14 +94,23 @@ export function acceptQueued(
   arrivedAt: number,
   deliverNow: boolean,
 ): number {
-  context.pacer.beginPass();
-  if (event.type === 'QUEUE') return acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
+  const { pacer } = context;
+  if (event.type === 'QUEUE') {
+    pacer.beginPass(1);
+    const now = acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
+    pacer.broughtPlaced();
+    return now;
+  }
   if (event.type !== 'QUEUE_BATCH') return arrivedAt;
   const invalidBatch = batchError(event.messages);
   if (invalidBatch !== undefined) {
+    pacer.beginPass(0);
     refuse(effects, event, invalidBatch);
     return arrivedAt;
   }
+  // The batch's own messages that may go at once go now, as a QUEUE each would have: the slice bounds
+  // what the throttler releases by itself (a wake-up, RESUME, a new rate), not what a sender hands over.
+  pacer.beginPass(event.messages.length);
   let now = arrivedAt;
   for (let index = 0; index < event.messages.length; index++) {
     const entry = event.messages[index] as Omit<QueueEvent<Message>, 'type'>;
@@ -113,6 +122,7 @@ export function acceptQueued(
     }
     now = acceptMessage(context, entry, effects, self, arrivedAt, now, deliverNow);
   }
+  pacer.broughtPlaced();
   return now;
 }
 

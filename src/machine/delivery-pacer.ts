@@ -9,8 +9,8 @@
  * way (a task paused its own throttler: the rest of the pass must wait for the
  * PAUSE in the mailbox).
  *
- * A slice is shared by what one event does: the batch it brings in and the
- * delivery loop after it. It ends, and the next begins full, when a pass finds
+ * A slice is shared by what one event does: the batch it brings in (with room
+ * for the batch itself on top) and the delivery loop after it. It ends, and the next begins full, when a pass finds
  * nothing more due, or when the zero-delay wake-up arrives.
  */
 export class DeliveryPacer {
@@ -26,9 +26,19 @@ export class DeliveryPacer {
     this.left = perTurn;
   }
 
-  /** An event brings messages in: a fresh slice, unless a pass is being held (then it waits its turn). */
-  beginPass(): void {
-    if (!this.holding) this.left = this.perTurn;
+  /**
+   * An event brings `brought` messages in: a fresh slice with room for them on top, unless a pass is being
+   * held (then they wait their turn behind it). What may go of a burst handed over at once goes in the
+   * sender's own turn, as one QUEUE per message would (each of those goes inside its own send); what
+   * the throttler releases later by itself (a window moving on, RESUME, a new rate) goes in slices.
+   */
+  beginPass(brought: number): void {
+    if (!this.holding) this.left = this.perTurn + brought;
+  }
+
+  /** The messages brought in are placed: the rest of the event's pass, and anything after it, gets a slice at most. */
+  broughtPlaced(): void {
+    if (!this.holding) this.left = Math.min(this.left, this.perTurn);
   }
 
   /**
