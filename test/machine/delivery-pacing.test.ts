@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { type ThrottlerInput, throttlerMachine, turnClock } from '../../src/index.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
-import { advance, now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
