@@ -3,6 +3,8 @@
  * tables, their targets, and the paragraphs that say what they measure. Results from before these
  * workloads existed have neither; then there is nothing to show.
  */
+
+import { issue16Targets } from './issue16-targets.js';
 import { fixed, integer, table, yes } from './markdown.js';
 import type { BenchResults, Target } from './report.js';
 import type { AtTheLimitResult, AtTheLimitRun } from './w5-at-the-limit.js';
@@ -217,10 +219,10 @@ function w6Targets(results: BenchResults): Target[] {
 
 /** The targets of issues 16 and 13, in a table of their own below those of issue 6. */
 export function laterTargetsTable(results: BenchResults): string[] {
-  const targets = [...w5Targets(results), ...w6Targets(results)];
+  const targets = [...issue16Targets(results), ...w5Targets(results), ...w6Targets(results)];
   if (targets.length === 0) return [];
   return [
-    '### Targets of W5 (issue 16) and W6 (issue 13)',
+    '### Targets of issue 16 (W1-W3, W5) and issue 13 (W6)',
     '',
     ...table(
       ['workload', 'target', 'measured', 'status'],

@@ -70,6 +70,6 @@ describe('the shared-limit benchmark (W6) at a tiny size', () => {
     // Only W6's part of the report: the other workloads' configuration is not needed for it.
     const results = { config: { w6: { ...TINY_W6, server: 'test' } }, w6 } as unknown as BenchResults;
     expect(w6Tables(results).join('\n')).toContain('### W6 shared limit');
-    expect(laterTargetsTable(results).join('\n')).toContain('W6 (issue 13)');
+    expect(laterTargetsTable(results).join('\n')).toContain('issue 13 (W6)');
   }, 60_000);
 });
