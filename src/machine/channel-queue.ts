@@ -54,6 +54,11 @@ export class ChannelQueue<TMessage> {
     return (this.head as QueuedMessage<TMessage>).seq;
   }
 
+  /** Whether every message waiting here is of this one priority level (and one is). */
+  holdsOnly(level: number): boolean {
+    return this.occupied === 1 << level;
+  }
+
   /** The lane of one priority level; undefined when none of that level ever waited here. */
   lane(level: number): Lane<TMessage> | undefined {
     return this.lanes[level];

@@ -23,6 +23,12 @@ import type { QueuedMessage } from './queued-message.js';
 export type ClearanceRequest = Pick<QueuedMessage<unknown>, 'seq' | 'channel' | 'cost'>;
 
 export interface Clearance {
+  /**
+   * True when every answer is given at once and nothing waits for a delivery pass to start it (the local
+   * policies): a QUEUE that only joins the queue may then skip the pass (quiet.ts). A store reserves in passes.
+   */
+  readonly answersAtOnce?: boolean;
+
   /** Checks a message's channel and cost before it is queued; returns the cost, or throws a ThrottlerOptionError. */
   checkMessage(channel: unknown, cost: unknown): number;
 

@@ -22,6 +22,11 @@ export class DeliveryPacer {
   constructor(
     private readonly perTurn: number,
     private readonly gate: (() => boolean) | undefined,
+    /**
+     * Whether a listener hears every delivery (`delivered`): then each send is an emitted event, and an
+     * event cannot take a quiet path (quiet.ts). Unknown (a throttler that cannot ask its actor): yes.
+     */
+    readonly deliveriesHeard: () => boolean = () => true,
   ) {
     this.left = perTurn;
   }

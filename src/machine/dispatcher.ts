@@ -8,7 +8,7 @@ import { LocalClearance } from './local-clearance.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
 import type { ResolvedOptions } from './options.js';
 import type { PersistedDispatcher, RestoredState } from './persisted-format.js';
-import type { QueuedMessage } from './queued-message.js';
+import { DEFAULT_PRIORITY, type QueuedMessage } from './queued-message.js';
 
 /**
  * The machine's one interface to its queue and its clearance: which waiting
@@ -31,7 +31,10 @@ export class Dispatcher<TMessage> {
     cost: 1,
   };
   /** A LEASE's permits being spent: recorded when it ends (lease.ts). */
-  private readonly openLease = new OpenLease();
+  readonly lease = new OpenLease((spent, at) => {
+    this.recordDelivery(-1, undefined, spent, at, at);
+    this.counts.delivered += spent - 1;
+  });
   /** What the last `chooseNext` found: the queue whose head goes next. */
   private chosenQueue: ChannelQueue<TMessage> | undefined;
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
@@ -109,6 +112,20 @@ export class Dispatcher<TMessage> {
     return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';
   }
 
+  /**
+   * Whether a message on no channel, of the default priority, queued now would only join the queue behind
+   * its head: none there outranks or is outranked, nothing is displaced or past its deadline (quiet.ts).
+   */
+  wouldWaitBehind(now: number): boolean {
+    return (
+      this.queues.counts.queued < this.options.capacity &&
+      this.queues.queueOf(undefined)?.holdsOnly(DEFAULT_PRIORITY) === true &&
+      this.queues.nextDeadline > now &&
+      !this.lease.isOpen &&
+      this.clearance.answersAtOnce === true
+    );
+  }
+
   /** Drops the messages whose deadline is before `now` (into `discarded`); true when there were any. */
   expire(now: number): boolean {
     return this.queues.expire(now, false);
@@ -179,23 +196,10 @@ export class Dispatcher<TMessage> {
    * A message went to the target at `at`, asked for at `requestedAt`: the queue entry `seq`, or one
    * straight through (-1). One request object serves every call: the clearance must not keep it.
    */
-  /** LEASE (lease.ts): up to `want` permits now, none while anything waits; an open lease is closed first. */
+  /** LEASE (lease.ts): up to `want` permits now, none while anything waits; an open lease ends first. */
   grantLease(lease: Lease, want: number, now: number): void {
-    this.endLease(now);
-    this.openLease.open(lease, this.isEmpty ? (this.clearance.leaseCapacity?.(want, now) ?? 0) : 0);
-  }
-
-  /** Whether a lease is open: nothing else may be recorded until it ends. */
-  get leaseOpen(): boolean {
-    return this.openLease.isOpen;
-  }
-
-  /** Ends the open lease, if any: what it spent is recorded as one delivery of that cost at `now`. */
-  endLease(now: number): void {
-    const spent = this.openLease.close();
-    if (spent === 0) return;
-    this.recordDelivery(-1, undefined, spent, now, now);
-    this.counts.delivered += spent - 1;
+    this.lease.end(now);
+    this.lease.open(lease, this.isEmpty ? (this.clearance.leaseCapacity?.(want, now) ?? 0) : 0);
   }
 
   recordDelivery(seq: number, channel: string | undefined, cost: number, at: number, requestedAt: number): void {
@@ -274,7 +278,7 @@ export class Dispatcher<TMessage> {
   toJSON(): PersistedDispatcher<TMessage> {
     const reading = this.readNow();
     // Saved from inside a leased task: what the lease spent so far is in the window too.
-    this.endLease(reading);
+    this.lease.end(reading);
     return persistedForm(this.options, this.clearance, this.queues, reading);
   }
 

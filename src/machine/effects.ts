@@ -94,8 +94,8 @@ export function withEffects(
     // The one cast: XState types the enqueuer for every action and delay of a machine at once.
     const effects = enqueue as unknown as Effects;
     // A LEASE still open ends before anything else is decided (lease.ts): nothing else may be recorded meanwhile.
-    if (context.dispatcher.leaseOpen) {
-      context.dispatcher.endLease(context.now());
+    if (context.dispatcher.lease.isOpen) {
+      context.dispatcher.lease.end(context.now());
       effects.assign(published(context, context.target, context.wakeAt));
     }
     body(context, event, effects, self);

@@ -6,6 +6,7 @@ import { Dispatcher } from './dispatcher.js';
 import { MonotoneClock } from './monotone-clock.js';
 import type { ResolvedOptions } from './options.js';
 import type { ThrottlerContext } from './types.js';
+import { listensTo } from './xstate-internals.js';
 
 /** What else a throttler starts with besides its options and target. */
 export interface ContextExtras {
@@ -15,6 +16,8 @@ export interface ContextExtras {
   deliveryGate?: (() => boolean) | undefined;
   /** A shared store that answers instead of the local policies, and how to reach the actor it wakes. */
   store?: { store: ThrottleStore; actor: () => AnyActorRef | undefined } | undefined;
+  /** The throttler's own actor, once it exists: whether a listener hears its deliveries is asked of it. */
+  self?: (() => AnyActorRef | undefined) | undefined;
 }
 
 /**
@@ -26,7 +29,7 @@ export interface ContextExtras {
 export function initialContext(
   options: ResolvedOptions,
   target: AnyActorRef | undefined,
-  { version = 0, deliveryGate, store }: ContextExtras = {},
+  { version = 0, deliveryGate, store, self }: ContextExtras = {},
 ): ThrottlerContext {
   const clock = new MonotoneClock(options.now);
   // A store answers asynchronously: it wakes the actor with an event, never during one of its calls.
@@ -40,7 +43,10 @@ export function initialContext(
     dispatcher,
     now: clock.now,
     clock,
-    pacer: new DeliveryPacer(options.maxDeliveriesPerTurn, deliveryGate),
+    pacer: new DeliveryPacer(options.maxDeliveriesPerTurn, deliveryGate, () => {
+      const actor = self?.();
+      return actor === undefined || listensTo(actor, 'delivered');
+    }),
     target,
     wakeAt: Number.POSITIVE_INFINITY,
     counts: { ...dispatcher.counts },

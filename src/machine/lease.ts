@@ -30,10 +30,14 @@ export class OpenLease {
   private lease: Lease | undefined = undefined;
   private granted = 0;
 
+  /** `record(spent, at)` logs what a lease spent as one delivery of that cost at `at`. */
+  constructor(private readonly record: (spent: number, at: number) => void) {}
+
   get isOpen(): boolean {
     return this.lease !== undefined;
   }
 
+  /** Opens `lease` with `granted` permits (none: it stays closed); an open one must have ended first. */
   open(lease: Lease, granted: number): void {
     lease.granted = granted;
     lease.spent = 0;
@@ -43,15 +47,17 @@ export class OpenLease {
   }
 
   /**
-   * Closes it: how many it spent. A count the holder damaged (not an integer from 0 to what was granted)
-   * counts as all of it, so a broken holder can only leave the window fuller than it is, never emptier.
+   * Ends it, if open: what it spent is recorded at `now`. A count the holder damaged (not an integer
+   * from 0 to what was granted) counts as all of it, so a broken holder can only leave the window
+   * fuller than it is, never emptier.
    */
-  close(): number {
+  end(now: number): void {
     const lease = this.lease;
-    if (lease === undefined) return 0;
+    if (lease === undefined) return;
     this.lease = undefined;
     lease.granted = 0;
     const { spent } = lease;
-    return Number.isInteger(spent) && spent >= 0 && spent <= this.granted ? spent : this.granted;
+    const counted = Number.isInteger(spent) && spent >= 0 && spent <= this.granted ? spent : this.granted;
+    if (counted > 0) this.record(counted, now);
   }
 }

@@ -13,6 +13,7 @@ import { ScopePolicies } from './scope-policies.js';
  * answer is the latest of what each of them allows.
  */
 export class LocalClearance implements Clearance, PerChannelClearance {
+  readonly answersAtOnce = true;
   private readonly options: ResolvedOptions;
   /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
   rates: Rate[];

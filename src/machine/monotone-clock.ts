@@ -61,6 +61,11 @@ export class MonotoneClock {
     return undefined;
   }
 
+  /** Whether something went wrong that has not been reported yet. A question: changes nothing. */
+  get hasFault(): boolean {
+    return this.fault !== undefined;
+  }
+
   /** What went wrong with the source since the last call, to be reported once; then forgotten. */
   takeFault(): Error | undefined {
     const fault = this.fault;

@@ -90,6 +90,7 @@ export function restoreThrottler(persisted: unknown, options: RestoreOptions = {
   const restoredContext = initialContext(resolved, undefined, {
     version: version + 1,
     store: store && { store, actor: () => restored },
+    self: () => restored,
   });
   const restartedAt = restoredContext.now();
   // Saved times are wall-clock ms; the shift moves them onto the new time source. A wall clock that reads

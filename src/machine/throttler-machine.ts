@@ -1,4 +1,4 @@
-import { type EventObject, setup } from 'xstate';
+import { assign, type EventObject, setup } from 'xstate';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import { cancelMessage, pause, reportStoreStatus, resume, setRate, setTarget, settle, tryAcquire } from './control.js';
@@ -8,6 +8,7 @@ import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { endLease, grantLease } from './lease-actions.js';
 import { resolveOptions } from './options.js';
+import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
@@ -52,12 +53,19 @@ export const throttlerMachine = setup({
     emitted: {} as ThrottlerEmitted,
   },
   guards: {
+    passesQuietly: ({ context, event }) => passesQuietly(context, event),
+    queuesQuietly: ({ context, event }) => queuesQuietly(context, event),
     shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context),
     shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context),
     passesStraightThrough: ({ context, event }) =>
-      event.type === 'QUEUE' && !context.dispatcher.leaseOpen && passesStraightThrough(context, event, context.now()),
+      event.type === 'QUEUE' &&
+      !context.dispatcher.lease.isOpen &&
+      passesStraightThrough(context, event, context.now()),
   },
   actions: {
+    // Plain assigns: the quiet paths (quiet.ts) have nothing to emit, raise or cancel.
+    passThroughQuietly: assign(({ context, event, self }) => passQuietly(context, event, self)),
+    queueQuietly: assign(({ context, event }) => queueQuietly(context, event)),
     passThrough: withEffects((context, event, effects, self) => {
       if (event.type === 'QUEUE') passThrough(context, event, effects, self);
     }),
@@ -128,6 +136,7 @@ export const throttlerMachine = setup({
     const context = initialContext(options, target, {
       deliveryGate,
       store: store && { store, actor: () => self },
+      self: () => self,
     });
     closeClearanceOnStop(self, context);
     return context;
@@ -138,6 +147,11 @@ export const throttlerMachine = setup({
       description: 'No target, or nothing waiting. No timer is pending.',
       on: {
         QUEUE: [
+          {
+            guard: 'passesQuietly',
+            actions: 'passThroughQuietly',
+            description: 'As below, with nothing to tell anyone: the snapshot is all that changes.',
+          },
           {
             guard: 'passesStraightThrough',
             actions: 'passThrough',
@@ -206,7 +220,14 @@ export const throttlerMachine = setup({
           // Without this, a DRAINED whose guard fails would fall through to the wildcard.
           { description: 'Messages still wait for the target: stay active.' },
         ],
-        QUEUE: { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
+        QUEUE: [
+          {
+            guard: 'queuesQuietly',
+            actions: 'queueQuietly',
+            description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
+          },
+          { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
+        ],
         QUEUE_BATCH: {
           actions: 'queueAndDeliver',
           description: 'Queue several messages in order and deliver what the rate allows.',

@@ -14,6 +14,7 @@ import { createActor, fromCallback } from 'xstate';
 import { type Clock, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { type GuavaLimiterShape, GuavaSmoothRateLimiter } from '../support/guava-port.js';
 import type { Arrival, OracleRate } from '../support/oracle.js';
+import type { SendAs } from '../support/scenarios.js';
 import { drain, driveSchedule, sendAsArbitrary, type TaggedMessage } from '../support/scenarios.js';
 import { restoreRealTime } from '../support/virtual-time.js';
 
@@ -99,7 +100,7 @@ function deliveredInMs(
   rate: OracleRate,
   strategy: Strategy,
   arrivals: readonly Arrival[],
-  sendAs: 'events' | 'batches',
+  sendAs: SendAs,
 ): Array<{ id: number; at: number }> {
   const driven = driveSchedule(inputFor(rate, strategy), arrivals, undefined, sendAs);
   drain(driven, rate.interval);

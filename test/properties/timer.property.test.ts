@@ -29,7 +29,9 @@ function runTimer(
   arrivals: readonly Arrival[],
   sendAs: SendAs,
 ): { driven: DrivenThrottler; deliveries: ReturnType<DrivenThrottler['deliveries']> } {
-  const driven = driveToRest({ strategy: 'timer', ordering, ...machineRates(config) }, config, arrivals, sendAs);
+  // The period check reads delivered events in the order they were emitted: they must be heard.
+  const heardAs = sendAs === 'unheard' ? 'events' : sendAs;
+  const driven = driveToRest({ strategy: 'timer', ordering, ...machineRates(config) }, config, arrivals, heardAs);
   return { driven, deliveries: driven.deliveries() };
 }
 

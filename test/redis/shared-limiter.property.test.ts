@@ -40,7 +40,8 @@ const scenario = fc
 async function runSlidingWindow(
   config: RateConfig,
   arrivals: readonly Arrival[],
-  sendAs: 'events' | 'batches',
+  /** 'unheard' (the machine's quiet paths) means nothing to a store: sent as events. */
+  sendAs: 'events' | 'batches' | 'unheard',
   ahead: number,
 ) {
   const name = uniqueName('sw-prop');

@@ -66,7 +66,8 @@ export interface DrivenGrant {
 export async function driveArrivals(
   virtual: VirtualLimiter,
   arrivals: readonly Arrival[],
-  sendAs: 'events' | 'batches',
+  /** 'unheard' (the machine's quiet paths) means nothing to a store: sent as events. */
+  sendAs: 'events' | 'batches' | 'unheard',
 ): Promise<DrivenGrant[]> {
   const grants: DrivenGrant[] = [];
   const waiting: Arrival[] = [];
