@@ -142,8 +142,16 @@ describe('a throttler with a Redis store', () => {
       const wakeAt = b.actor.getSnapshot().context.wakeAt;
       if (Number.isFinite(wakeAt)) b.clock.increment(Math.max(0, wakeAt - b.clock.now()));
     }
-    // Two went at 0 before the pause; the rest waited for its end, 5 s later.
-    expect(b.deliveries.map((d) => d.at)).toEqual([0, 0, 5000, 5000]);
+    // Two went at 0 before the pause; the rest waited for its end, 5 s later, and went then or within the
+    // grace the script spaces grants by (20 ms): whether b asks again for the grants it gave back before or
+    // after the pause reaches Redis is a race of real round trips (a loaded machine saw 5020, 5020).
+    const times = b.deliveries.map((d) => d.at);
+    expect(times.slice(0, 2)).toEqual([0, 0]);
+    expect(times).toHaveLength(4);
+    for (const at of times.slice(2)) {
+      expect(at).toBeGreaterThanOrEqual(5000);
+      expect(at).toBeLessThanOrEqual(5020);
+    }
   });
 
   it('asks again at once for grants it let go stale, whatever a later message was told', async () => {
