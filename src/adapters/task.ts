@@ -20,20 +20,31 @@ export const GONE = -1;
  * a waiting task costs its promise and this (bench/README.md, W2).
  */
 export class Task extends SelfQueuedMessage {
-  /** The target receives tasks as events; inspectors and persisted snapshots show this type. */
-  readonly type = 'task';
+  /**
+   * The target receives tasks as events. On the prototype, not a field: every field costs 8 bytes a waiting
+   * task; `toJSON` keeps the type where inspectors and persisted snapshots serialise a task.
+   */
+  get type(): 'task' {
+    return 'task';
+  }
+
+  /** What an inspector or a persisted snapshot shows of a task: an event of type 'task' (its function cannot be saved). */
+  toJSON(): { type: 'task' } {
+    return { type: 'task' };
+  }
   /**
    * The hand-over it goes in (numbered by PendingTasks: below its `openBatch`, handed over), or
    * `GONE` once it started or was rejected: nothing may start or reject it from then on. A number,
    * not a stage written at every step: handing a batch over then costs O(1), not a pass over it.
    */
   batch = 0;
+  // Declared, written only for a task with a signal (every field costs 8 bytes a waiting task, bench/README.md W2).
   /** The CANCEL key, when the task can be aborted: the task itself. */
-  id: Task | undefined = undefined;
+  declare id: Task | undefined;
   resolve: (value: any) => void = settleNothing;
   reject: (reason: unknown) => void = settleNothing;
-  /** The signal that may still abort it; undefined once it no longer can. */
-  signal: AbortSignal | undefined = undefined;
+  /** The signal that may still abort it; undefined once it no longer can (declared: written only when given). */
+  declare signal: AbortSignal | undefined;
   /** As given, read by the machine as the task is queued. Declared, written only when given (8 bytes a task each). */
   declare maxWait?: number | undefined;
 
@@ -59,7 +70,7 @@ export class Task extends SelfQueuedMessage {
 
   /** The machine has queued it (dated it) at some point: it left the mailbox, if it was ever there. */
   get reachedQueue(): boolean {
-    return !Number.isNaN(this.queuedAt);
+    return this.queuedAt !== undefined;
   }
 
   /** Rejects it if it is still waiting; false when it had started or was rejected already. */

@@ -5,7 +5,7 @@
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
 import { isRunning, sendNow, sendWhatIsDue } from './deliver.js';
-import { droppedEvent, type Effects, published, refuse, takeDiscarded } from './effects.js';
+import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { batchEntryError, batchError, checkDeadline, checkPriority, messageError } from './event-checks.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -44,7 +44,7 @@ export function acceptMessage(
   }
   // Messages whose deadline has passed leave first (one that waited for nothing else to look at the queue, idle
   // without a target, goes now), then one past its deadline already (e.g. a batch took longer than its maxWait).
-  if (dispatcher.expire(now)) for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  if (dispatcher.expire(now)) emitDiscarded(context, effects);
   if (deadline !== undefined && deadline < now) {
     dispatcher.counts.dropped += 1;
     effects.emit(droppedEvent(event.message, 'expired', deadline));
@@ -76,7 +76,7 @@ export function acceptMessage(
       error: new Error(`Message rejected: ${why}`),
     });
   }
-  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  emitDiscarded(context, effects);
   return now;
 }
 

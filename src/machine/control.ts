@@ -1,5 +1,5 @@
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
-import { type Effects, published, refuse, takeDiscarded } from './effects.js';
+import { type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { checkTarget, pauseUntil, rateScope, replyError } from './event-checks.js';
 import type { ThrottlerContext, ThrottlerEvent } from './types.js';
 
@@ -35,7 +35,7 @@ export function setRate(context: ThrottlerContext, event: ThrottlerEvent, effect
 export function cancelMessage(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
   if (event.type !== 'CANCEL') return;
   if (context.dispatcher.cancel(event.id)) {
-    for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+    emitDiscarded(context, effects);
     effects.assign(published(context, context.target, context.wakeAt));
   }
 }
@@ -85,7 +85,7 @@ export function tryAcquire(context: ThrottlerContext, event: ThrottlerEvent, eff
     return;
   }
   // Asking what waits drops what is past its deadline.
-  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  emitDiscarded(context, effects);
   effects.assign(published(context, context.target, context.wakeAt));
 }
 

@@ -4,7 +4,7 @@
  * arrives (`noticeWork`).
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
-import { type Effects, MAX_TIMER_DELAY, published, takeDiscarded, WAKE_UP_ID } from './effects.js';
+import { type Effects, emitDiscarded, MAX_TIMER_DELAY, published, WAKE_UP_ID } from './effects.js';
 import type { QueuedMessage } from './queued-message.js';
 import type { ThrottlerContext } from './types.js';
 import { listensTo, relay } from './xstate-internals.js';
@@ -140,7 +140,7 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
   const pass = sendWhatIsDue(context, effects, self, now, true);
   const { target, nextAt, held } = pass;
   now = pass.now;
-  for (const dropped of takeDiscarded(context)) effects.emit(dropped);
+  emitDiscarded(context, effects);
   if (!held) pacer.endSlice();
   // The one timer also wakes for the earliest deadline, to drop that message if it has not gone by then.
   let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : Math.min(nextAt, dispatcher.nextDeadline);

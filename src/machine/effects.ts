@@ -35,13 +35,15 @@ export function droppedEvent(message: AnyEventObject, reason: DropReason, deadli
   return { type: 'dropped', message, reason, error };
 }
 
-/** The `dropped` events for what left the queue undelivered since the last look. */
-export function takeDiscarded(context: ThrottlerContext): ThrottlerEmitted[] {
+/**
+ * Emits a `dropped` event for each message that left the queue undelivered since the last look.
+ * Asked after every message taken in: nothing is allocated when nothing left (the common case).
+ */
+export function emitDiscarded(context: ThrottlerContext, effects: Effects): void {
   const { discarded } = context.dispatcher;
-  if (discarded.length === 0) return [];
-  const events = discarded.map(({ entry, reason }) => droppedEvent(entry.message, reason, entry.deadline));
-  discarded.length = 0;
-  return events;
+  if (discarded.length === 0) return;
+  const taken = discarded.splice(0, discarded.length);
+  for (const { entry, reason } of taken) effects.emit(droppedEvent(entry.message, reason, entry.deadline));
 }
 
 /** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */

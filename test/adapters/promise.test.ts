@@ -445,6 +445,23 @@ describe('createThrottler: abort, stop, overflow', () => {
     throttler.stop();
   });
 
+  it('a persisted snapshot with waiting tasks serialises, tasks with a signal too (their CANCEL key is the task)', async () => {
+    const throttler = createThrottler({ rate: '1/1h', strategy: 'sliding-window' });
+    const waiting = [
+      throttler.schedule(() => 'runs'),
+      throttler.schedule(() => 'waits'),
+      throttler.schedule(() => 'waits with a signal', { signal: new AbortController().signal }),
+    ];
+    for (const promise of waiting) promise.catch(() => {});
+    await expect(waiting[0]).resolves.toBe('runs');
+    const saved = JSON.parse(JSON.stringify(throttler.actor.getPersistedSnapshot()));
+    expect(saved.context.dispatcher.state.queue).toEqual([
+      expect.objectContaining({ message: { type: 'task' } }),
+      expect.objectContaining({ message: { type: 'task' }, id: { type: 'task' } }),
+    ]);
+    throttler.stop();
+  });
+
   it("restoring a live snapshot object (not its JSON) leaves the original throttler's tasks alone", async () => {
     const throttler = createThrottler({ rate: '1/20ms', strategy: 'sliding-window' });
     const controller = new AbortController();
