@@ -55,7 +55,11 @@ export interface RunOptions {
   only?: readonly WorkloadName[];
   /** Progress lines (to stderr in the CLI). */
   log?: (line: string) => void;
-  /** Children W2 runs at once (default 2, one per core here: W2 is a third of the run otherwise). */
+  /**
+   * Children W2 runs at once (default 1). W2's times are mostly garbage collection, whose helper threads
+   * want the other core: two children at once made each other 1.5-5x slower, unevenly (which pair ran
+   * together decided it), and the ratios the targets ask for moved with it.
+   */
   parallel?: number;
 }
 
@@ -92,7 +96,7 @@ export async function runBench(options: RunOptions = {}): Promise<RunResults> {
   await step('w1', 'overhead', () => overhead(contendersFor('w1', contenders), config.w1));
   await step('w4', 'scaling', () => scaling(contendersFor('w4', contenders), config.w4));
   await step('w2', 'burst memory', () =>
-    burstMemory(contendersFor('w2', contenders), { ...config.w2, parallel: options.parallel ?? 2 }),
+    burstMemory(contendersFor('w2', contenders), { ...config.w2, parallel: options.parallel ?? 1 }),
   );
   // W5 and W6 run in child processes of their own: the garbage above does not reach them.
   await step('w5', 'at the limit', () => atTheLimit(contendersFor('w5', limiting), config.w5));
