@@ -37,7 +37,7 @@ export interface RunConfig extends Omit<BenchConfig, 'w5' | 'w6'> {
 
 export const DEFAULT_CONFIG: RunConfig = {
   w1: { size: 200_000, rounds: 5 },
-  w2: { size: 1_000_000, rounds: 1, rate: BURST_RATE },
+  w2: { size: 1_000_000, rounds: 3, rate: BURST_RATE },
   w3: STRICTNESS_DEFAULTS,
   w4: { small: 100_000, large: 400_000, rounds: 3 },
   w5: AT_THE_LIMIT_DEFAULTS,
