@@ -96,7 +96,7 @@ export async function runBench(options: RunOptions = {}): Promise<RunResults> {
   await step('w1', 'overhead', () => overhead(contendersFor('w1', contenders), config.w1));
   await step('w4', 'scaling', () => scaling(contendersFor('w4', contenders), config.w4));
   await step('w2', 'burst memory', () =>
-    burstMemory(contendersFor('w2', contenders), { ...config.w2, parallel: options.parallel ?? 1 }),
+    burstMemory(contendersFor('w2', contenders), { ...config.w2, parallel: options.parallel }),
   );
   // W5 and W6 run in child processes of their own: the garbage above does not reach them.
   await step('w5', 'at the limit', () => atTheLimit(contendersFor('w5', limiting), config.w5));

@@ -42,8 +42,9 @@ export function droppedEvent(message: AnyEventObject, reason: DropReason, deadli
 export function emitDiscarded(context: ThrottlerContext, effects: Effects): void {
   const { discarded } = context.dispatcher;
   if (discarded.length === 0) return;
-  const taken = discarded.splice(0, discarded.length);
-  for (const { entry, reason } of taken) effects.emit(droppedEvent(entry.message, reason, entry.deadline));
+  // Effects are enqueued, not run: nothing here reaches the queue, so the list is emptied once, after.
+  for (const { entry, reason } of discarded) effects.emit(droppedEvent(entry.message, reason, entry.deadline));
+  discarded.length = 0;
 }
 
 /** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */
