@@ -13,6 +13,7 @@
  * stretch goes; the host does the rest.
  */
 import { type Actor, type AnyActorRef, createActor, fromCallback, type InspectionEvent } from 'xstate';
+import type { ResolvedOptions } from '../engine/index.js';
 import {
   type Clock,
   type ThrottleOptions,
@@ -20,7 +21,6 @@ import {
   type ThrottlerEvent,
   throttlerMachine,
 } from '../machine/index.js';
-import type { ResolvedOptions } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { type DeferFlush, deferToMicrotask, QueueBatcher } from './queue-batcher.js';
 

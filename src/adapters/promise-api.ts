@@ -3,9 +3,8 @@
  * it returns and the error of a stopped one. promise.ts builds it over the machine.
  */
 import type { Actor, InspectionEvent } from 'xstate';
-import type { ThrottleStore } from '../machine/clearance.js';
+import type { ThrottleOptions, ThrottleStore } from '../engine/index.js';
 import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
-import type { ThrottleOptions } from '../machine/options.js';
 import type { RatesInput } from '../rate/index.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */

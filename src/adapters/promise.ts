@@ -18,7 +18,7 @@
  *   starts once its signal has fired, and an abort starts no other task.
  * - While nothing waits and the rate allows it now, a task without options
  *   starts inside its `schedule` call, on a permit the machine leased for the
- *   synchronous stretch (task-lease.ts, machine/lease.ts): no event and no
+ *   synchronous stretch (task-lease.ts, engine/clearance/lease.ts): no event and no
  *   queue entry of its own. Other `schedule` calls made in one synchronous
  *   stretch reach the machine together, as one QUEUE_BATCH event in a microtask
  *   (a burst costs one transition, not one per task); every other method ends
@@ -46,10 +46,15 @@
  *   promise settles and before its slot is reported free.
  */
 
+import {
+  isKeyName,
+  type ResolvedOptions,
+  resolveOptions,
+  tracksInFlight,
+  unknownChannelError,
+} from '../engine/index.js';
 import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
-import { isKeyName } from '../machine/keys-option.js';
-import { type ResolvedOptions, resolveOptions, tracksInFlight, unknownChannelError } from '../machine/options.js';
 import type { ThrottlerEvent } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';

@@ -30,9 +30,9 @@
  */
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { InspectionEvent } from 'xstate';
-import type { ThrottleStore } from '../machine/clearance.js';
+import type { ThrottleStore } from '../engine/index.js';
+import { resolveOptions, type ThrottleOptions } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
-import { resolveOptions, type ThrottleOptions } from '../machine/options.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';

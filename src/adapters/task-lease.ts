@@ -1,5 +1,5 @@
 /**
- * The promise API's lease (machine/lease.ts): while nothing waits and the rate
+ * The promise API's lease (engine/clearance/lease.ts): while nothing waits and the rate
  * allows it now, a `schedule` call starts its task at once, inside the call, on
  * a permit the machine leased for this synchronous stretch: no event, no queue
  * entry and no Task per task. The machine decides how many may start (LEASE);
@@ -11,7 +11,7 @@
  * (the window is full, a pause) is not asked for again until the stretch ends,
  * so a burst past the limit costs one LEASE, not one per task.
  */
-import type { Lease } from '../machine/lease.js';
+import type { Lease } from '../engine/index.js';
 import type { ThrottlerEvent } from '../machine/types.js';
 
 /** Permits asked for at a time: large enough that a burst renews rarely, small enough to search quickly. */

@@ -7,7 +7,7 @@
  * stays there until the head passes it) costs the bare object, not what its
  * closures hold.
  */
-import { SelfQueuedMessage } from '../machine/queued-message.js';
+import { SelfQueuedMessage } from '../engine/index.js';
 
 function settleNothing(): void {}
 

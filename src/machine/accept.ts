@@ -4,9 +4,15 @@
  * batch), queueing it otherwise, and reporting what was refused or displaced.
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
+import {
+  batchEntryError,
+  batchError,
+  checkDeadline,
+  checkPriority,
+  messageError,
+} from '../engine/queue/message-checks.js';
 import { isRunning, sendNow, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
-import { batchEntryError, batchError, checkDeadline, checkPriority, messageError } from './event-checks.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
 

@@ -4,8 +4,8 @@
  * arrives (`noticeWork`).
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
+import type { QueuedMessage } from '../engine/queue/queued-message.js';
 import { type Effects, emitDiscarded, MAX_TIMER_DELAY, published, WAKE_UP_ID } from './effects.js';
-import type { QueuedMessage } from './queued-message.js';
 import type { ThrottlerContext } from './types.js';
 import { listensTo, relay } from './xstate-internals.js';
 

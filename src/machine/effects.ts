@@ -5,8 +5,8 @@
  * version each change assigns.
  */
 import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions } from 'xstate';
+import type { DropReason } from '../engine/queue/message-queues.js';
 import { ThrottlerExpiredError } from './expired-error.js';
-import type { DropReason } from './message-queues.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent } from './types.js';
 
 /** The id of the single wake-up timer, so it can be cancelled before it is armed again. */

@@ -1,5 +1,6 @@
 /**
- * The checks every incoming event passes before it may change anything. Events
+ * The checks every incoming control event passes before it may change anything (a message's own
+ * checks are the engine's, src/engine/queue/message-checks.ts). Events
  * come from anywhere (another actor, a parsed request, a typo), so each field
  * is checked here, once, and a bad one is answered with a ThrottlerOptionError
  * that names it and its value; the machine reports it (`invalidEvent`, or
@@ -33,32 +34,6 @@ export function checkTarget(target: unknown, option = 'target'): AnyActorRef | u
   return target;
 }
 
-/**
- * The error for a queued message that cannot be delivered: the target receives
- * it as an event, so it must be an object with a string `type` (XState reads it
- * on arrival, and a machine target would fail on anything else).
- */
-export function messageError(message: unknown, option = 'message'): ThrottlerOptionError | undefined {
-  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') {
-    return new ThrottlerOptionError(option, 'an event object with a string type, e.g. { type: "call" }', message);
-  }
-  return undefined;
-}
-
-/** The error for a QUEUE_BATCH whose `messages` is not a list, or undefined when it is one. */
-export function batchError(messages: unknown): ThrottlerOptionError | undefined {
-  return Array.isArray(messages)
-    ? undefined
-    : new ThrottlerOptionError('messages', 'an array of { message, channel?, cost?, id? }', messages);
-}
-
-/** The error for a QUEUE_BATCH entry that is not an object at all (its message cannot even be named). */
-export function batchEntryError(entry: unknown, index: number): ThrottlerOptionError | undefined {
-  return typeof entry === 'object' && entry !== null
-    ? undefined
-    : new ThrottlerOptionError(`messages[${index}]`, 'an object { message, channel?, cost?, id? }', entry);
-}
-
 /** Checks a PAUSE event's fields; returns the time it pauses until (Infinity: until RESUME). */
 export function pauseUntil(event: { until?: unknown; duration?: unknown }, now: number): number {
   const { until, duration } = event;
@@ -85,39 +60,6 @@ export function replyError(reply: unknown): ThrottlerOptionError | undefined {
   return typeof reply === 'object' && reply !== null && !Object.isFrozen(reply)
     ? undefined
     : new ThrottlerOptionError('reply', 'a writable object that receives { waitMs } or { error }', reply);
-}
-
-/** Checks a message's `priority`: undefined (the default, 5) or an integer from 0 (goes last) to 9 (goes first). */
-export function checkPriority(priority: unknown): number | undefined {
-  if (priority === undefined) return undefined;
-  if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0 || priority > 9) {
-    throw new ThrottlerOptionError('priority', 'an integer from 0 (goes last) to 9 (goes first), default 5', priority);
-  }
-  return priority;
-}
-
-/**
- * Checks a message's `deadline` (a time on the throttler's clock) and `maxWait` (ms from
- * `arrivedAt`), one or the other; returns the deadline, undefined for none (Infinity is none).
- */
-export function checkDeadline(event: { deadline?: unknown; maxWait?: unknown }, arrivedAt: number): number | undefined {
-  const { deadline, maxWait } = event;
-  if (deadline !== undefined && maxWait !== undefined) {
-    throw new ThrottlerOptionError('deadline', 'left out when a maxWait is given (one or the other)', deadline);
-  }
-  if (deadline !== undefined) {
-    if (typeof deadline !== 'number' || !(deadline >= 0)) {
-      throw new ThrottlerOptionError('deadline', 'a time >= 0 in ms on the throttler clock (its `now`)', deadline);
-    }
-    return deadline === Number.POSITIVE_INFINITY ? undefined : deadline;
-  }
-  if (maxWait !== undefined) {
-    if (typeof maxWait !== 'number' || !(maxWait >= 0)) {
-      throw new ThrottlerOptionError('maxWait', 'a wait >= 0 in ms', maxWait);
-    }
-    return maxWait === Number.POSITIVE_INFINITY ? undefined : arrivedAt + maxWait;
-  }
-  return undefined;
 }
 
 /**

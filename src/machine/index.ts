@@ -1,9 +1,9 @@
+export type { Lease } from '../engine/clearance/lease.js';
+export type { KeysOption, Ordering, Overflow, ThrottleOptions, TimerPrecision } from '../engine/options/options.js';
+export type { DropReason, ThrottlerCounts } from '../engine/queue/message-queues.js';
+export type { PersistedDispatcher } from '../engine/saved/persisted-format.js';
 export { ThrottlerExpiredError } from './expired-error.js';
 export { summarizeInspection } from './inspection.js';
-export type { Lease } from './lease.js';
-export type { DropReason, ThrottlerCounts } from './message-queues.js';
-export type { KeysOption, Ordering, Overflow, ThrottleOptions, TimerPrecision } from './options.js';
-export type { PersistedDispatcher } from './persisted-format.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
 export { PRECISE_CLOCK_LEAD_MS, preciseClock, turnClock } from './precise-clock.js';
 export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';

@@ -1,10 +1,10 @@
 import type { AnyActorRef, AnyEventObject } from 'xstate';
+import type { ThrottleStore } from '../engine/clearance/clearance.js';
+import { Dispatcher } from '../engine/dispatcher.js';
+import type { ResolvedOptions } from '../engine/options/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
-import type { ThrottleStore } from './clearance.js';
 import { DeliveryPacer } from './delivery-pacer.js';
-import { Dispatcher } from './dispatcher.js';
 import { MonotoneClock } from './monotone-clock.js';
-import type { ResolvedOptions } from './options.js';
 import type { ThrottlerContext } from './types.js';
 import { listensTo } from './xstate-internals.js';
 

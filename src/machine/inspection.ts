@@ -1,5 +1,5 @@
 import type { ActorRefLike, AnyEventObject, InspectionEvent, Observer } from 'xstate';
-import { Dispatcher } from './dispatcher.js';
+import { Dispatcher } from '../engine/dispatcher.js';
 
 /**
  * Wraps an inspector (e.g. `createBrowserInspector().inspect` from

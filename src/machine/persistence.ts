@@ -45,13 +45,13 @@
  *   more through than the limits. Nothing is clamped to make it fit.
  */
 import { type Actor, type ActorOptions, type AnyActorRef, type AnyEventObject, createActor } from 'xstate';
+import type { ThrottleStore } from '../engine/clearance/clearance.js';
+import { Dispatcher } from '../engine/dispatcher.js';
+import { resolveOptions } from '../engine/options/options.js';
+import { readPersisted, readState } from '../engine/saved/persisted-format.js';
 import { field, isRecord, readCount } from '../policies/saved-fields.js';
-import type { ThrottleStore } from './clearance.js';
-import { Dispatcher } from './dispatcher.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
-import { resolveOptions } from './options.js';
-import { readPersisted, readState } from './persisted-format.js';
 import { throttlerMachine } from './throttler-machine.js';
 import { idleSnapshot } from './xstate-internals.js';
 

@@ -1,4 +1,4 @@
-import { monotonicNow, type ResolvedOptions } from './options.js';
+import { monotonicNow, type ResolvedOptions } from '../engine/options/options.js';
 import type { Clock } from './types.js';
 
 /**

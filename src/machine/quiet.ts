@@ -21,10 +21,10 @@
  *   head still waits for the timer already armed.
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
+import { messageError } from '../engine/queue/message-checks.js';
 import { passesStraightThrough } from './accept.js';
 import { sendNow } from './deliver.js';
 import { type Effects, published } from './effects.js';
-import { messageError } from './event-checks.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
 
 /** Effects for a path that has none: using one is a bug in the guard that chose it. */

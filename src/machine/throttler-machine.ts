@@ -1,4 +1,5 @@
 import { assign, type EventObject, setup } from 'xstate';
+import { resolveOptions } from '../engine/options/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import { cancelMessage, pause, reportStoreStatus, resume, setRate, setTarget, settle, tryAcquire } from './control.js';
@@ -7,7 +8,6 @@ import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { endLease, grantLease } from './lease-actions.js';
-import { resolveOptions } from './options.js';
 import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 import { listensTo } from './xstate-internals.js';

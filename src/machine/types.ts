@@ -1,12 +1,12 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
+import type { ThrottleStore } from '../engine/clearance/clearance.js';
+import type { Lease } from '../engine/clearance/lease.js';
+import type { Dispatcher } from '../engine/dispatcher.js';
+import type { ThrottleOptions } from '../engine/options/options.js';
+import type { DropReason, ThrottlerCounts } from '../engine/queue/message-queues.js';
 import type { RatesInput } from '../rate/index.js';
-import type { ThrottleStore } from './clearance.js';
 import type { DeliveryPacer } from './delivery-pacer.js';
-import type { Dispatcher } from './dispatcher.js';
-import type { Lease } from './lease.js';
-import type { DropReason, ThrottlerCounts } from './message-queues.js';
 import type { MonotoneClock } from './monotone-clock.js';
-import type { ThrottleOptions } from './options.js';
 
 /** The machine's input: the throttle options, and optionally the first target. */
 export interface ThrottlerInput extends ThrottleOptions {

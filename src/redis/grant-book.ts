@@ -10,8 +10,8 @@
  * sends on the earliest grant of its kind, the message it took it from taking
  * its own (later) one, or asking again if it had none.
  */
-import type { ClearanceRequest } from '../machine/clearance.js';
-import { Deque } from '../machine/deque.js';
+import type { ClearanceRequest } from '../engine/index.js';
+import { Deque } from '../engine/index.js';
 import type { Reservation } from './types.js';
 
 export interface Grant {

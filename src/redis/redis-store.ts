@@ -1,5 +1,4 @@
-import type { StoreHooks } from '../machine/clearance.js';
-import type { ResolvedOptions } from '../machine/options.js';
+import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { GuardedClient } from './guarded-client.js';
 import { limiterKeys } from './keys.js';

@@ -5,7 +5,7 @@
  * a failure with a doubling wait, and whether the store is up. What a grant means for the message
  * that holds it, pauses and rewinds are store-clearance.ts's.
  */
-import type { ClearanceRequest, StoreHooks } from '../machine/clearance.js';
+import type { ClearanceRequest, StoreHooks } from '../engine/index.js';
 import { StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import { RedisClock } from './redis-clock.js';

@@ -8,8 +8,8 @@
  * It also knows which messages the reserve call that is out asks for, so that
  * what that call brings for a message withdrawn meanwhile is given back.
  */
-import type { ClearanceRequest } from '../machine/clearance.js';
-import { Deque } from '../machine/deque.js';
+import type { ClearanceRequest } from '../engine/index.js';
+import { Deque } from '../engine/index.js';
 
 export class ReserveLine {
   private readonly line = new Deque<ClearanceRequest>();

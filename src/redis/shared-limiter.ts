@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isKeyName } from '../machine/keys-option.js';
-import { unknownChannelError } from '../machine/options.js';
+import { isKeyName, unknownChannelError } from '../engine/index.js';
 import { parseRates, type RatesInput, ThrottlerOptionError, validateCost } from '../rate/index.js';
 import { StoreConflictError } from './errors.js';
 import { ConflictReply, type GuardedClient } from './guarded-client.js';

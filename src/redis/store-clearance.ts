@@ -1,5 +1,5 @@
 /**
- * A throttler's clearance over the shared limiter: the seam of src/machine/clearance.ts answered by
+ * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
  * reservation. Admitted messages wait in arrival order; once the throttler asks about its head
  * (so it has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its way,
  * and is woken (a CLEARANCE event) when it arrives; asked again it answers with the granted time,
@@ -13,11 +13,8 @@
  * grant left unused past `grantGraceMs` (a lost target, a pause, a blocked event loop) is given
  * back and asked for again, with every grant after it, in order.
  */
-import type { ClearanceRequest, StoreClearance, StoreHooks } from '../machine/clearance.js';
-import { InFlightDeliveries } from '../machine/in-flight.js';
-import { LocalClearance } from '../machine/local-clearance.js';
-import { type ResolvedOptions, tracksInFlight } from '../machine/options.js';
-import type { RestoredState } from '../machine/persisted-format.js';
+import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks } from '../engine/index.js';
+import { InFlightDeliveries, LocalClearance, type ResolvedOptions, tracksInFlight } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
 import { MAX_HELD, ReserveCalls } from './reserve-calls.js';

@@ -3,7 +3,7 @@
  * a local window with a stated share of every limit (documented as not a global guarantee: each
  * process of the fleet may use its share at once).
  */
-import type { ResolvedOptions } from '../machine/options.js';
+import type { ResolvedOptions } from '../engine/index.js';
 import type { Rate } from '../rate/index.js';
 
 /** What the throttler does while the store does not answer. */

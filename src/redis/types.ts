@@ -1,5 +1,4 @@
-import type { ThrottleStore } from '../machine/clearance.js';
-import type { CountUntil, Ordering } from '../machine/options.js';
+import type { CountUntil, Ordering, ThrottleStore } from '../engine/index.js';
 import type { StrategyName } from '../policies/index.js';
 import type { Rate, RatesInput, ThrottlerOptionError } from '../rate/index.js';
 

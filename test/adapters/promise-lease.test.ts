@@ -10,7 +10,7 @@ const advance = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 /**
  * While nothing waits and the rate allows it now, `schedule(fn)` starts `fn`
  * inside the call, on a permit the machine leased for the synchronous stretch
- * (machine/lease.ts, adapters/task-lease.ts). Everything else is as before:
+ * (engine/clearance/lease.ts, adapters/task-lease.ts). Everything else is as before:
  * past the limit, or behind a waiting task, a task queues.
  */
 describe('createThrottler: a task starts inside schedule() when nothing waits and the rate allows it', () => {

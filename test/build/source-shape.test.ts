@@ -55,6 +55,40 @@ describe('the source tree', () => {
     expect(cycles(['d'], (file) => graph.get(file) ?? [])).toEqual([]);
   });
 
+  it('keeps the engine free of XState: src/engine/ imports only itself, src/rate/ and src/policies/', () => {
+    const engine = sourceFiles.filter((file) => relative(repo, file).startsWith('src/engine/'));
+    expect(engine.length).toBeGreaterThan(20);
+    const outside = engine.flatMap((file) =>
+      importsOf(file)
+        .filter(({ specifier }) => !specifier.startsWith('.'))
+        .map(({ specifier }) => `${relative(repo, file)} -> ${specifier}`),
+    );
+    expect(outside).toEqual([]);
+    const allowed = ['src/engine/', 'src/rate/', 'src/policies/'];
+    const reached = engine.flatMap((file) =>
+      edges(file)
+        .map((target) => relative(repo, target))
+        .filter((target) => !allowed.some((folder) => target.startsWith(folder)))
+        .map((target) => `${relative(repo, file)} -> ${target}`),
+    );
+    expect(reached).toEqual([]);
+  });
+
+  it('lets the Redis store and the adapters reach the engine through its face only, and the store never the machine', () => {
+    const clients = sourceFiles.filter((file) => /^src\/(redis|adapters)\//.test(relative(repo, file)));
+    const wrong = clients.flatMap((file) =>
+      edges(file)
+        .map((target) => relative(repo, target))
+        .filter(
+          (target) =>
+            (target.startsWith('src/engine/') && target !== 'src/engine/index.ts') ||
+            (relative(repo, file).startsWith('src/redis/') && target.startsWith('src/machine/')),
+        )
+        .map((target) => `${relative(repo, file)} -> ${target}`),
+    );
+    expect(wrong).toEqual([]);
+  });
+
   it('keeps every file under about 300 lines', () => {
     const long = sourceFiles
       .map((file) => ({ file: relative(repo, file), lines: readFileSync(file, 'utf8').split('\n').length }))

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { resolveOptions } from '../../src/machine/options.js';
+import { resolveOptions } from '../../src/engine/options/options.js';
 import { createPolicy, STRATEGIES } from '../../src/policies/index.js';
 import { startKeyed } from '../support/keyed.js';
 

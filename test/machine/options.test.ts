@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { monotonicNow, resolveOptions, type ThrottleOptions } from '../../src/machine/options.js';
+import { monotonicNow, resolveOptions, type ThrottleOptions } from '../../src/engine/options/options.js';
 import { expectOptionError } from '../support/option-error.js';
 
 /** Options as a JavaScript caller could pass them, whatever the types say. */

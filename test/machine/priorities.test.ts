@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
+import { resolveOptions } from '../../src/engine/options/options.js';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
-import { resolveOptions } from '../../src/machine/options.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 

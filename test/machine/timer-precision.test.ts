@@ -12,6 +12,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
+import { resolveOptions } from '../../src/engine/options/options.js';
 import {
   type Clock,
   createThrottler,
@@ -20,7 +21,6 @@ import {
   restoreThrottler,
   throttlerMachine,
 } from '../../src/index.js';
-import { resolveOptions } from '../../src/machine/options.js';
 import { expectOptionError } from '../support/option-error.js';
 import { createRecorder } from '../support/recorder.js';
 import { restoreRealTime } from '../support/virtual-time.js';

@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
+import { resolveOptions, type ThrottleOptions } from '../../src/engine/options/options.js';
 import { type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
-import { resolveOptions, type ThrottleOptions } from '../../src/machine/options.js';
 import { createPolicy, WarmingUpPolicy } from '../../src/policies/index.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
 import { expectOptionError } from '../support/option-error.js';

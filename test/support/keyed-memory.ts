@@ -11,8 +11,8 @@
  * (400,000 messages: the run is slower per key, and the queues' part is the same at any count).
  */
 import { createActor, fromCallback, SimulatedClock } from 'xstate';
+import type { LocalClearance } from '../../src/engine/clearance/local-clearance.js';
 import { throttlerMachine } from '../../src/index.js';
-import type { LocalClearance } from '../../src/machine/local-clearance.js';
 
 const KEYS_PER_MS = 100;
 const MB = 1024 * 1024;

@@ -1,11 +1,11 @@
 import { createActor } from 'xstate';
+import type { LocalClearance } from '../../src/engine/clearance/local-clearance.js';
 import {
   type ThrottlerEmitted,
   type ThrottlerInput,
   type ThrottlerOptionError,
   throttlerMachine,
 } from '../../src/index.js';
-import type { LocalClearance } from '../../src/machine/local-clearance.js';
 import { createRecorder, msg, type Numbered } from './recorder.js';
 
 /**

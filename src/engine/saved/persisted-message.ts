@@ -4,12 +4,12 @@
  * format 3: absent, as in formats 1 and 2, they read as the default priority
  * and no deadline.
  */
-import { field, readCost, readPastTime, readRecord, readTime } from '../policies/saved-fields.js';
-import { ThrottlerOptionError } from '../rate/index.js';
-import { checkPriority, messageError } from './event-checks.js';
-import type { ResolvedOptions } from './options.js';
+import { field, readCost, readPastTime, readRecord, readTime } from '../../policies/saved-fields.js';
+import { ThrottlerOptionError } from '../../rate/index.js';
+import type { ResolvedOptions } from '../options/options.js';
+import { checkPriority, messageError } from '../queue/message-checks.js';
+import type { QueuedMessage } from '../queue/queued-message.js';
 import { readSavedChannel } from './persisted-keys.js';
-import type { QueuedMessage } from './queued-message.js';
 
 /** A waiting message as saved: plain JSON when the message is. Times are wall-clock ms. */
 export interface SavedMessage<TMessage> {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IndexedHeap } from '../../src/machine/indexed-heap.js';
+import { IndexedHeap } from '../../../src/engine/queue/indexed-heap.js';
 
 describe('IndexedHeap', () => {
   it('comes out in order through random pushes, removals and key changes', () => {

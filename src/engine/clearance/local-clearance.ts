@@ -1,9 +1,9 @@
-import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
-import { type Rate, ThrottlerOptionError, validateCost } from '../rate/index.js';
+import { createPolicy, type PolicyState, type ThrottlePolicy } from '../../policies/index.js';
+import { type Rate, ThrottlerOptionError, validateCost } from '../../rate/index.js';
+import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
+import type { RestoredState } from '../saved/persisted-format.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
 import { InFlightDeliveries } from './in-flight.js';
-import { type ResolvedOptions, tracksInFlight } from './options.js';
-import type { RestoredState } from './persisted-format.js';
 import { ScopePolicies } from './scope-policies.js';
 
 /**

@@ -4,16 +4,16 @@
  * show instead of a queue that may hold millions. The one place that turns a live queue and its
  * clearance into either; reading a saved form back is persisted-format.ts's.
  */
-import type { Clearance } from './clearance.js';
-import type { MessageQueues, ThrottlerCounts } from './message-queues.js';
-import type { ResolvedOptions } from './options.js';
+import type { Clearance } from './clearance/clearance.js';
+import type { ResolvedOptions } from './options/options.js';
+import type { MessageQueues, ThrottlerCounts } from './queue/message-queues.js';
 import {
   type DispatcherState,
   FORMAT_WITHOUT_PRIORITIES,
   PERSISTED_FORMAT,
   type PersistedDispatcher,
-} from './persisted-format.js';
-import { needsPriorityFormat, savedMessage } from './persisted-message.js';
+} from './saved/persisted-format.js';
+import { needsPriorityFormat, savedMessage } from './saved/persisted-message.js';
 
 /** What inspectors see instead of the live queue. */
 export interface DispatcherSummary<TMessage> extends ThrottlerCounts {

@@ -4,10 +4,10 @@
  * from them has no keys. Read as persisted-format.ts reads the rest, every field checked, every error naming
  * the path from the snapshot and the value.
  */
-import { field, isRecord, readArray } from '../policies/saved-fields.js';
-import { parseRates, type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { isKeyName, type KeysOption } from './keys-option.js';
-import type { ResolvedOptions } from './options.js';
+import { field, isRecord, readArray } from '../../policies/saved-fields.js';
+import { parseRates, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { isKeyName, type KeysOption } from '../options/keys-option.js';
+import type { ResolvedOptions } from '../options/options.js';
 import type { SavedKey } from './saved-policy.js';
 
 /** The saved `keys` option as `resolveOptions` takes it (which checks its fields): null or absent is none. */

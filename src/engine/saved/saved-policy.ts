@@ -3,7 +3,7 @@
  * saved format (persisted-format.ts, persisted-keys.ts) hands to the policies that load it
  * (scope-policies.ts), kept apart from both so that neither imports the other.
  */
-import type { Rate } from '../rate/index.js';
+import type { Rate } from '../../rate/index.js';
 
 /** A policy's saved state, not yet checked (its policy checks it as it loads it), and the path it was found at. */
 export interface SavedPolicy {

@@ -1,14 +1,14 @@
 import type { Rate } from '../rate/index.js';
-import type { ChannelQueue } from './channel-queue.js';
-import type { Clearance } from './clearance.js';
+import type { Clearance } from './clearance/clearance.js';
+import { type Lease, OpenLease } from './clearance/lease.js';
+import { LocalClearance } from './clearance/local-clearance.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
 import { type HeadSchedule, scheduleOver } from './head-schedule.js';
-import { type Lease, OpenLease } from './lease.js';
-import { LocalClearance } from './local-clearance.js';
-import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './message-queues.js';
-import type { ResolvedOptions } from './options.js';
-import type { PersistedDispatcher, RestoredState } from './persisted-format.js';
-import { DEFAULT_PRIORITY, type QueuedMessage } from './queued-message.js';
+import type { ResolvedOptions } from './options/options.js';
+import type { ChannelQueue } from './queue/channel-queue.js';
+import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
+import { DEFAULT_PRIORITY, type QueuedMessage } from './queue/queued-message.js';
+import type { PersistedDispatcher, RestoredState } from './saved/persisted-format.js';
 
 /**
  * The machine's one interface to its queue and its clearance: which waiting

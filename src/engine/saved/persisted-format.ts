@@ -18,10 +18,10 @@
  * format 3 too whenever keys are configured.
  */
 
-import type { PolicyState } from '../policies/index.js';
-import { field, isRecord, readArray, readCount, readRecord, readTime } from '../policies/saved-fields.js';
-import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import type { ResolvedOptions, ThrottleOptions } from './options.js';
+import type { PolicyState } from '../../policies/index.js';
+import { field, isRecord, readArray, readCount, readRecord, readTime } from '../../policies/saved-fields.js';
+import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import type { ResolvedOptions, ThrottleOptions } from '../options/options.js';
 import { describeChannels, readKeyStates, readKeysOption } from './persisted-keys.js';
 import { readMessage, type SavedMessage } from './persisted-message.js';
 import type { SavedKey, SavedPolicy } from './saved-policy.js';

@@ -5,7 +5,7 @@ import {
   type Rate,
   type RatesInput,
   ThrottlerOptionError,
-} from '../rate/index.js';
+} from '../../rate/index.js';
 
 /** The `keys` option: the template rate for keys that appear at run time, and how long an idle key is kept. */
 export interface KeysOption {

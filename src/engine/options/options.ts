@@ -1,4 +1,4 @@
-import { STRATEGIES, type StrategyName, type StrategyOptions, warmUpCurve } from '../policies/index.js';
+import { STRATEGIES, type StrategyName, type StrategyOptions, warmUpCurve } from '../../policies/index.js';
 import {
   type DurationInput,
   parseDuration,
@@ -6,7 +6,7 @@ import {
   type Rate,
   type RatesInput,
   ThrottlerOptionError,
-} from '../rate/index.js';
+} from '../../rate/index.js';
 import { type KeysOption, type KeyTemplate, MAX_KEY_LENGTH, resolveKeys } from './keys-option.js';
 
 export type { KeysOption, KeyTemplate } from './keys-option.js';

@@ -13,11 +13,11 @@
  * asked again the clearance answers with the granted time. No event needs a
  * second code path: every event already ends in that pass.
  */
-import type { PolicyState } from '../policies/index.js';
-import type { Rate } from '../rate/index.js';
-import type { ResolvedOptions } from './options.js';
-import type { RestoredState } from './persisted-format.js';
-import type { QueuedMessage } from './queued-message.js';
+import type { PolicyState } from '../../policies/index.js';
+import type { Rate } from '../../rate/index.js';
+import type { ResolvedOptions } from '../options/options.js';
+import type { QueuedMessage } from '../queue/queued-message.js';
+import type { RestoredState } from '../saved/persisted-format.js';
 
 /** What the clearance is asked about: a waiting message (its `seq` names it) or one that would pass straight through. */
 export type ClearanceRequest = Pick<QueuedMessage<unknown>, 'seq' | 'channel' | 'cost'>;

@@ -1,8 +1,8 @@
 import { ThrottlerOptionError } from '../rate/index.js';
-import type { ChannelQueue } from './channel-queue.js';
-import type { Clearance } from './clearance.js';
-import { type HeapSlot, IndexedHeap } from './indexed-heap.js';
-import type { QueuedMessage } from './queued-message.js';
+import type { Clearance } from './clearance/clearance.js';
+import type { ChannelQueue } from './queue/channel-queue.js';
+import { type HeapSlot, IndexedHeap } from './queue/indexed-heap.js';
+import type { QueuedMessage } from './queue/queued-message.js';
 
 /** What the schedule needs to know about a queue head; the dispatcher answers from its policies. */
 export interface HeadRules<TMessage> {

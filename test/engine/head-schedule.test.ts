@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Dispatcher } from '../../src/machine/dispatcher.js';
-import { resolveOptions } from '../../src/machine/options.js';
+import { Dispatcher } from '../../src/engine/dispatcher.js';
+import { resolveOptions } from '../../src/engine/options/options.js';
 import { createPolicy, type StrategyName, type ThrottlePolicy } from '../../src/policies/index.js';
 import { parseRates, type Rate } from '../../src/rate/index.js';
 

@@ -1,8 +1,8 @@
+import { DEFAULT_MAX_PRIORITY_WAIT, type Ordering, type Overflow } from '../options/options.js';
 import { ChannelQueue } from './channel-queue.js';
 import { Deadlines } from './deadlines.js';
 import { IndexedHeap } from './indexed-heap.js';
 import type { Lane } from './lane.js';
-import { DEFAULT_MAX_PRIORITY_WAIT, type Ordering, type Overflow } from './options.js';
 import { OverflowChoice } from './overflow-choice.js';
 import {
   DEFAULT_PRIORITY,

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ChannelQueue } from '../../src/machine/channel-queue.js';
-import { type DropReason, MessageQueues } from '../../src/machine/message-queues.js';
-import type { Ordering, Overflow } from '../../src/machine/options.js';
+import type { Ordering, Overflow } from '../../../src/engine/options/options.js';
+import type { ChannelQueue } from '../../../src/engine/queue/channel-queue.js';
+import { type DropReason, MessageQueues } from '../../../src/engine/queue/message-queues.js';
 
 /**
  * MessageQueues against a plain array of what waits, over random runs of

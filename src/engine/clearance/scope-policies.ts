@@ -1,9 +1,9 @@
-import { createPolicy, type PolicyState, type ThrottlePolicy } from '../policies/index.js';
-import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { createPolicy, type PolicyState, type ThrottlePolicy } from '../../policies/index.js';
+import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { isKeyName } from '../options/keys-option.js';
+import { type ResolvedOptions, unknownChannelError } from '../options/options.js';
+import type { SavedKey, SavedPolicy } from '../saved/saved-policy.js';
 import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
-import { isKeyName } from './keys-option.js';
-import { type ResolvedOptions, unknownChannelError } from './options.js';
-import type { SavedKey, SavedPolicy } from './saved-policy.js';
 
 /**
  * Idle keys looked at per use of a key. More than one, so that forgetting keeps ahead of keys

@@ -1,4 +1,4 @@
-import { describeValue } from '../rate/index.js';
+import { describeValue } from '../../rate/index.js';
 
 /**
  * Deliveries sent and not yet settled (with `maxConcurrent` or `countUntil: 'done'`),
