@@ -55,10 +55,10 @@ const expectedOutput: Record<string, RegExp[]> = {
     /30 tasks from 2 processes sharing '10\/1s' through Redis\n/,
     /most started in any 1000 ms: 10 \(limit 10\)\n/,
   ],
-  'rate-limiter.ts': [
-    /token-bucket: waits \d+, \d{1,2}, \d{1,2}, \d{1,2}, \d{2,3}, /,
-    /warming-up: waits \d+, \d{3}, \d{3}, /,
-  ],
+  // Real timers: the waits themselves depend on how busy the machine is (a loaded one idles longer between
+  // acquires, so later waits shrink). Their exact values are asserted in virtual time in
+  // test/adapters/guava-schedule.test.ts; here, that the example runs and prints eight waits for each.
+  'rate-limiter.ts': [/token-bucket: waits (\d+, ){7}\d+ ms\n/, /warming-up: waits (\d+, ){7}\d+ ms\n/],
 };
 
 function runExample(file: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -66,7 +66,8 @@ function runExample(file: string): Promise<{ code: number; stdout: string; stder
     execFile(
       process.execPath,
       ['--import', 'tsx', join(examplesDir, file)],
-      { timeout: 60_000, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+      // A hang guard, not a measure: twelve tsx processes at once on a busy two-core machine took over 60 s.
+      { timeout: 240_000, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -88,5 +89,5 @@ describe('examples', () => {
     expect(code, `${file} exited with ${code}\n${stderr}`).toBe(0);
     expect(stdout.trim().length).toBeGreaterThan(0);
     for (const pattern of expectedOutput[file] ?? []) expect(stdout).toMatch(pattern);
-  });
+  }, 300_000);
 });
