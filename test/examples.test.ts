@@ -35,7 +35,7 @@ const expectedOutput: Record<string, RegExp[]> = {
   ],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
   'priorities.ts': [
-    /ms {2}login\n +\d+ ms {2}page view\n +\d+ ms {2}dropped search \(stale after 150 ms\): expired\n +\d+ ms {2}report 1\n/,
+    /ms {2}login\n *\d+ ms {2}page view\n *\d+ ms {2}dropped search \(stale after 150 ms\): expired\n *\d+ ms {2}report 1\n/,
     /done: \{ queued: 0, delivered: 6, dropped: 1, rejected: 0 \}/,
     /promise API: first, stale: ThrottlerExpiredError, urgent, low\n/,
   ],
