@@ -10,8 +10,20 @@ import { describe, expect, it } from 'vitest';
 const examplesDir = join(import.meta.dirname, '..', 'examples');
 const examples = readdirSync(examplesDir).filter((file) => file.endsWith('.ts'));
 
-/** What a correct run prints, for the examples whose output says something checkable. */
-const expectedOutput: Record<string, RegExp[]> = {
+/**
+ * What a correct run prints, for the examples whose output says something checkable. The examples run
+ * on real timers, so a check never depends on how busy the machine is: a pattern, or a function that
+ * reads the times printed and checks what the example promises of them (the exact schedules are
+ * asserted in virtual time elsewhere).
+ */
+type OutputCheck = RegExp | ((stdout: string) => void);
+
+/** The ms printed before each line that ends in `label`. */
+function printedAt(stdout: string, label: string): number[] {
+  return [...stdout.matchAll(new RegExp(`(\\d+) ms {2}${label}\\n`, 'g'))].map((match) => Number(match[1]));
+}
+
+const expectedOutput: Record<string, OutputCheck[]> = {
   'demo.ts': [
     /strategy "timer"/,
     /most jobs in any 1000 ms window: 3\n/,
@@ -30,14 +42,20 @@ const expectedOutput: Record<string, RegExp[]> = {
     /acme call 3\n/,
     /bob call 1\n/,
     /rejected: channel must be a key \(a non-empty string of at most 1024 characters\), got ""\n/,
-    / 1\d{3} ms {2}alice call 3\n/,
+    // 2 per second for alice: her third call goes a second after her first, however late the first was.
+    (stdout) => {
+      const [first, , third] = [1, 2, 3].map((n) => printedAt(stdout, `alice call ${n}`)[0] ?? Number.NaN);
+      expect((third as number) - (first as number)).toBeGreaterThanOrEqual(995);
+    },
     /done: \{ queued: 0, delivered: 7, dropped: 0, rejected: 1 \}/,
   ],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
   'priorities.ts': [
     /ms {2}login\n *\d+ ms {2}page view\n *\d+ ms {2}dropped search \(stale after 150 ms\): expired\n *\d+ ms {2}report 1\n/,
     /done: \{ queued: 0, delivered: 6, dropped: 1, rejected: 0 \}/,
-    /promise API: first, stale: ThrottlerExpiredError, urgent, low\n/,
+    // A busy machine can let a whole window pass before the batch after 'first' arrives, and then 'low'
+    // goes at once (nothing waits ahead of it); the order by priority is asserted in virtual time.
+    /promise API: first, (?=.*urgent)(?=.*low)(?=.*stale: ThrottlerExpiredError).*\n/,
   ],
   'promise-api.ts': [
     /call 99: AbortError/,
@@ -46,9 +64,9 @@ const expectedOutput: Record<string, RegExp[]> = {
   ],
   'rxjs-operator.ts': [/a at \d+ ms/, /h at \d+ ms\ncomplete/],
   'server-limits.ts': [
-    /sent before the first 429 came back: 8, of which 429: 3\n/,
+    /sent before the first 429 came back: \d+, of which 429: \d+\n/,
     /the first 429 said: SET_RATE 5\/1s, PAUSE 1000 ms\n/,
-    /sent after it: 10, of which 429: 0\n/,
+    /sent after it: \d+, of which 429: 0\n/,
     /429s after the first: 0\n/,
   ],
   'shared-limit.ts': [
@@ -83,11 +101,18 @@ describe('examples', () => {
   // All at once: each spends most of its time waiting on real timers.
   const runs = new Map(examples.map((file) => [file, runExample(file)]));
 
-  it.each(examples)('%s runs to completion and exits 0', async (file) => {
-    const { code, stdout, stderr } = await (runs.get(file) as ReturnType<typeof runExample>);
-    expect(stderr, `${file} wrote to stderr`).not.toMatch(/Error|error:/);
-    expect(code, `${file} exited with ${code}\n${stderr}`).toBe(0);
-    expect(stdout.trim().length).toBeGreaterThan(0);
-    for (const pattern of expectedOutput[file] ?? []) expect(stdout).toMatch(pattern);
-  }, 300_000);
+  it.each(examples)(
+    '%s runs to completion and exits 0',
+    async (file) => {
+      const { code, stdout, stderr } = await (runs.get(file) as ReturnType<typeof runExample>);
+      expect(stderr, `${file} wrote to stderr`).not.toMatch(/Error|error:/);
+      expect(code, `${file} exited with ${code}\n${stderr}`).toBe(0);
+      expect(stdout.trim().length).toBeGreaterThan(0);
+      for (const check of expectedOutput[file] ?? []) {
+        if (check instanceof RegExp) expect(stdout).toMatch(check);
+        else check(stdout);
+      }
+    },
+    300_000,
+  );
 });
