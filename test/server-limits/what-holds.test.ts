@@ -237,4 +237,16 @@ describe('a server never raises the configured rates unless asked (item 12)', ()
     // A pause needs no rates.
     expect(applyServerLimits(ref, tooMany(1))).toEqual([{ type: 'PAUSE', duration: 1_000 }]);
   });
+
+  it('the listener checks that up front, when it is bound', () => {
+    const own = { pause: () => {}, setRate: () => {} };
+    expectOptionError(() => serverLimits().bind(own), {
+      message:
+        "ceiling must be rates or 'none' for a target whose rates cannot be read (not a throttler actor nor createThrottler's throttler), got \"configured\"",
+      option: 'ceiling',
+      value: 'configured',
+    });
+    expect(() => serverLimits(undefined, { ceiling: 'none' }).bind(own)).not.toThrow();
+    expect(() => serverLimits(undefined, { followPolicy: false }).bind(own)).not.toThrow();
+  });
 });
