@@ -4,9 +4,11 @@
  * runs after each task.
  */
 import { describeValue, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { AnswerGate, unreadable } from './answer-gate.js';
 import type { ServerLimitsSource } from './header-fields.js';
 import { resolveServerLimitsOptions, type ServerLimitsOptions } from './options.js';
 import { readWithOptions } from './read-server-limits.js';
+import { throttlerInForce } from './throttler-in-force.js';
 import type { ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
 
 /** The promise API's throttler, as far as the server's limits need it. */
@@ -22,24 +24,21 @@ export interface ThrottlerRef {
 
 export type ServerLimitsTarget = PausableThrottler | ThrottlerRef;
 
-/** What was last sent to a throttler: a later, shorter pause or the same rates again are not sent. */
-interface Sent {
-  resumeAt: number;
-  readonly rates: Map<string | undefined, string>;
-}
-
 /** Per throttler, held no longer than the throttler itself. */
-const sentTo = new WeakMap<object, Sent>();
+const gates = new WeakMap<object, AnswerGate>();
 
 /**
- * Sends the events of `limits` to `throttler`, SET_RATE first, and returns the ones it sent. Two are
- * left out: a PAUSE ending no later than one this function already set on the same throttler
- * (answers to requests made side by side come back in any order, and a PAUSE replaces the pause in
- * force, so a short one would cut a long one short), and a SET_RATE with the rates it last set for
- * the same channel (servers state their policy on every response, and the timer strategy restarts
- * its period on every SET_RATE). It knows only what it sent itself: a RESUME, pause or rate change
- * made otherwise is not seen. The promise API's `pause` and `setRate` throw after `stop()`; an
- * actor drops events once stopped.
+ * Sends the events of `limits` to `throttler`, SET_RATE first, and returns the ones it sent, as sent.
+ * Judged on what the throttler holds now (answer-gate.ts), two are left out or changed: a PAUSE ending
+ * no later than the pause in force (answers to requests made side by side come back in any order, and a
+ * PAUSE replaces the pause in force, so a short one would cut a long one short; a pause until RESUME is
+ * never cut), and a SET_RATE that would not change the rates in force (the timer strategy restarts its
+ * period on every SET_RATE). With the default `ceiling` the SET_RATE keeps the rates the user gave the
+ * throttler (not the ones this function set) beside the server's: a server can lower them, never raise
+ * them. A RESUME, pause or rate set by hand is seen. A target whose state cannot be read (an actor ref
+ * other than a throttler, an object with pause and setRate) is judged on what this function sent it
+ * alone, and needs `ceiling` rates or `'none'` for a SET_RATE. The promise API's `pause` and `setRate`
+ * throw after `stop()`; an actor drops events once stopped.
  */
 export function applyServerLimits(
   throttler: ServerLimitsTarget,
@@ -49,25 +48,25 @@ export function applyServerLimits(
   const events: ServerLimits['events'] | undefined = limits?.events;
   if (!Array.isArray(events as unknown) || events === undefined)
     throw new ThrottlerOptionError('limits', 'what readServerLimits returned', limits);
-  let sent = sentTo.get(throttler);
-  if (sent === undefined) {
-    sent = { resumeAt: Number.NEGATIVE_INFINITY, rates: new Map() };
-    sentTo.set(throttler, sent);
+  let gate = gates.get(throttler);
+  if (gate === undefined) {
+    gate = new AnswerGate(throttlerInForce(throttler));
+    gates.set(throttler, gate);
   }
   const done: Array<ServerPauseEvent | ServerRateEvent> = [];
   for (const event of events) {
     if (event.type === 'SET_RATE') {
-      const key = event.rate.map((rate) => `${rate.limit}/${rate.interval}`).join(',');
-      if (sent.rates.get(event.channel) === key) continue;
-      deliver(event);
-      sent.rates.set(event.channel, key);
+      // A hand-made ServerLimits without the field gets the safe default.
+      const rates = gate.rateEvent(event, limits.keepsConfiguredRates !== false);
+      if (rates === undefined) continue;
+      gate.sendRates(rates, deliver);
+      done.push(rates);
     } else {
       const resumeAt = limits.resumeAt ?? Number.POSITIVE_INFINITY;
-      if (resumeAt <= sent.resumeAt) continue;
-      deliver(event);
-      sent.resumeAt = resumeAt;
+      if (!gate.extendsPause(event, resumeAt)) continue;
+      gate.sendPause(event, resumeAt, deliver);
+      done.push(event);
     }
-    done.push(event);
   }
   return done;
 }
@@ -111,6 +110,9 @@ export function serverLimitsListener(
     throw new ThrottlerOptionError('serverLimits', 'a function picking the response out of a task result', pick);
   }
   const resolved = resolveServerLimitsOptions(options);
+  if (resolved.followPolicy && resolved.ceiling === 'configured' && throttlerInForce(throttler) === undefined) {
+    throw unreadable();
+  }
   return (value, error) => {
     try {
       const response: unknown = pick(value, error);

@@ -27,8 +27,16 @@ export interface ServerLimitsOptions {
   maxWindow?: DurationInput;
   /** The channel whose rate the SET_RATE replaces. Default: the overall rate. */
   channel?: string;
-  /** Rates kept beside the server's in the SET_RATE (all must hold): the server can slow the throttler, never speed it past these. */
-  ceiling?: RatesInput;
+  /**
+   * What the server's stated policy can never raise the throttler above; its SET_RATE keeps these rates
+   * beside the server's (all must hold), so the server can slow the throttler but never speed it past
+   * them. `'configured'` (default): the rates the throttler holds for that scope when the answer is
+   * applied, not counting the ones this helper set (so the ones it was created with, or set by hand
+   * since); `applyServerLimits` reads them from the throttler. Rates (`'100/1s'`): these instead, which
+   * may be above the configured ones (the server can then raise the throttler up to them). `'none'`:
+   * the server's policy alone replaces the rates, up or down.
+   */
+  ceiling?: RatesInput | 'configured' | 'none';
   /** `false`: pauses only, never a SET_RATE. Default `true`. */
   followPolicy?: boolean;
 }
@@ -40,7 +48,7 @@ export interface ResolvedServerLimitsOptions {
   readonly pauseOn429: number;
   readonly maxWindow: number;
   readonly channel: string | undefined;
-  readonly ceiling: readonly Rate[];
+  readonly ceiling: readonly Rate[] | 'configured' | 'none';
   readonly followPolicy: boolean;
 }
 
@@ -72,9 +80,26 @@ export function resolveServerLimitsOptions(options: ServerLimitsOptions | undefi
     pauseOn429: pauseOn429(options.pauseOn429),
     maxWindow: duration('maxWindow', options.maxWindow, DEFAULT_MAX_WINDOW_MS),
     channel,
-    ceiling: ceiling === undefined ? [] : parseRates(ceiling, 'ceiling'),
+    ceiling:
+      ceiling === undefined || ceiling === 'configured' || ceiling === 'none'
+        ? (ceiling ?? 'configured')
+        : rates(ceiling),
     followPolicy,
   };
+}
+
+/** A word that is not a rate names the words too; a bad field of a rate object is named by parseRates. */
+function rates(ceiling: RatesInput): readonly Rate[] {
+  try {
+    return parseRates(ceiling, 'ceiling');
+  } catch (error) {
+    if (typeof ceiling !== 'string') throw error;
+    throw new ThrottlerOptionError(
+      'ceiling',
+      `'configured' (the default), 'none', or rates such as "10/1s", ["10/1s", "500/1m"] or { limit, interval }`,
+      ceiling,
+    );
+  }
 }
 
 function duration(option: string, value: DurationInput | undefined, fallback: number): number {

@@ -16,10 +16,12 @@
  * malformed or NaN values are ignored. Everything not used as written is listed in `ignored`.
  *
  * The rate: the policies of `RateLimit-Policy` (and `*-Limit: 10;w=1`-style members) with a window,
- * all to hold at once, plus `ceiling`; at most 8, the first ones given. A plain
+ * all to hold at once, with `ceiling`'s (the default, the throttler's own, is added by applyServerLimits);
+ * at most 8 of the server's, the first ones given. A plain
  * `X-RateLimit-Limit: 100` states no window, so no rate.
  */
 import type { Rate } from '../rate/index.js';
+import { underCeiling } from './ceiling.js';
 import { REMAINING_FAMILIES, readRemainingFamilies, readRetryAfter, type ServerTime } from './classic-fields.js';
 import { readHttpDate } from './field-values.js';
 import { readResponseFields, type ServerLimitsSource } from './header-fields.js';
@@ -80,6 +82,7 @@ export function readWithOptions(response: unknown, options: ResolvedServerLimits
     resumeAt: pause === undefined ? undefined : now + pause.duration,
     pauseFrom: pause === undefined ? undefined : wait?.field,
     setRate,
+    keepsConfiguredRates: options.followPolicy && options.ceiling === 'configured',
     events,
     ignored,
   };
@@ -144,7 +147,7 @@ function rateEvent(
     rates.push(rate);
   }
   if (rates.length === 0) return undefined;
-  const rate = [...rates, ...options.ceiling];
+  const rate = typeof options.ceiling === 'string' ? rates : underCeiling(rates, options.ceiling);
   return options.channel === undefined
     ? { type: 'SET_RATE', rate }
     : { type: 'SET_RATE', rate, channel: options.channel };

@@ -20,7 +20,7 @@ export interface ServerPauseEvent {
   readonly duration: number;
 }
 
-/** The SET_RATE to send: the rates the server states, all to hold at once, plus any `ceiling`. */
+/** The SET_RATE to send: the rates the server states, all to hold at once, with the `ceiling`'s. */
 export interface ServerRateEvent {
   readonly type: 'SET_RATE';
   readonly rate: readonly Rate[];
@@ -37,8 +37,18 @@ export interface ServerLimits {
   readonly resumeAt: number | undefined;
   /** Which field the pause comes from: `retry-after`, `ratelimit`, `x-ratelimit-reset`..., or `status 429`. */
   readonly pauseFrom: string | undefined;
-  /** The server's stated policy as a new rate; undefined when it states none usable. */
+  /**
+   * The server's stated policy as a new rate; undefined when it states none usable. With `ceiling` rates
+   * they are in it; with the default ceiling (`'configured'`) they are not yet: `applyServerLimits` adds
+   * the throttler's own rates as it sends it (see `keepsConfiguredRates`).
+   */
   readonly setRate: ServerRateEvent | undefined;
+  /**
+   * True with the default `ceiling: 'configured'`: `applyServerLimits` puts the rates the throttler holds
+   * for that scope (not counting the ones it set itself) beside the server's, so that the server can
+   * lower them but never raise them.
+   */
+  readonly keepsConfiguredRates: boolean;
   /** The events to send, SET_RATE first: `[]` when the server asks for nothing. */
   readonly events: ReadonlyArray<ServerPauseEvent | ServerRateEvent>;
   /** Every value not used as written, and why. */

@@ -38,8 +38,9 @@ describe('createThrottler: serverLimits', () => {
     await advance(10_000);
     await Promise.all(tasks);
     // 100 ms apart until the 429 at 100 pauses for 2 s; the fourth states 2 per second (a SET_RATE that
-    // replaces 1/100ms), so the fifth goes with it and the sixth a second after the fourth.
-    expect(starts).toEqual([0, 100, 2_100, 2_200, 2_200, 3_200]);
+    // keeps the configured 1/100ms beside it: a server lowers the rates, never raises them), so the
+    // fifth goes 100 ms after it and the sixth a second after the fourth.
+    expect(starts).toEqual([0, 100, 2_100, 2_200, 2_300, 3_200]);
     throttler.stop();
   });
 

@@ -35,8 +35,15 @@ describe('applyServerLimits on a throttler machine, in virtual time', () => {
     const { actor, emitted, queue, deliveries } = startThrottler({ rate: '10/1s', strategy: 'sliding-window' });
     queue(1, 2);
     const sent = applyServerLimits(actor, tooMany('3'));
+    // The configured 10/1s stays beside the server's 2/1s: a server lowers the rates, never raises them.
     expect(sent).toEqual([
-      { type: 'SET_RATE', rate: [{ limit: 2, interval: 1_000 }] },
+      {
+        type: 'SET_RATE',
+        rate: [
+          { limit: 2, interval: 1_000 },
+          { limit: 10, interval: 1_000 },
+        ],
+      },
       { type: 'PAUSE', duration: 3_000 },
     ]);
     queue(3, 4, 5, 6);
@@ -92,7 +99,15 @@ describe('applyServerLimits on a throttler machine, in virtual time', () => {
     ]);
     advance(1);
     expect(deliveries()).toHaveLength(3);
-    expect(applyServerLimits(actor, policy(3))).toEqual([{ type: 'SET_RATE', rate: [{ limit: 3, interval: 1_000 }] }]);
+    expect(applyServerLimits(actor, policy(3))).toEqual([
+      {
+        type: 'SET_RATE',
+        rate: [
+          { limit: 3, interval: 1_000 },
+          { limit: 10, interval: 1_000 },
+        ],
+      },
+    ]);
   });
 
   it('remaining 0 pauses until the reset; remaining above 0 sends nothing', () => {

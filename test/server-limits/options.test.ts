@@ -48,9 +48,10 @@ describe('readServerLimits: bad options throw a ThrottlerOptionError naming them
     [
       'ceiling',
       { ceiling: 'fast' },
-      'ceiling must be a rate such as "10/1s", "100/1m" or { limit, interval }, got "fast"',
+      `ceiling must be 'configured' (the default), 'none', or rates such as "10/1s", ["10/1s", "500/1m"] or { limit, interval }, got "fast"`,
       'fast',
     ],
+    ['ceiling.limit', { ceiling: { limit: 0, interval: 1_000 } }, 'ceiling.limit must be a positive integer, got 0', 0],
     ['followPolicy', { followPolicy: 'yes' }, 'followPolicy must be true or false, got "yes"', 'yes'],
   ])('%s: %j', (option, options, message, value) => {
     expectOptionError(ask(options), { message, option, value });

@@ -377,16 +377,27 @@ describe('readServerLimits: the IETF RateLimit and RateLimit-Policy fields', () 
   });
 
   it('keeps the ceiling beside the server rates, names the channel, and follows no policy when told not to', () => {
-    const headers = { 'RateLimit-Policy': '"default";q=100;w=1' };
+    const headers = { 'RateLimit-Policy': '"default";q=100;w=1, "day";q=5000;w=86400' };
+    // 100/1s is implied by the ceiling's 20/1s (no more in any second): left out.
     expect(read(headers, undefined, { ceiling: '20/1s', channel: 'search' }).setRate).toEqual({
       type: 'SET_RATE',
       rate: [
-        { limit: 100, interval: 1_000 },
+        { limit: 5_000, interval: 86_400_000 },
         { limit: 20, interval: 1_000 },
       ],
       channel: 'search',
     });
+    // By default the throttler's own rates are added when applied, not here.
+    const plain = read(headers);
+    expect(plain.setRate?.rate).toEqual([
+      { limit: 100, interval: 1_000 },
+      { limit: 5_000, interval: 86_400_000 },
+    ]);
+    expect(plain.keepsConfiguredRates).toBe(true);
+    expect(read(headers, undefined, { ceiling: 'none' }).keepsConfiguredRates).toBe(false);
+    expect(read(headers, undefined, { ceiling: '200/1s' }).keepsConfiguredRates).toBe(false);
     expect(read(headers, undefined, { followPolicy: false }).events).toEqual([]);
+    expect(read(headers, undefined, { followPolicy: false }).keepsConfiguredRates).toBe(false);
     expect(read({}, undefined, { ceiling: '20/1s' }).setRate).toBeUndefined();
   });
 });
@@ -442,6 +453,7 @@ describe('readServerLimits: what it reads', () => {
       resumeAt: undefined,
       pauseFrom: undefined,
       setRate: undefined,
+      keepsConfiguredRates: true,
       events: [],
       ignored: [],
     });

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseRates } from '../../src/index.js';
+import { parseRates, type Rate } from '../../src/index.js';
 import { readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
@@ -96,7 +96,7 @@ const optionsArbitrary = fc.record(
     maxPause: fc.integer({ min: 1, max: 7_200_000 }),
     pauseOn429: fc.integer({ min: 0, max: 10_000 }),
     maxWindow: fc.integer({ min: 1, max: 2 * 86_400_000 }),
-    ceiling: fc.constantFrom('10/1s', ['5/1s', '100/1m']),
+    ceiling: fc.constantFrom<ServerLimitsOptions['ceiling']>('10/1s', ['5/1s', '100/1m'], 'none', 'configured'),
   },
   { requiredKeys: [] },
 );
@@ -114,12 +114,16 @@ function checkInvariants(limits: ServerLimits, now: number, options: ServerLimit
   }
   if (limits.setRate !== undefined) {
     const rates = parseRates(limits.setRate.rate as never);
-    const ceiling = options.ceiling === undefined ? [] : parseRates(options.ceiling);
-    expect(rates.length - ceiling.length).toBeGreaterThan(0);
-    expect(rates.length - ceiling.length).toBeLessThanOrEqual(MAX_SERVER_RATES);
-    for (const rate of rates.slice(0, rates.length - ceiling.length)) {
-      expect(rate.interval).toBeLessThanOrEqual(maxWindow);
-    }
+    const { ceiling: given = 'configured' } = options;
+    const ceiling = given === 'configured' || given === 'none' ? [] : parseRates(given);
+    const same = (a: Rate) => (b: Rate) => a.limit === b.limit && a.interval === b.interval;
+    // Every ceiling rate holds; the server's, all from it, are at most MAX_SERVER_RATES within maxWindow.
+    for (const rate of ceiling) expect(rates.some(same(rate))).toBe(true);
+    const stated = rates.filter((rate) => !ceiling.some(same(rate)));
+    expect(stated.length).toBeLessThanOrEqual(MAX_SERVER_RATES);
+    if (ceiling.length === 0) expect(stated.length).toBeGreaterThan(0);
+    for (const rate of stated) expect(rate.interval).toBeLessThanOrEqual(maxWindow);
+    expect(limits.keepsConfiguredRates).toBe(given === 'configured' && options.followPolicy !== false);
   }
   expect(limits.events).toEqual([limits.setRate, limits.pause].filter((event) => event !== undefined));
   for (const entry of limits.ignored) {
