@@ -4,9 +4,10 @@
  * fast to enqueue as p-queue, the promise API near the bare promise-per-task
  * floor, and every strict path of ours adding under 0.5 ms to its own window.
  */
+
+import type { BenchResults, Target } from './bench-results.js';
 import type { Contender } from './contenders.js';
 import { fixed, integer } from './markdown.js';
-import type { BenchResults, Target } from './report.js';
 
 function byId<T extends { contender: Contender }>(results: readonly T[] | undefined, id: string): T | undefined {
   return results?.find((result) => result.contender.id === id);

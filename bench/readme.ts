@@ -6,11 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus } from 'node:os';
+import type { BenchResults } from './bench-results.js';
 import type { Contender, RateSpec } from './contenders.js';
 import { fixed, integer } from './markdown.js';
-import { type BenchResults, resultTables } from './report.js';
+import { resultTables } from './report.js';
 import { w5w6Workloads, w6Configurations } from './report-w5-w6.js';
-import type { SharedContender } from './w6-contenders.js';
+import type { SharedContender } from './w6-shared-contender.js';
 
 const require = createRequire(import.meta.url);
 

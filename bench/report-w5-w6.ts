@@ -4,12 +4,12 @@
  * workloads existed have neither; then there is nothing to show.
  */
 
+import type { BenchResults, Target } from './bench-results.js';
 import { issue16Targets } from './issue16-targets.js';
 import { fixed, integer, table, yes } from './markdown.js';
-import type { BenchResults, Target } from './report.js';
 import type { AtTheLimitResult, AtTheLimitRun } from './w5-at-the-limit.js';
 import { WAITING_GAP_MS } from './w5-at-the-limit.js';
-import type { SharedContender } from './w6-contenders.js';
+import type { SharedContender } from './w6-shared-contender.js';
 
 const perSecond = (limit: number, interval: number): number => (limit * 1000) / interval;
 

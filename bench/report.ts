@@ -4,44 +4,11 @@
  * and the targets of issue 6 with whether each is met; W5's and W6's come
  * from report-w5-w6.ts.
  */
-import type { Contender, RateSpec } from './contenders.js';
+import type { BenchResults, Target } from './bench-results.js';
+import type { Contender } from './contenders.js';
 import { fixed, integer, table, yes } from './markdown.js';
 import { laterTargetsTable, w5Tables, w6Tables } from './report-w5-w6.js';
 import type { OverheadResult } from './w1-overhead.js';
-import type { BurstMemoryResult } from './w2-burst-memory.js';
-import type { StrictnessOptions, StrictnessResult } from './w3-strictness.js';
-import type { ScalingResult } from './w4-scaling.js';
-import type { AtTheLimitOptions, AtTheLimitResult } from './w5-at-the-limit.js';
-import type { SharedLimitOptions, SharedLimitResult } from './w6-shared-limit.js';
-
-export interface BenchResults {
-  config: {
-    w1: { size: number; rounds: number };
-    w2: { size: number; rounds: number; rate: RateSpec };
-    w3: StrictnessOptions;
-    w4: { small: number; large: number; rounds: number };
-    /** W5 and W6 came later: results from before them have neither. */
-    w5?: AtTheLimitOptions;
-    w6?: SharedLimitOptions & { server: string };
-  };
-  w1: OverheadResult[];
-  w2: BurstMemoryResult[];
-  w3: StrictnessResult[];
-  w4: ScalingResult[];
-  w5?: AtTheLimitResult[];
-  w6?: SharedLimitResult[];
-  /** The last full run's duration. */
-  totalSeconds: number;
-  /** Workloads run on their own since (`npm run bench -- --only w5,w6`), and how long each took, in s. */
-  separately?: Record<string, number>;
-}
-
-export interface Target {
-  workload: string;
-  target: string;
-  measured: string;
-  met: boolean;
-}
 
 function byId<T extends { contender: Contender }>(results: readonly T[], id: string): T | undefined {
   return results.find((result) => result.contender.id === id);

@@ -16,15 +16,17 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type { BenchResults } from './bench-results.js';
 import { CONTENDERS, type Contender, contender, contendersFor, LIMITING } from './contenders.js';
 import { readme } from './readme.js';
-import { type BenchResults, resultTables } from './report.js';
+import { resultTables } from './report.js';
 import { overhead } from './w1-overhead.js';
 import { BURST_RATE, burstMemory } from './w2-burst-memory.js';
 import { STRICTNESS_DEFAULTS, strictness } from './w3-strictness.js';
 import { scaling } from './w4-scaling.js';
 import { AT_THE_LIMIT_DEFAULTS, type AtTheLimitOptions, atTheLimit } from './w5-at-the-limit.js';
-import { SHARED_CONTENDERS, type SharedContender, sharedContender } from './w6-contenders.js';
+import { SHARED_CONTENDERS, sharedContender } from './w6-contenders.js';
+import type { SharedContender } from './w6-shared-contender.js';
 import { SHARED_LIMIT_DEFAULTS, type SharedLimitOptions, sharedLimit, sharedLimitServer } from './w6-shared-limit.js';
 
 export type BenchConfig = BenchResults['config'];

@@ -6,38 +6,8 @@
 import Bottleneck from 'bottleneck';
 import { Redis } from 'ioredis';
 import { RateLimiterQueue, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { RateSpec } from './contenders.js';
 import { OURS_RAW, OURS_THROTTLER } from './w6-ours.js';
-
-/** What a process of the fleet gives its contender. */
-export interface SharedContext {
-  /** This process's client (counting its round trips); the contender may duplicate it for pub/sub. */
-  redis: Redis;
-  /** The run's unique name: every key the contender makes contains it (the fleet deletes them afterwards). */
-  name: string;
-  rate: RateSpec;
-  /** Called when task `index` of this process starts. */
-  onStart(index: number): void;
-  /** Ours only: the Redis time (ms) a task was granted for, to check strictness on the clock it is promised on. */
-  onGrant?(index: number, redisMs: number): void;
-}
-
-/** One process's handle. */
-export interface SharedInstance {
-  /** Hands `count` more tasks over (indexes continue from the last hand-over). */
-  submit(count: number): void;
-  /** Calls to Redis that failed, if the contender counts them. */
-  readonly errors?: number;
-}
-
-export interface SharedContender {
-  id: string;
-  name: string;
-  kind: 'ours' | 'peer';
-  configuration(rate: RateSpec): string;
-  why: string;
-  open(context: SharedContext): Promise<SharedInstance>;
-}
+import type { SharedContender } from './w6-shared-contender.js';
 
 /** How often each Bottleneck limiter runs its heartbeat script, the one thing that refreshes a drained reservoir. */
 export const BOTTLENECK_HEARTBEAT_MS = 250;

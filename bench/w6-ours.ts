@@ -10,7 +10,7 @@ import { createThrottler } from '../src/index.js';
 import type { ReservationRequest, SharedLimiter } from '../src/redis/index.js';
 import { createRedisStore } from '../src/redis/index.js';
 import type { RateSpec } from './contenders.js';
-import type { SharedContender, SharedContext, SharedInstance } from './w6-contenders.js';
+import type { SharedContender, SharedContext, SharedInstance } from './w6-shared-contender.js';
 
 /** Requests per reserve call: the whole backlog of W6's binding phase; ten calls for its non-binding one. */
 export const RAW_BATCH = 1000;

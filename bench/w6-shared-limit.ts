@@ -21,8 +21,8 @@ import { Redis } from 'ioredis';
 import type { RateSpec } from './contenders.js';
 import { deleteKeysContaining, REDIS_URL, redisVersion } from './redis-round-trips.js';
 import { idealStrictSchedule, mostInAnyWindow, percentile, violatingWindows, worstShortfall } from './stats.js';
-import type { SharedContender } from './w6-contenders.js';
 import { commonNow, type WorkerGo, type WorkerOpen, type WorkerReport } from './w6-protocol.js';
+import type { SharedContender } from './w6-shared-contender.js';
 
 export interface SharedPhase {
   rate: RateSpec;

@@ -7,8 +7,9 @@
  * Times are on the fleet's common clock (w6-protocol.ts).
  */
 import { countingClient } from './redis-round-trips.js';
-import { type SharedInstance, sharedContender } from './w6-contenders.js';
+import { sharedContender } from './w6-contenders.js';
 import { commonNow, type WorkerGo, type WorkerOpen, type WorkerReport } from './w6-protocol.js';
+import type { SharedInstance } from './w6-shared-contender.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 

@@ -22,6 +22,7 @@ import {
   throttlerMachine,
 } from '../machine/index.js';
 import { clockFor } from '../machine/precise-clock.js';
+import { withResolvedOptions } from '../machine/resolved-input.js';
 import { type DeferFlush, deferToMicrotask, QueueBatcher } from './queue-batcher.js';
 
 /** A message leaving the queue undelivered: displaced or cancelled (`dropped`), or refused (`rejected`). */
@@ -47,7 +48,7 @@ export interface HandOverTracker<TEntry> {
 export interface HostSetup<TEntry extends QueueEntry> {
   /** The machine's options, as given (its input). */
   options: ThrottleOptions;
-  /** The same options, validated. */
+  /** The same options, validated: the machine takes them as they are (resolved-input.ts). */
   resolved: ResolvedOptions;
   /** The clock of the one timer; by default the one `timerPrecision` asks for. */
   clock?: Clock | undefined;
@@ -81,11 +82,14 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
       }),
     ).start();
     this.actor = createActor(throttlerMachine, {
-      input: {
-        ...setup.options,
-        target: this.target as AnyActorRef,
-        ...(deliveryGate === undefined ? {} : { deliveryGate }),
-      },
+      input: withResolvedOptions(
+        {
+          ...setup.options,
+          target: this.target as AnyActorRef,
+          ...(deliveryGate === undefined ? {} : { deliveryGate }),
+        },
+        resolved,
+      ),
       clock: setup.clock ?? clockFor(resolved),
       ...(inspect === undefined ? {} : { inspect }),
     });

@@ -1,5 +1,5 @@
 import type { Rate } from '../rate/index.js';
-import type { Clearance } from './clearance/clearance.js';
+import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
@@ -24,15 +24,9 @@ export class Dispatcher<TMessage> {
   private readonly queues: MessageQueues<TMessage>;
   /** Per-channel mode: which queue head goes next (FIFO mode has one head and asks the clearance directly). */
   private readonly schedule: HeadSchedule<TMessage> | undefined;
-  /** The request `recordDelivery` hands the clearance, reused: a delivery allocates nothing here. */
-  private readonly delivered: { seq: number; channel: string | undefined; cost: number } = {
-    seq: -1,
-    channel: undefined,
-    cost: 1,
-  };
-  /** A LEASE's permits being spent: recorded when it ends (lease.ts). */
+  /** A LEASE's permits being spent: recorded when it ends (lease.ts), as one delivery of their number on no channel. */
   readonly lease = new OpenLease((spent, at) => {
-    this.recordDelivery(-1, undefined, spent, at, at);
+    this.recordDelivery({ seq: -1, channel: undefined, cost: spent }, at, at);
     this.counts.delivered += spent - 1;
   });
   /** What the last `chooseNext` found: the queue whose head goes next. */
@@ -192,21 +186,17 @@ export class Dispatcher<TMessage> {
     return entry;
   }
 
-  /**
-   * A message went to the target at `at`, asked for at `requestedAt`: the queue entry `seq`, or one
-   * straight through (-1). One request object serves every call: the clearance must not keep it.
-   */
   /** LEASE (lease.ts): up to `want` permits now, none while anything waits; an open lease ends first. */
   grantLease(lease: Lease, want: number, now: number): void {
     this.lease.end(now);
     this.lease.open(lease, this.isEmpty ? (this.clearance.leaseCapacity?.(want, now) ?? 0) : 0);
   }
 
-  recordDelivery(seq: number, channel: string | undefined, cost: number, at: number, requestedAt: number): void {
-    const request = this.delivered;
-    request.seq = seq;
-    request.channel = channel;
-    request.cost = cost;
+  /**
+   * A message went to the target at `at`, asked for at `requestedAt`: a queue entry (its `seq` and the
+   * `scope` it carries), or one straight through (seq -1). The caller may reuse the request; the clearance keeps nothing of it.
+   */
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     this.clearance.recordDelivery(request, at, requestedAt);
     this.counts.delivered += 1;
   }

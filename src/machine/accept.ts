@@ -11,7 +11,7 @@ import {
   checkPriority,
   messageError,
 } from '../engine/queue/message-checks.js';
-import { isRunning, sendNow, sendWhatIsDue } from './deliver.js';
+import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -20,18 +20,18 @@ type Message = AnyEventObject;
 
 /**
  * Checks a QUEUE event's message and queues it, emitting what was rejected or
- * displaced; with `deliverNow`, a message that nothing waits ahead of and that
- * the rate allows now goes to the target at once instead, without a queue
- * entry. Returns the clock reading to go on with.
+ * displaced; with `send` (the event's send record, when it may deliver and has a
+ * target), a message that nothing waits ahead of and that the rate allows now
+ * goes to the target at once instead, without a queue entry. Returns the clock
+ * reading to go on with.
  */
 export function acceptMessage(
   context: ThrottlerContext,
   event: Omit<QueueEvent<Message>, 'type'>,
   effects: Effects,
-  self: AnyActorRef,
   arrivedAt: number,
   now: number,
-  deliverNow: boolean,
+  send: Send | undefined,
 ): number {
   const { dispatcher } = context;
   let cost: number;
@@ -48,28 +48,33 @@ export function acceptMessage(
     effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
     return now;
   }
-  // Messages whose deadline has passed leave first (one that waited for nothing else to look at the queue, idle
-  // without a target, goes now), then one past its deadline already (e.g. a batch took longer than its maxWait).
+  // Waiting messages past their deadline are dropped first (idle without a target, nothing else looks at the
+  // queue), then this message if it is past its own already (e.g. its batch took longer than its maxWait).
   if (dispatcher.expire(now)) emitDiscarded(context, effects);
   if (deadline !== undefined && deadline < now) {
     dispatcher.counts.dropped += 1;
     effects.emit(droppedEvent(event.message, 'expired', deadline));
     return now;
   }
-  if (deliverNow && dispatcher.isEmpty && dispatcher.clearance.allowsNow(event.channel, cost, now)) {
-    const { target } = context;
+  if (send !== undefined && dispatcher.isEmpty && dispatcher.clearance.allowsNow(event.channel, cost, now)) {
     const pacer = context.pacer;
-    // Asked last, only for a message that would go: a no holds it and the rest for a later turn.
-    if (target !== undefined && isRunning(target) && pacer.maySend()) {
-      const emitDelivery = listensTo(self, 'delivered');
+    // The pacer (and the adapter's gate behind it) is asked last, only for a message that would otherwise go
+    // now: a no queues this message, and holds the rest of the event, for a later turn.
+    if (isRunning(send.target) && pacer.maySend()) {
       pacer.sent();
-      return sendNow(context, effects, self, target, event.message, event.channel, cost, arrivedAt, now, emitDelivery);
+      send.message = event.message;
+      send.channel = event.channel;
+      send.cost = cost;
+      send.queuedAt = arrivedAt;
+      send.seq = -1;
+      send.scope = undefined;
+      return sendNow(send, now);
     }
   }
   const queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
   // Queued behind others yet first in its queue (a higher priority, or its channel's only message), it may be
   // due at once: it goes now, before the next message of a batch, as it would have after a QUEUE of its own.
-  if (queued === 'head' && deliverNow) now = sendWhatIsDue(context, effects, self, now, false).now;
+  if (queued === 'head' && send !== undefined) now = sendWhatIsDue(context, effects, send.self, now, false, send).now;
   else if (queued !== 'queued' && queued !== 'head') {
     const why =
       queued === 'rejected'
@@ -100,10 +105,14 @@ export function acceptQueued(
   arrivedAt: number,
   deliverNow: boolean,
 ): number {
-  const { pacer } = context;
+  const { pacer, target } = context;
+  const send =
+    deliverNow && target !== undefined
+      ? sendRecord(context, effects, self, target, listensTo(self, 'delivered'))
+      : undefined;
   if (event.type === 'QUEUE') {
     pacer.beginPass(1);
-    const now = acceptMessage(context, event, effects, self, arrivedAt, arrivedAt, deliverNow);
+    const now = acceptMessage(context, event, effects, arrivedAt, arrivedAt, send);
     pacer.broughtPlaced();
     return now;
   }
@@ -126,7 +135,7 @@ export function acceptQueued(
       effects.emit({ type: 'rejected', message: entry as never, reason: 'invalid', error: invalidEntry });
       continue;
     }
-    now = acceptMessage(context, entry, effects, self, arrivedAt, now, deliverNow);
+    now = acceptMessage(context, entry, effects, arrivedAt, now, send);
   }
   pacer.broughtPlaced();
   return now;
@@ -158,10 +167,11 @@ export function passThrough(
   self: AnyActorRef,
 ): void {
   const target = context.target as AnyActorRef;
-  const emitDelivery = listensTo(self, 'delivered');
-  const { message, channel, cost = 1 } = event;
   const arrivedAt = context.now();
-  sendNow(context, effects, self, target, message, channel, cost, arrivedAt, arrivedAt, emitDelivery);
+  sendNow(
+    straightThrough(sendRecord(context, effects, self, target, listensTo(self, 'delivered')), event, arrivedAt),
+    arrivedAt,
+  );
   effects.assign(published(context, target, context.wakeAt));
 }
 
@@ -179,4 +189,13 @@ function mayGoAsIs(event: QueueEvent<Message>, now: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** A send record holding a message that passes straight through (its cost checked by `passesStraightThrough`). */
+export function straightThrough(send: Send, event: QueueEvent<Message>, arrivedAt: number): Send {
+  send.message = event.message;
+  send.channel = event.channel;
+  send.cost = event.cost ?? 1;
+  send.queuedAt = arrivedAt;
+  return send;
 }

@@ -35,30 +35,65 @@ export function isRunning(target: AnyActorRef): boolean {
 }
 
 /**
- * Sends one message to the target and records the delivery: the one way a
- * message is delivered, queued or not (`seq` names a queued one to the
- * clearance; -1 straight through). Returns the time it was recorded at.
+ * One send: who sends, to whom, and whether listeners hear of it (the same for a whole pass or
+ * event), and the message going now, set before each send: one record a pass, none a message.
  */
-export function sendNow(
+export interface Send {
+  readonly context: ThrottlerContext;
+  readonly effects: Effects;
+  readonly self: AnyActorRef;
+  readonly target: AnyActorRef;
+  readonly emitDelivery: boolean;
+  message: Message;
+  channel: string | undefined;
+  /** Checked. */
+  cost: number;
+  queuedAt: number;
+  /** The queue entry's seq, which names it to the clearance; -1 for a message straight through. */
+  seq: number;
+  /** What the entry carries for the clearance (QueuedMessage.scope); undefined straight through. */
+  scope: unknown;
+}
+
+/** A send record for a pass or an event, before its first message is set. */
+export function sendRecord(
   context: ThrottlerContext,
   effects: Effects,
   self: AnyActorRef,
   target: AnyActorRef,
-  message: Message,
-  channel: string | undefined,
-  cost: number,
-  queuedAt: number | undefined,
-  now: number,
   emitDelivery: boolean,
-  seq = -1,
-): number {
-  relay(self, target, message);
+): Send {
+  return {
+    context,
+    effects,
+    self,
+    target,
+    emitDelivery,
+    message: NO_MESSAGE,
+    channel: undefined,
+    cost: 1,
+    queuedAt: 0,
+    seq: -1,
+    scope: undefined,
+  };
+}
+
+/** What a send record holds until its first message is set. */
+const NO_MESSAGE: Message = { type: '' };
+
+/**
+ * Sends the record's message to its target and records the delivery: the one way a message is
+ * delivered, queued or not. Returns the time it was recorded at.
+ */
+export function sendNow(send: Send, now: number): number {
+  const { context, message, channel, cost, queuedAt } = send;
+  relay(send.self, send.target, message);
   // Recorded on a fresh reading taken once the target has the message: then a window never
   // closes before the target saw what opened it, and receipts on a real clock keep the strict
   // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
   const at = Math.max(now, context.now());
-  context.dispatcher.recordDelivery(seq, channel, cost, at, queuedAt ?? now);
-  if (emitDelivery) effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt: queuedAt ?? at });
+  context.dispatcher.recordDelivery(send, at, queuedAt);
+  if (send.emitDelivery) send.effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt });
   return at;
 }
 
@@ -84,12 +119,13 @@ export function sendWhatIsDue(
   self: AnyActorRef,
   now: number,
   reportLostTarget: boolean,
+  send?: Send,
 ): SendRun {
   const { dispatcher, pacer } = context;
   let target = context.target;
   let nextAt = Number.POSITIVE_INFINITY;
   let held = false;
-  const emitDeliveries = target !== undefined && listensTo(self, 'delivered');
+  const record = send ?? (target && sendRecord(context, effects, self, target, listensTo(self, 'delivered')));
   while (target !== undefined) {
     nextAt = dispatcher.chooseNext(now);
     if (nextAt > now) break;
@@ -108,19 +144,14 @@ export function sendWhatIsDue(
     }
     pacer.sent();
     const entry = dispatcher.takeChosen();
-    now = sendNow(
-      context,
-      effects,
-      self,
-      target,
-      entry.message,
-      entry.channel,
-      entry.cost,
-      entry.queuedAt,
-      now,
-      emitDeliveries,
-      entry.seq,
-    );
+    const next = record as Send;
+    next.message = entry.message;
+    next.channel = entry.channel;
+    next.cost = entry.cost;
+    next.queuedAt = entry.queuedAt;
+    next.seq = entry.seq;
+    next.scope = entry.scope;
+    now = sendNow(next, now);
   }
   return { target, nextAt, held, now };
 }

@@ -42,7 +42,8 @@ export function droppedEvent(message: AnyEventObject, reason: DropReason, deadli
 export function emitDiscarded(context: ThrottlerContext, effects: Effects): void {
   const { discarded } = context.dispatcher;
   if (discarded.length === 0) return;
-  // Effects are enqueued, not run: nothing here reaches the queue, so the list is emptied once, after.
+  // emit only enqueues the event (XState sends it after the action), so nothing can add to the list while it is
+  // walked: it is emptied once, after the loop, rather than copied first.
   for (const { entry, reason } of discarded) effects.emit(droppedEvent(entry.message, reason, entry.deadline));
   discarded.length = 0;
 }
@@ -54,7 +55,8 @@ export function published(
   wakeAt: number,
 ): () => Partial<ThrottlerContext> {
   const { queued, delivered, dropped, rejected } = context.dispatcher.counts;
-  // One fixed shape, built once per event: this runs for every message.
+  // Built here once and handed back by the assigner: on the quiet paths this runs for every message, and one
+  // object of one fixed shape is the cheapest update XState can take.
   const update = {
     target,
     wakeAt,

@@ -22,8 +22,8 @@
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
 import { messageError } from '../engine/queue/message-checks.js';
-import { passesStraightThrough } from './accept.js';
-import { sendNow } from './deliver.js';
+import { passesStraightThrough, straightThrough } from './accept.js';
+import { sendNow, sendRecord } from './deliver.js';
 import { type Effects, published } from './effects.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
 
@@ -52,10 +52,10 @@ export function passesQuietly(context: ThrottlerContext, event: ThrottlerEvent):
 
 /** `passThrough` without effects: sent, recorded, published. */
 export function passQuietly(context: ThrottlerContext, event: ThrottlerEvent, self: AnyActorRef) {
-  const { message, channel, cost = 1 } = event as QueueEvent<AnyEventObject>;
   const target = context.target as AnyActorRef;
   const arrivedAt = context.now();
-  sendNow(context, NO_EFFECTS, self, target, message, channel, cost, arrivedAt, arrivedAt, false);
+  const send = sendRecord(context, NO_EFFECTS, self, target, false);
+  sendNow(straightThrough(send, event as QueueEvent<AnyEventObject>, arrivedAt), arrivedAt);
   return published(context, target, context.wakeAt)();
 }
 

@@ -1,5 +1,4 @@
 import { assign, type EventObject, setup } from 'xstate';
-import { resolveOptions } from '../engine/options/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import { cancelMessage, pause, reportStoreStatus, resume, setRate, setTarget, settle, tryAcquire } from './control.js';
@@ -9,6 +8,7 @@ import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { endLease, grantLease } from './lease-actions.js';
 import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
+import { optionsOfInput } from './resolved-input.js';
 import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
@@ -73,8 +73,8 @@ export const throttlerMachine = setup({
       noticeWork(context, effects);
     }),
     queueMessage: withEffects((context, event, effects, self) => {
-      // In `idle` only a batch can go at once here (a single QUEUE that could takes passThrough);
-      // not with the timer strategy, whose deliveries may need the period that activation starts.
+      // In `idle` a single QUEUE that could go at once took passThrough already, so only a batch's messages
+      // may go at once here; never with the timer strategy, whose deliveries may need the period activation starts.
       const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.startsPeriodsOnActivation;
       acceptQueued(context, event, effects, self, context.now(), deliverNow);
       effects.assign(published(context, context.target, context.wakeAt));
@@ -126,7 +126,7 @@ export const throttlerMachine = setup({
   id: 'throttler',
   description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
   context: ({ input, self }) => {
-    const options = resolveOptions(input);
+    const options = optionsOfInput(input);
     const target = checkTarget(input.target);
     const { deliveryGate } = input;
     if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {

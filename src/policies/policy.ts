@@ -1,10 +1,9 @@
 import type { Rate } from '../rate/index.js';
 
 /**
- * What the machine asks a strategy. A policy is a pure, clock-free object: it is
- * told the time on every call and never reads a clock or starts a timer, so the
- * same object answers in virtual time, on real timers, or (later) in front of a
- * shared store.
+ * What the local clearance asks a strategy. A policy is a pure, clock-free object:
+ * it is told the time on every call and never reads a clock or starts a timer, so
+ * the same object answers in virtual time and on real timers.
  *
  * The contract every policy keeps: once `earliestDelivery(now, cost)` returns
  * `t`, a delivery of that cost is allowed at every time >= t until another
@@ -12,9 +11,9 @@ import type { Rate } from '../rate/index.js';
  * machine combine several constraints by taking the latest of their answers and
  * lets it wake once, at that time.
  *
- * A distributed store would implement the same two questions as one atomic
- * reservation (`reserve(now, cost) -> Promise<time>`); keeping "earliest" and
- * "record" apart here is what makes that reservation a drop-in later.
+ * The shared Redis store does not go through policies: it asks both questions at
+ * once, as one atomic reservation in its script (src/redis/lua/reserve.ts), and
+ * answers the machine through the same clearance seam (engine/clearance/clearance.ts).
  */
 export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicyState> {
   /** The earliest time >= now at which a delivery of `cost` may happen. */

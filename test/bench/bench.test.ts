@@ -5,8 +5,9 @@
  * elapsed milliseconds (the machine running the tests may be busy).
  */
 import { describe, expect, it } from 'vitest';
+import type { BenchResults } from '../../bench/bench-results.js';
 import { contender, contendersFor, LIMITING } from '../../bench/contenders.js';
-import { type BenchResults, resultTables, targets } from '../../bench/report.js';
+import { resultTables, targets } from '../../bench/report.js';
 import { type BenchConfig, mergeResults } from '../../bench/run.js';
 import {
   delayBehindOwnWindow,

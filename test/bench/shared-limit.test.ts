@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BenchResults } from '../../bench/report.js';
+import type { BenchResults } from '../../bench/bench-results.js';
 import { laterTargetsTable, w6Tables } from '../../bench/report-w5-w6.js';
 import { SHARED_CONTENDERS } from '../../bench/w6-contenders.js';
 import { type SharedLimitOptions, sharedLimit } from '../../bench/w6-shared-limit.js';

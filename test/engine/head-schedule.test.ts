@@ -238,7 +238,7 @@ describe('HeadSchedule (per-channel ordering)', () => {
             const entry = dispatcher.takeChosen();
             const message = entry.message;
             reference.take(message);
-            dispatcher.recordDelivery(entry.seq, message.channel, message.cost, now, now);
+            dispatcher.recordDelivery(entry, now, now);
             reference.record(message, now);
             if (reference.inFlight > 0) inFlight.push(message);
           }

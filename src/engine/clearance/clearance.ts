@@ -19,8 +19,11 @@ import type { ResolvedOptions } from '../options/options.js';
 import type { QueuedMessage } from '../queue/queued-message.js';
 import type { RestoredState } from '../saved/persisted-format.js';
 
-/** What the clearance is asked about: a waiting message (its `seq` names it) or one that would pass straight through. */
-export type ClearanceRequest = Pick<QueuedMessage<unknown>, 'seq' | 'channel' | 'cost'>;
+/**
+ * What the clearance is asked about: a waiting message (its `seq` names it; `scope` is the clearance's own,
+ * set as it admits it) or one that would pass straight through.
+ */
+export type ClearanceRequest = Pick<QueuedMessage<unknown>, 'seq' | 'channel' | 'cost' | 'scope'>;
 
 export interface Clearance {
   /**

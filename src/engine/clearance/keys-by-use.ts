@@ -82,7 +82,8 @@ export class KeysByUse<TEntry extends UsedEntry> {
   private oldest(): [string, TEntry] | undefined {
     const held = this.held;
     this.held = undefined;
-    // Everything the cursor gave before it was forgotten or moved on, so a held key that stayed put is the oldest.
+    // The cursor has passed every key placed before the held one: if that key was neither used nor forgotten since,
+    // it is still the oldest.
     if (held !== undefined && this.entries.get(held.name) === held.entry && held.entry.placed === held.placed) {
       return [held.name, held.entry];
     }

@@ -4,7 +4,7 @@ import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
 import type { RestoredState } from '../saved/persisted-format.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
 import { InFlightDeliveries } from './in-flight.js';
-import { ScopePolicies } from './scope-policies.js';
+import { type Scope, ScopePolicies } from './scope-policies.js';
 
 /**
  * The clearance the local policies give, at once: the overall policy and each
@@ -60,23 +60,27 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   checkMessage(channel: unknown, cost: unknown): number {
     let smallestLimit = this.overall.smallestLimit;
     if (channel !== undefined) {
-      const limit = this.scopes.smallestLimitOf(channel);
+      const limit = this.scopes.smallestLimitOf(channel, this.scopes.find(channel));
       if (limit === undefined) throw this.scopes.unknownError(channel);
       smallestLimit = Math.min(smallestLimit, limit);
     }
     return validateCost(cost ?? 1, smallestLimit);
   }
 
+  /** The message carries its scope from here on: nothing asked about it while it waits looks its name up again. */
   admit(request: ClearanceRequest, now: number): void {
-    if (request.channel !== undefined) this.scopes.admitted(request.channel, now);
+    if (request.channel !== undefined) request.scope = this.scopes.admitted(request.channel, now);
   }
 
   withdraw(request: ClearanceRequest): void {
-    if (request.channel !== undefined) this.scopes.left(request.channel);
+    const scope = this.carriedScope(request);
+    if (scope !== undefined) this.scopes.left(scope);
   }
 
   fits(request: ClearanceRequest): boolean {
-    return request.cost <= this.smallestLimitFor(request.channel);
+    return (
+      request.cost <= (this.smallestLimitFor(request.channel, this.carriedScope(request)) ?? Number.POSITIVE_INFINITY)
+    );
   }
 
   clearAt(request: ClearanceRequest, now: number): number {
@@ -85,12 +89,13 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   allowsNow(channel: unknown, cost: unknown, now: number): boolean {
-    if (channel !== undefined && !this.scopes.isKnown(channel)) return false;
-    if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > this.smallestLimitFor(channel))
-      return false;
+    const scope = channel === undefined ? undefined : this.scopes.find(channel);
+    const smallestLimit = this.smallestLimitFor(channel, scope);
+    if (smallestLimit === undefined) return false;
+    if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > smallestLimit) return false;
     const checkedCost = cost as number;
     const at = this.commonClearAt(checkedCost, now);
-    return at <= now && (channel === undefined || this.scopes.allowsNow(channel as string, checkedCost, now));
+    return at <= now && (channel === undefined || this.scopes.allowsNow(scope, checkedCost, now));
   }
 
   /**
@@ -115,7 +120,8 @@ export class LocalClearance implements Clearance, PerChannelClearance {
 
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     const { channel, cost } = request;
-    const channelPolicy = channel === undefined ? undefined : this.scopes.policy(channel, at);
+    const scope = channel === undefined ? undefined : this.scopeOf(request, at);
+    const channelPolicy = scope?.policy;
     if (this.options.countUntil === 'done') {
       this.overall.holdInFlight?.(cost);
       channelPolicy?.holdInFlight?.(cost);
@@ -124,9 +130,9 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       channelPolicy?.recordDelivery(at, cost, requestedAt);
     }
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
-    if (channel !== undefined) {
-      if (request.seq >= 0) this.scopes.left(channel);
-      this.scopes.used(channel, at);
+    if (scope !== undefined) {
+      if (request.seq >= 0) this.scopes.left(scope);
+      this.scopes.used(scope, at);
     }
     this.channelChanged(channel);
   }
@@ -200,10 +206,10 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     }
     if (this.options.countUntil === 'done') {
       this.overall.releaseInFlight?.(now, settled);
-      if (channel !== undefined) this.scopes.policy(channel, now).releaseInFlight?.(now, settled);
+      if (channel !== undefined) this.scopes.resolve(channel, now).policy.releaseInFlight?.(now, settled);
       this.channelChanged(channel);
     }
-    if (channel !== undefined) this.scopes.used(channel, now);
+    if (channel !== undefined) this.scopes.used(this.scopes.find(channel), now);
   }
 
   tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt?: number): number {
@@ -225,7 +231,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   /** What the request's channel's own policy allows (no channel: no limit of its own). */
   channelClearAt(request: ClearanceRequest, now: number): number {
     if (request.channel === undefined) return now;
-    return this.scopes.policy(request.channel, now).earliestDelivery(now, request.cost);
+    return this.scopeOf(request, now).policy.earliestDelivery(now, request.cost);
   }
 
   save(shift: number): SavedClearance {
@@ -244,7 +250,25 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     this.pausedUntil = state.pausedUntil + shift;
   }
 
-  private smallestLimitFor(channel: unknown): number {
-    return Math.min(this.overall.smallestLimit, this.scopes.smallestLimitOf(channel) ?? Number.POSITIVE_INFINITY);
+  /** The smallest limit a message on `channel` (its scope as `find` gave it) must fit; undefined for an unknown name. */
+  private smallestLimitFor(channel: unknown, scope: Scope | undefined): number | undefined {
+    if (channel === undefined) return this.overall.smallestLimit;
+    const limit = this.scopes.smallestLimitOf(channel, scope);
+    return limit === undefined ? undefined : Math.min(this.overall.smallestLimit, limit);
+  }
+
+  /** The scope a request carries, or its channel's live one; undefined without a channel. Never creates a key. */
+  private carriedScope(request: ClearanceRequest): Scope | undefined {
+    if (request.channel === undefined) return undefined;
+    return (request.scope as Scope | undefined) ?? this.scopes.find(request.channel);
+  }
+
+  /**
+   * A request's scope, activated: the one it carries since its admission, or (a message straight through,
+   * or one a store admitted) its channel's, looked up and, for a key, created. Only for a request with a channel.
+   */
+  private scopeOf(request: ClearanceRequest, now: number): Scope {
+    const carried = request.scope as Scope | undefined;
+    return carried === undefined ? this.scopes.resolve(request.channel as string, now) : this.scopes.activated(carried);
   }
 }

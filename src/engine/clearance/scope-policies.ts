@@ -11,9 +11,14 @@ import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
  */
 const SWEEP_STEPS = 4;
 
-/** One channel's or key's policy, and what lazy activation and forgetting need. */
-interface Scope {
+/**
+ * One channel's or key's policy, and what lazy activation and forgetting need. A waiting message
+ * carries its own (QueuedMessage.scope, from its admission on), so that its name is looked up once.
+ */
+export interface Scope {
   readonly policy: ThrottlePolicy<PolicyState>;
+  /** A key's name (KeysByUse files it under it); undefined for a configured channel. */
+  readonly key: string | undefined;
   /** The last activation this policy has seen: a later one reaches it at its next use. */
   activation: number;
   /** Keys: rates of its own (a SET_RATE naming it), or undefined while it follows the template. */
@@ -65,7 +70,8 @@ export class ScopePolicies {
   constructor(options: ResolvedOptions, now: number, startsPeriods: boolean) {
     this.options = options;
     this.startsPeriods = startsPeriods;
-    for (const [name, rates] of options.channels) this.channels.set(name, this.newScope(rates, now, undefined));
+    for (const [name, rates] of options.channels)
+      this.channels.set(name, this.newScope(undefined, rates, now, undefined));
     if (options.keys !== undefined) this.useTemplate(options.keys.rates);
   }
 
@@ -85,31 +91,43 @@ export class ScopePolicies {
     return unknownChannelError(name, this.channels.keys(), this.templateRates !== undefined);
   }
 
-  /** The smallest limit of a name's rates (a key that is not live: the template's); undefined for an unknown name. */
-  smallestLimitOf(name: unknown): number | undefined {
-    if (!this.isKnown(name)) return undefined;
+  /** A live name's scope, activated; undefined for a key that is not live and for anything unknown. A question. */
+  find(name: unknown): Scope | undefined {
+    if (typeof name !== 'string') return undefined;
     const scope = this.channels.get(name) ?? this.keys.get(name);
-    return scope === undefined ? this.templateSmallestLimit : scope.policy.smallestLimit;
+    return scope === undefined ? undefined : this.activated(scope);
   }
 
-  /** A known name's policy, activated; a key's is created on its first use. */
-  policy(name: string, now: number): ThrottlePolicy<PolicyState> {
-    return this.scope(name, now).policy;
+  /** A known name's scope, activated; a key's is created on its first use. */
+  resolve(name: string, now: number): Scope {
+    return this.find(name) ?? this.created(name, now);
   }
 
-  /** Whether a known name's rates allow `cost` now. A question: a key that is not live is not created. */
-  allowsNow(name: string, cost: number, now: number): boolean {
-    const scope = this.existing(name);
+  /**
+   * The smallest limit of a name's rates, `scope` what `find` gave for it (a key that is not live: the
+   * template's); undefined for an unknown name.
+   */
+  smallestLimitOf(name: unknown, scope: Scope | undefined): number | undefined {
+    if (scope !== undefined) return scope.policy.smallestLimit;
+    return this.isNewKey(name) ? this.templateSmallestLimit : undefined;
+  }
+
+  /** Whether a known name's rates allow `cost` now, `scope` its live scope if any. A question: nothing is created. */
+  allowsNow(scope: Scope | undefined, cost: number, now: number): boolean {
     // A fresh policy of every strategy allows its first delivery at once (test/machine/keyed-limits.test.ts).
     return scope === undefined || scope.policy.earliestDelivery(now, cost) <= now;
   }
 
   /** Whether activating would start the name's voucher period. A question, as `allowsNow`. */
   activationStarts(name: unknown, now: number): boolean {
-    if (!this.isKnown(name)) return false;
-    const scope = this.existing(name);
-    if (scope === undefined) return this.startsPeriods;
-    return scope.policy.activationStartsPeriod?.(now) === true;
+    const scope = this.find(name);
+    if (scope !== undefined) return scope.policy.activationStartsPeriod?.(now) === true;
+    return this.isNewKey(name) && this.startsPeriods;
+  }
+
+  /** A name with no live scope that a first use would make a key (a configured channel always has one). */
+  private isNewKey(name: unknown): boolean {
+    return this.templateRates !== undefined && isKeyName(name);
   }
 
   /** The throttler became active: every policy hears of it at its next use. */
@@ -119,35 +137,37 @@ export class ScopePolicies {
     this.activatedAt = now;
   }
 
-  /** A message for this name entered the queue: its key is created if need be, and kept while the message waits. */
-  admitted(name: string, now: number): void {
-    const scope = this.scope(name, now);
-    if (this.keys.get(name) !== scope) return;
+  /**
+   * A message for this name entered the queue: its key is created if need be, and kept while the message
+   * waits. Returns the scope, for the message to carry.
+   */
+  admitted(name: string, now: number): Scope {
+    const scope = this.resolve(name, now);
+    if (scope.key === undefined) return scope;
     scope.waiting += 1;
-    this.used(name, now);
+    this.used(scope, now);
+    return scope;
   }
 
-  /** A message for this name left the queue (sent, cancelled or dropped). */
-  left(name: string): void {
-    const scope = this.keys.get(name);
-    if (scope !== undefined && scope.waiting > 0) scope.waiting -= 1;
+  /** A message of this scope left the queue (sent, cancelled or dropped). */
+  left(scope: Scope): void {
+    if (scope.waiting > 0) scope.waiting -= 1;
   }
 
-  /** The name was used at `at` (a delivery, a settle): a key moves to the newest end; a few old ones are swept. */
-  used(name: string, at: number): void {
-    const scope = this.keys.get(name);
-    if (scope !== undefined) this.keys.use(name, scope, at);
+  /** The scope was used at `at` (a delivery, a settle): a key moves to the newest end; a few old ones are swept. */
+  used(scope: Scope | undefined, at: number): void {
+    if (scope?.key !== undefined) this.keys.use(scope.key, scope, at);
     this.sweep(at);
   }
 
   /** Replaces a channel's rates, or gives a key rates of its own (kept while the key lives). */
   setRates(name: string, rates: Rate[], now: number): void {
-    const scope = this.scope(name, now);
+    const scope = this.resolve(name, now);
     scope.policy.setRates(rates, now);
-    if (this.keys.get(name) === scope) {
+    if (scope.key !== undefined) {
       scope.ownRates = rates;
       scope.keepFor = this.keepFor(rates);
-      this.used(name, now);
+      this.used(scope, now);
     }
   }
 
@@ -193,7 +213,7 @@ export class ScopePolicies {
   ): void {
     for (const [name, { saved, path }] of channels) this.channels.get(name)?.policy.load(saved, shift, path, savedAt);
     for (const [name, { saved, path, rates }] of keys) {
-      const scope = this.newScope(rates ?? (this.templateRates as Rate[]), now, rates);
+      const scope = this.newScope(name, rates ?? (this.templateRates as Rate[]), now, rates);
       scope.policy.load(saved, shift, path, savedAt);
       this.keys.use(name, scope, now);
     }
@@ -201,24 +221,19 @@ export class ScopePolicies {
     for (const scope of this.keys.values()) scope.policy.settleAllInFlight?.(now);
   }
 
-  private existing(name: string): Scope | undefined {
-    const scope = this.channels.get(name) ?? this.keys.get(name);
-    return scope === undefined ? undefined : this.activated(scope);
-  }
-
-  private scope(name: string, now: number): Scope {
-    const scope = this.existing(name);
-    if (scope !== undefined) return scope;
-    const created = this.newScope(this.templateRates as Rate[], now, undefined);
-    this.keys.use(name, created, now);
+  /** A key's first use: its scope, created with the template's rates. */
+  private created(key: string, now: number): Scope {
+    const scope = this.newScope(key, this.templateRates as Rate[], now, undefined);
+    this.keys.use(key, scope, now);
     this.sweep(now);
-    return created;
+    return scope;
   }
 
-  private newScope(rates: Rate[], now: number, ownRates: Rate[] | undefined): Scope {
+  private newScope(key: string | undefined, rates: Rate[], now: number, ownRates: Rate[] | undefined): Scope {
     const { strategy, strategyOptions } = this.options;
     return {
       policy: createPolicy(strategy, rates, strategyOptions, now),
+      key,
       activation: this.activations,
       ownRates,
       keepFor: this.keepFor(rates),
@@ -229,7 +244,7 @@ export class ScopePolicies {
   }
 
   /** The latest activation reaches a policy that has not heard of it. */
-  private activated(scope: Scope): Scope {
+  activated(scope: Scope): Scope {
     if (scope.activation !== this.activations) {
       scope.activation = this.activations;
       scope.policy.activate(this.activatedAt);

@@ -263,7 +263,7 @@ export class MessageQueues<TMessage> {
         this.byOldest.update(queue);
       }
     }
-    // Only the head's going moves the head: any other message goes after it, and so does the one behind it.
+    // The head changes only when the head itself leaves: a message leaving from behind it leaves it in place.
     if (wasHead) this.headChanged(queue);
     this.counts.queued -= 1;
     if (reason === undefined) return;

@@ -25,6 +25,11 @@ export interface QueuedMessage<TMessage> {
   /** Its position in the heap of deadlines (kept by Deadlines); only a message with a deadline has one. */
   deadlineSlot?: number;
   /**
+   * What the clearance resolved its channel to as it was admitted (the local policies: the channel's or
+   * key's scope), kept while it waits so that its name is looked up once; only a message on a channel has one.
+   */
+  scope?: unknown;
+  /**
    * A message cancelled in the middle of its queue stays there as a tombstone, skipped, until the
    * queue is compacted (removal from the middle would be O(n)); a plain entry lets go of its `message` at once.
    */
@@ -60,7 +65,19 @@ export function queueEntry<TMessage>(
   // read as undefined: every field costs 8 bytes a waiting message (bench/README.md, W2).
   if (channel === undefined && id === undefined && priority === undefined && deadline === undefined)
     return { seq, message, cost, queuedAt, cancelled: false } as QueuedMessage<TMessage>;
-  return { seq, message, channel, cost, queuedAt, id, priority, deadline, deadlineSlot: -1, cancelled: false };
+  return {
+    seq,
+    message,
+    channel,
+    cost,
+    queuedAt,
+    id,
+    priority,
+    deadline,
+    deadlineSlot: -1,
+    scope: undefined,
+    cancelled: false,
+  };
 }
 
 /**
@@ -73,7 +90,7 @@ export function queueEntry<TMessage>(
  */
 export abstract class SelfQueuedMessage {
   seq = 0;
-  // Undefined until queued (`reachedQueue`). Not 0: a field first holding a small integer and later a fraction
+  // Undefined until queued (`enter`). Not 0: a field first holding a small integer and later a fraction
   // makes V8 migrate every object already built (a million waiting tasks took 0.9 s to queue instead of 0.2 s).
   // Not NaN either: a field that only ever held numbers gets a box of its own in every object (16 bytes a
   // waiting task); one that held undefined first points at the number, which a whole batch shares.
@@ -89,6 +106,8 @@ export abstract class SelfQueuedMessage {
   /** The checked deadline once queued (from `deadline` or `maxWait`, as given). */
   declare deadline?: number | undefined;
   declare deadlineSlot?: number;
+  /** Written by the clearance for a task on a channel only. */
+  declare scope?: unknown;
 
   get message(): this {
     return this;
