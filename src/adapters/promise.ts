@@ -55,6 +55,7 @@ import {
 } from '../engine/index.js';
 import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
+import { checkStoreFits } from '../machine/initial-context.js';
 import type { ThrottlerEvent } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -82,6 +83,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
   const resolved = resolveOptions(throttleOptions);
+  checkStoreFits(throttleOptions.store, resolved);
   const { now } = resolved;
   const reportsSettling = tracksInFlight(resolved);
   let stopped = false;
@@ -239,7 +241,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
         if (countsAtStop !== undefined) return;
         // Everything still in the machine's queue leaves with the stop, including tasks aborted
         // whose CANCEL never arrived; tasks that never reached it count where they are rejected.
-        const { queued, delivered, dropped, rejected } = actor.getSnapshot().context.counts;
+        const { queued, delivered, dropped, rejected } = countsOf(actor);
         const neverQueued = pending.rejectAll(new ThrottlerStoppedError());
         countsAtStop = { queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected };
       };
@@ -252,7 +254,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     get counts() {
       if (countsAtStop !== undefined) return { ...countsAtStop };
       sendWaiting();
-      return { ...actor.getSnapshot().context.counts };
+      return countsOf(actor);
     },
     actor,
   };
@@ -274,6 +276,12 @@ function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions):
     channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
   if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
   return keyTemplate === true ? { type: 'SET_RATE', rate, keyTemplate: true } : { type: 'SET_RATE', rate, channel };
+}
+
+/** The published counts; none for an actor whose context never came to be (it errored as it started). */
+function countsOf(actor: Throttler['actor']): ThrottlerCounts {
+  const counts = actor.getSnapshot().context?.counts as ThrottlerCounts | undefined;
+  return counts === undefined ? { queued: 0, delivered: 0, dropped: 0, rejected: 0 } : { ...counts };
 }
 
 function busyError(): Error {

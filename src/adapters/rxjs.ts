@@ -33,6 +33,7 @@ import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
 import { resolveOptions, type ThrottleOptions } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
+import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -109,6 +110,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
   }
   if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
   const resolved = resolveOptions(throttleOptions);
+  checkStoreFits(throttleOptions.store, resolved);
   // A scheduler keeps its own time, whatever timerPrecision says.
   const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);
   // Values of a synchronous stretch go as one batch: in a microtask, or in an action of the scheduler.

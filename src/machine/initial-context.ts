@@ -64,6 +64,16 @@ export function checkStore(store: unknown): ThrottleStore | undefined {
   return store as ThrottleStore;
 }
 
+/**
+ * The `store` option checked against the options, opening nothing: throws the ThrottlerOptionError the
+ * store would throw as the throttler starts (an option it cannot share), so that the adapters throw at the call.
+ */
+export function checkStoreFits(store: unknown, options: ResolvedOptions): ThrottleStore | undefined {
+  const checked = checkStore(store);
+  checked?.check?.(options);
+  return checked;
+}
+
 /** A store's clearance holds a subscription and reservations: it closes when its actor stops (or errors). */
 export function closeClearanceOnStop(actor: AnyActorRef, context: ThrottlerContext): void {
   const clearance = context.dispatcher.clearance as { close?: () => void };

@@ -82,7 +82,7 @@ describe('the shared limiter with keys', () => {
     const name = fresh('expiry');
     // Real Redis TIME: the test clock keeps every key for 10 minutes.
     const store = createRedisStore({ redis, name });
-    const limiter = store.open({ strategy: 'sliding-window', rates: '100/1s', keys: '1/500ms' });
+    const limiter = store.open({ strategy: 'sliding-window', rates: '100/1s', keys: '1/500ms', grantGraceMs: 0 });
     await limiter.reserve([{ cost: 1, channel: 'customer-1' }]);
     for (const key of [`xt:{${name}}:k:customer-1`, `xt:{${name}}:ks:customer-1`]) {
       const ttl = await redis.pttl(key);

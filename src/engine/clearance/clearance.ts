@@ -151,6 +151,11 @@ export interface ThrottleStore {
    * cannot share. The clearance lives until `close`, which the throttler calls as it stops.
    */
   clearanceFor(options: ResolvedOptions, hooks: StoreHooks): StoreClearance;
+  /**
+   * Throws the ThrottlerOptionError `clearanceFor` would throw for these options, opening nothing: the
+   * adapters ask it as they are created, so that an option the store cannot share throws at the call.
+   */
+  check?(options: ResolvedOptions): void;
 }
 
 /** A clearance over a store: it holds a subscription and reservations, given back on `close`. */
