@@ -131,6 +131,10 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     tracker: pending,
   });
   const { actor } = host;
+  // A store that refuses this configuration (another process created it with other options) fails the
+  // tasks waiting with its StoreConflictError, rather than let them wait for a configuration that may never change.
+  const withStore = throttleOptions.store !== undefined;
+  if (withStore) actor.on('storeConflict', (event) => abortTasks(pending.waiting(), event.error));
   // Leases go only where the machine can grant them (it decides each one): asking elsewhere would cost an event a
   // stretch. Not with a bounded queue: its QUEUE goes at once, and from inside a leased task (the machine is not
   // busy delivering it) that would start the inner task inside the outer one.
@@ -169,10 +173,9 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       task.resolve = resolve;
       task.reject = reject;
     });
-    if (signal !== undefined) {
-      task.id = task;
-      pending.watch(task, signal);
-    }
+    // With a store every task can be taken out of the queue (CANCEL), for a conflict.
+    if (signal !== undefined || withStore) task.id = task;
+    if (signal !== undefined) pending.watch(task, signal);
     host.queue(task);
     return promise;
   };

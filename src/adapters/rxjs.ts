@@ -148,6 +148,8 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         discard: onDiscarded,
         deferFlush,
       });
+      // A store that refuses this configuration (another process created it with other options) errors the stream.
+      if (throttleOptions.store !== undefined) host.actor.on('storeConflict', (event) => subscriber.error(event.error));
 
       const subscription = source.subscribe({
         next: (value) => {

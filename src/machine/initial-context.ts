@@ -37,6 +37,8 @@ export function initialContext(
     now: clock.now,
     wake: () => store.actor()?.send({ type: 'CLEARANCE' }),
     status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
+    conflict: (conflict) => store.actor()?.send({ type: 'STORE_STATUS', conflict }),
+    quarantined: (quarantinedUntil) => store.actor()?.send({ type: 'STORE_STATUS', quarantinedUntil }),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {

@@ -178,6 +178,11 @@ export interface SharedLimiter {
   /** Lifts a pause for every process (not a quarantine). */
   resume(): Promise<void>;
   /**
+   * One round trip that grants and changes nothing: whether Redis answers (rejects as `reserve`
+   * does), and what it teaches (pauses, rates, a lost state, heard by `subscribe`'s listeners).
+   */
+  check(): Promise<void>;
+  /**
    * Listens for fleet-wide notices. The first listener opens the store's subscriber connection;
    * the last one to leave closes it. Returns the unsubscribe function.
    */

@@ -224,8 +224,11 @@ describe('a throttler with a Redis store and keys', () => {
     await first.runUntil(1);
     second.actor.send({ type: 'QUEUE', ...job(1) });
     await settle(50);
-    const down = second.emitted.find((event) => event.type === 'storeDown') as { error: Error } | undefined;
-    expect(down?.error).toBeInstanceOf(StoreConflictError);
-    expect(down?.error.message).toMatch(/^keys must be the same in every process sharing the Redis store/);
+    const conflict = second.emitted.find((event) => event.type === 'storeConflict') as
+      | { error: Error; option: string }
+      | undefined;
+    expect(conflict?.error).toBeInstanceOf(StoreConflictError);
+    expect(conflict?.option).toBe('keys');
+    expect(conflict?.error.message).toMatch(/^keys must be the same in every process sharing the Redis store/);
   });
 });
