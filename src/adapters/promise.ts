@@ -13,7 +13,9 @@
  *   unless the caller gave another); a full queue rejects it (`overflow:
  *   'reject'`) or the task it displaces (`'drop-oldest'`, `'drop-newest'`); an
  *   invalid cost or channel rejects it with a ThrottlerOptionError; `stop()`
- *   rejects every waiting task with a {@link ThrottlerStoppedError}. Aborting a
+ *   rejects every waiting task with a {@link ThrottlerStoppedError}; a store that
+ *   refuses this configuration (`storeConflict`: another process created it with
+ *   other options) rejects every waiting task with its StoreConflictError. Aborting a
  *   task that has started changes nothing: `fn` owns it from then on. No task
  *   starts once its signal has fired, and an abort starts no other task.
  * - While nothing waits and the rate allows it now, a task without options

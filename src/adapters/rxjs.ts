@@ -14,7 +14,9 @@
  *   for overflow goes to `onDropped` if given, and otherwise errors the stream:
  *   a value is never lost quietly. A value past its `maxWait` goes to `onDropped`
  *   (required with `maxWait`) and the stream goes on. An invalid `cost`,
- *   `channel`, `priority` or `maxWait` for a value errors the stream.
+ *   `channel`, `priority` or `maxWait` for a value errors the stream. With a store
+ *   that refuses this configuration (another process created it with other
+ *   options), the StoreConflictError errors the stream.
  * - Unsubscribing: stops the actor, which cancels its one timer; nothing is
  *   emitted after that.
  * - Values of one synchronous stretch reach the throttler together, as one
