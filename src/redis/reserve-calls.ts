@@ -108,8 +108,18 @@ export class ReserveCalls {
     return this.down === undefined ? this.heardAt + CHECK_AFTER_MS : this.retryAt;
   }
 
+  /**
+   * What to answer for a message whose grant may go at `sendAt` (>= now): the same, or the earlier
+   * moment the store is to be checked (the throttler then asks again, never sending early). A check
+   * that is due starts now.
+   */
+  orCheckAt(sendAt: number, now: number): number {
+    this.checkIfDue(now);
+    return Math.min(sendAt, Math.max(this.checkAt(), now + 1));
+  }
+
   /** Checks the store if it is time; the outcome comes as storeDown / storeUp (and a wake). */
-  checkIfDue(now: number): void {
+  private checkIfDue(now: number): void {
     if (this.checkAt() > now) return;
     this.checking = true;
     this.limiter.check().then(

@@ -103,11 +103,9 @@ export class RedisClearance implements StoreClearance {
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
       const { from, until } = this.calls.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
-      if (sendAt <= until && from <= until && from >= this.pausedUntil) {
-        // Living on grants asks Redis nothing: the timer also wakes to check that it still answers.
-        this.calls.checkIfDue(now);
-        return Math.min(Math.max(from, now), Math.max(this.calls.checkAt(), now + 1));
-      }
+      // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
+      if (sendAt <= until && from <= until && from >= this.pausedUntil)
+        return this.calls.orCheckAt(Math.max(from, now), now);
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }
