@@ -93,6 +93,13 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
       clock: setup.clock ?? clockFor(resolved),
       ...(inspect === undefined ? {} : { inspect }),
     });
+    // A throttler that could not start (its context threw: an option, the store, the time source) throws
+    // here, at the adapter's call, instead of reaching XState's uncaught-error path once started.
+    const created = this.actor.getSnapshot();
+    if (created.status === 'error') {
+      this.target.stop();
+      throw created.error;
+    }
     this.actor.on('dropped', discard);
     this.actor.on('rejected', discard);
     this.actor.start();

@@ -162,8 +162,8 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
     return passed;
   }
 
-  /** The tasks handed over that have not left, in order. */
-  private waiting(): Task[] {
+  /** The tasks handed over that have not left, in order (O(n): for a store's conflict, which fails them all). */
+  waiting(): Task[] {
     const waiting: Task[] = [];
     for (let index = this.head; index < this.batches.length; index++) {
       const batch = this.batches[index] as readonly Task[];

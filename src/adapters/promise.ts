@@ -13,7 +13,9 @@
  *   unless the caller gave another); a full queue rejects it (`overflow:
  *   'reject'`) or the task it displaces (`'drop-oldest'`, `'drop-newest'`); an
  *   invalid cost or channel rejects it with a ThrottlerOptionError; `stop()`
- *   rejects every waiting task with a {@link ThrottlerStoppedError}. Aborting a
+ *   rejects every waiting task with a {@link ThrottlerStoppedError}; a store that
+ *   refuses this configuration (`storeConflict`: another process created it with
+ *   other options) rejects every waiting task with its StoreConflictError. Aborting a
  *   task that has started changes nothing: `fn` owns it from then on. No task
  *   starts once its signal has fired, and an abort starts no other task.
  * - While nothing waits and the rate allows it now, a task without options
@@ -55,6 +57,7 @@ import {
 } from '../engine/index.js';
 import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
+import { checkStoreFits } from '../machine/initial-context.js';
 import type { ThrottlerEvent } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -82,6 +85,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
   const resolved = resolveOptions(throttleOptions);
+  checkStoreFits(throttleOptions.store, resolved);
   const { now } = resolved;
   const reportsSettling = tracksInFlight(resolved);
   let stopped = false;
@@ -129,6 +133,10 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     tracker: pending,
   });
   const { actor } = host;
+  // A store that refuses this configuration (another process created it with other options) fails the
+  // tasks waiting with its StoreConflictError, rather than let them wait for a configuration that may never change.
+  const withStore = throttleOptions.store !== undefined;
+  if (withStore) actor.on('storeConflict', (event) => abortTasks(pending.waiting(), event.error));
   // Leases go only where the machine can grant them (it decides each one): asking elsewhere would cost an event a
   // stretch. Not with a bounded queue: its QUEUE goes at once, and from inside a leased task (the machine is not
   // busy delivering it) that would start the inner task inside the outer one.
@@ -167,10 +175,9 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       task.resolve = resolve;
       task.reject = reject;
     });
-    if (signal !== undefined) {
-      task.id = task;
-      pending.watch(task, signal);
-    }
+    // With a store every task can be taken out of the queue (CANCEL), for a conflict.
+    if (signal !== undefined || withStore) task.id = task;
+    if (signal !== undefined) pending.watch(task, signal);
     host.queue(task);
     return promise;
   };
@@ -239,7 +246,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
         if (countsAtStop !== undefined) return;
         // Everything still in the machine's queue leaves with the stop, including tasks aborted
         // whose CANCEL never arrived; tasks that never reached it count where they are rejected.
-        const { queued, delivered, dropped, rejected } = actor.getSnapshot().context.counts;
+        const { queued, delivered, dropped, rejected } = countsOf(actor);
         const neverQueued = pending.rejectAll(new ThrottlerStoppedError());
         countsAtStop = { queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected };
       };
@@ -252,7 +259,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     get counts() {
       if (countsAtStop !== undefined) return { ...countsAtStop };
       sendWaiting();
-      return { ...actor.getSnapshot().context.counts };
+      return countsOf(actor);
     },
     actor,
   };
@@ -274,6 +281,12 @@ function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions):
     channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
   if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
   return keyTemplate === true ? { type: 'SET_RATE', rate, keyTemplate: true } : { type: 'SET_RATE', rate, channel };
+}
+
+/** The published counts; none for an actor whose context never came to be (it errored as it started). */
+function countsOf(actor: Throttler['actor']): ThrottlerCounts {
+  const counts = actor.getSnapshot().context?.counts as ThrottlerCounts | undefined;
+  return counts === undefined ? { queued: 0, delivered: 0, dropped: 0, rejected: 0 } : { ...counts };
 }
 
 function busyError(): Error {

@@ -14,7 +14,9 @@
  *   for overflow goes to `onDropped` if given, and otherwise errors the stream:
  *   a value is never lost quietly. A value past its `maxWait` goes to `onDropped`
  *   (required with `maxWait`) and the stream goes on. An invalid `cost`,
- *   `channel`, `priority` or `maxWait` for a value errors the stream.
+ *   `channel`, `priority` or `maxWait` for a value errors the stream. With a store
+ *   that refuses this configuration (another process created it with other
+ *   options), the StoreConflictError errors the stream.
  * - Unsubscribing: stops the actor, which cancels its one timer; nothing is
  *   emitted after that.
  * - Values of one synchronous stretch reach the throttler together, as one
@@ -33,6 +35,7 @@ import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
 import { resolveOptions, type ThrottleOptions } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
+import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -109,6 +112,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
   }
   if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
   const resolved = resolveOptions(throttleOptions);
+  checkStoreFits(throttleOptions.store, resolved);
   // A scheduler keeps its own time, whatever timerPrecision says.
   const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);
   // Values of a synchronous stretch go as one batch: in a microtask, or in an action of the scheduler.
@@ -146,6 +150,8 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         discard: onDiscarded,
         deferFlush,
       });
+      // A store that refuses this configuration (another process created it with other options) errors the stream.
+      if (throttleOptions.store !== undefined) host.actor.on('storeConflict', (event) => subscriber.error(event.error));
 
       const subscription = source.subscribe({
         next: (value) => {

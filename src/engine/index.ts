@@ -4,7 +4,13 @@
  * its local answer, the saved format, the options and the dispatcher. The machine asks it; a store
  * is a second answer to the same clearance seam.
  */
-export type { ClearanceRequest, StoreClearance, StoreHooks, ThrottleStore } from './clearance/clearance.js';
+export type {
+  ClearanceRequest,
+  StoreClearance,
+  StoreConflict,
+  StoreHooks,
+  ThrottleStore,
+} from './clearance/clearance.js';
 export { InFlightDeliveries } from './clearance/in-flight.js';
 export type { Lease } from './clearance/lease.js';
 export { LocalClearance } from './clearance/local-clearance.js';

@@ -1,3 +1,4 @@
+import type { StoreConflict } from '../engine/clearance/clearance.js';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { checkTarget, pauseUntil, rateScope, replyError } from './event-checks.js';
@@ -95,15 +96,43 @@ export function resume(context: ThrottlerContext, _event: ThrottlerEvent, effect
   effects.assign(published(context, context.target, context.wakeAt));
 }
 
-/** STORE_STATUS (from a store): tells listeners with storeDown / storeUp. */
+/** STORE_STATUS (from a store): tells listeners with storeDown / storeUp, storeConflict or storeQuarantined. */
 export function reportStoreStatus(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
   if (event.type !== 'STORE_STATUS') return;
-  if (typeof event.up !== 'boolean' || (event.error !== undefined && !(event.error instanceof Error))) {
-    refuse(effects, event, new ThrottlerOptionError('STORE_STATUS', '{ up: boolean, error?: Error }', event));
+  const at = context.now();
+  const emitted = storeEmitted(event, at);
+  if (emitted === undefined) {
+    refuse(
+      effects,
+      event,
+      new ThrottlerOptionError(
+        'STORE_STATUS',
+        '{ up: boolean, error?: Error }, { conflict: { error, option, ours, stored } } or { quarantinedUntil: number }',
+        event,
+      ),
+    );
     return;
   }
-  const at = context.now();
-  effects.emit(
-    event.up ? { type: 'storeUp', at } : { type: 'storeDown', error: event.error ?? new Error('store down'), at },
-  );
+  effects.emit(emitted);
+}
+
+/** What a well-formed STORE_STATUS tells listeners; undefined for a malformed one. */
+function storeEmitted(event: Extract<ThrottlerEvent, { type: 'STORE_STATUS' }>, at: number) {
+  if ('conflict' in event) {
+    const conflict = event.conflict as Partial<StoreConflict> | undefined;
+    if (typeof conflict !== 'object' || conflict === null) return undefined;
+    if (!(conflict.error instanceof Error) || typeof conflict.option !== 'string') return undefined;
+    const { error, option, ours, stored } = conflict;
+    return { type: 'storeConflict' as const, error, option, ours, stored, at };
+  }
+  if ('quarantinedUntil' in event) {
+    const until = event.quarantinedUntil;
+    return typeof until === 'number' && !Number.isNaN(until)
+      ? { type: 'storeQuarantined' as const, until, at }
+      : undefined;
+  }
+  if (typeof event.up !== 'boolean' || (event.error !== undefined && !(event.error instanceof Error))) return undefined;
+  return event.up
+    ? { type: 'storeUp' as const, at }
+    : { type: 'storeDown' as const, error: event.error ?? new Error('store down'), at };
 }

@@ -37,6 +37,8 @@ export function initialContext(
     now: clock.now,
     wake: () => store.actor()?.send({ type: 'CLEARANCE' }),
     status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
+    conflict: (conflict) => store.actor()?.send({ type: 'STORE_STATUS', conflict }),
+    quarantined: (quarantinedUntil) => store.actor()?.send({ type: 'STORE_STATUS', quarantinedUntil }),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {
@@ -62,6 +64,16 @@ export function checkStore(store: unknown): ThrottleStore | undefined {
     throw new ThrottlerOptionError('store', "a store from xstate-throttler/redis's createRedisStore", store);
   }
   return store as ThrottleStore;
+}
+
+/**
+ * The `store` option checked against the options, opening nothing: throws the ThrottlerOptionError the
+ * store would throw as the throttler starts (an option it cannot share), so that the adapters throw at the call.
+ */
+export function checkStoreFits(store: unknown, options: ResolvedOptions): ThrottleStore | undefined {
+  const checked = checkStore(store);
+  checked?.check?.(options);
+  return checked;
 }
 
 /** A store's clearance holds a subscription and reservations: it closes when its actor stops (or errors). */

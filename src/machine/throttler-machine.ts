@@ -200,7 +200,7 @@ export const throttlerMachine = setup({
         CLEARANCE: { description: "A store's answer while idle: nothing waits for it." },
         STORE_STATUS: {
           actions: 'reportStoreStatus',
-          description: 'The store went down or came back: storeDown / storeUp.',
+          description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
         },
         DRAINED: { description: 'Already idle.' },
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
@@ -239,7 +239,7 @@ export const throttlerMachine = setup({
         CLEARANCE: { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
         STORE_STATUS: {
           actions: ['reportStoreStatus', 'deliverDue'],
-          description: 'The store went down or came back: storeDown / storeUp.',
+          description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
         },
         SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
         SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },

@@ -1,5 +1,5 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
-import type { ThrottleStore } from '../engine/clearance/clearance.js';
+import type { StoreConflict, ThrottleStore } from '../engine/clearance/clearance.js';
 import type { Lease } from '../engine/clearance/lease.js';
 import type { Dispatcher } from '../engine/dispatcher.js';
 import type { ThrottleOptions } from '../engine/options/options.js';
@@ -86,6 +86,10 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'CLEARANCE' }
   /** From a store's clearance: it stopped answering, or answers again. */
   | { type: 'STORE_STATUS'; up: boolean; error?: Error | undefined }
+  /** From a store's clearance: it refused a call for this throttler's configuration. */
+  | { type: 'STORE_STATUS'; conflict: StoreConflict }
+  /** From a store's clearance: the shared state was lost; nothing is granted before `quarantinedUntil`. */
+  | { type: 'STORE_STATUS'; quarantinedUntil: number }
   | { type: 'WORK_WAITING' }
   | { type: 'DRAINED' };
 
@@ -143,9 +147,27 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | { type: 'dropped'; message: TMessage; reason: DropReason; error: Error }
   | { type: 'targetLost'; target: AnyActorRef; message: TMessage; at: number }
   | { type: 'invalidEvent'; event: EventObject; error: Error }
-  /** The store stopped answering: with onStoreDown 'pause' nothing new is granted until `storeUp`. */
+  /**
+   * The store stopped answering (a call failed or timed out; while grants are being used and nothing
+   * else calls it, a check every second finds out): with onStoreDown 'pause' nothing new is granted
+   * until `storeUp`. The queue stays.
+   */
   | { type: 'storeDown'; error: Error; at: number }
-  | { type: 'storeUp'; at: number };
+  /** The store answers again after a `storeDown`. */
+  | { type: 'storeUp'; at: number }
+  /**
+   * The store refused a call for this throttler's configuration: another process created the shared
+   * limiter with another value of `option` (a rolling deploy with a new rate). Emitted for every call
+   * refused (at most about one a second while messages wait); the queue stays and is asked for again
+   * (it goes once the stored configuration has expired or matches). The promise API rejects its waiting
+   * tasks with `error`; the RxJS operator errors its stream.
+   */
+  | { type: 'storeConflict'; error: Error; option: string; ours: unknown; stored: unknown; at: number }
+  /**
+   * The shared state was lost (FLUSHALL, eviction, a failover that lost writes): the store grants
+   * nothing to any process before `until` (this throttler's clock); grants held were given back.
+   */
+  | { type: 'storeQuarantined'; until: number; at: number };
 
 export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
   /** The queue and the policies; mutated only by the machine's own actions. */

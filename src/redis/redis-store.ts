@@ -66,27 +66,44 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const localNow = testClock ?? (() => performance.now());
   const whenDown = checkStoreDown(options);
   let closed = false;
+  /** What a throttler opens the limiter with: its options (the store's reserve-ahead and grace are added by `declare`). */
+  const throttlerConfig = (throttle: ResolvedOptions): SharedLimiterConfig => ({
+    strategy: throttle.strategy,
+    rates: throttle.rates,
+    channels: throttle.channels,
+    keys: throttle.keys?.rates,
+    maxBurst: throttle.strategyOptions.maxBurst,
+    ordering: throttle.ordering,
+    countUntil: throttle.countUntil,
+  });
+  // One set of defaults for the raw limiter and a throttler, so that both open the same configuration.
+  const declare = (config: SharedLimiterConfig) =>
+    declareConfig(
+      typeof config === 'object' && config !== null
+        ? {
+            ...config,
+            maxReserveAheadMs: config.maxReserveAheadMs ?? options.maxReserveAheadMs,
+            grantGraceMs:
+              config.grantGraceMs ??
+              options.grantGraceMs ??
+              (config.strategy === 'sliding-window' ? DEFAULT_GRANT_GRACE_MS : 0),
+          }
+        : config,
+      testClock !== undefined,
+    );
   const open = (config: SharedLimiterConfig) => {
     if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
-    const declared = declareConfig(config, testClock !== undefined);
-    return new RedisSharedLimiter(name, declared, keys, client, runScript, subscriber, localNow, testClock);
+    return new RedisSharedLimiter(name, declare(config), keys, client, runScript, subscriber, localNow, testClock);
   };
   return {
     name,
     open,
     clearanceFor(throttle: ResolvedOptions, hooks: StoreHooks) {
-      const limiter = open({
-        strategy: throttle.strategy,
-        rates: throttle.rates,
-        channels: throttle.channels,
-        keys: throttle.keys?.rates,
-        maxBurst: throttle.strategyOptions.maxBurst,
-        ordering: throttle.ordering,
-        countUntil: throttle.countUntil,
-        maxReserveAheadMs: options.maxReserveAheadMs,
-        grantGraceMs: options.grantGraceMs ?? (throttle.strategy === 'sliding-window' ? DEFAULT_GRANT_GRACE_MS : 0),
-      });
-      return new RedisClearance(limiter, throttle, hooks, whenDown);
+      return new RedisClearance(open(throttlerConfig(throttle)), throttle, hooks, whenDown);
+    },
+    check(throttle: ResolvedOptions) {
+      if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
+      declare(throttlerConfig(throttle));
     },
     async close() {
       closed = true;

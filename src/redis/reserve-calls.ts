@@ -6,7 +6,7 @@
  * that holds it, pauses and rewinds are store-clearance.ts's.
  */
 import type { ClearanceRequest, StoreHooks } from '../engine/index.js';
-import { StoreUnavailableError } from './errors.js';
+import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import { RedisClock } from './redis-clock.js';
 import type { ReserveLine } from './reserve-line.js';
@@ -20,6 +20,11 @@ export const MAX_BATCH = 200;
  * them go stale while the first are sent, and every stale grant is given back and asked for again.
  */
 export const MAX_HELD = MAX_BATCH;
+/**
+ * While grants are being used and nothing else calls the store, it is checked this long after it last
+ * answered, so that an outage is reported even by a process living on grants it holds.
+ */
+export const CHECK_AFTER_MS = 1000;
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 1000;
@@ -36,6 +41,10 @@ export class ReserveCalls {
   private closed = false;
   private flushQueued = false;
   private retryDelay = FIRST_RETRY_MS;
+  /** When the store last answered (the throttler's clock). */
+  private heardAt = Number.NEGATIVE_INFINITY;
+  /** A check (limiter.check) is out. */
+  private checking = false;
 
   constructor(
     private readonly limiter: SharedLimiter,
@@ -70,17 +79,62 @@ export class ReserveCalls {
     if (reservations.length > 0) this.limiter.release(reservations).catch(() => {});
   }
 
-  /** A call failed: the store is down (or refuses this process's configuration) until a reserve answers. */
+  /**
+   * A call failed: the store is down until a call answers, or (a StoreConflictError) it answered and
+   * refused this process's configuration, which is told for every call refused: not an outage.
+   */
   failed(error: unknown): void {
     if (this.closed) return;
-    const reason = error instanceof Error ? error : new StoreUnavailableError(this.limiter.name, String(error));
     this.retryAt = this.hooks.now() + this.retryDelay;
     this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS);
-    if (this.down === undefined) {
-      this.down = reason;
-      this.hooks.status(false, reason);
+    if (error instanceof StoreConflictError) {
+      this.heard();
+      this.hooks.conflict({ error, option: error.option, ours: error.value, stored: error.stored });
+    } else if (this.down === undefined) {
+      this.down = error instanceof Error ? error : new StoreUnavailableError(this.limiter.name, String(error));
+      this.hooks.status(false, this.down);
     }
-    this.hooks.wake();
+    // A listener of what was just told may have stopped the throttler (the RxJS operator on a conflict).
+    if (!this.closed) this.hooks.wake();
+  }
+
+  /**
+   * When the store should next be checked, while the throttler sends on grants it holds and so asks
+   * nothing: a second after it last answered, or when a retry is due while it is down. Infinity while
+   * a call is out. Asked only about a message that holds a grant: an idle throttler checks nothing.
+   */
+  checkAt(): number {
+    if (this.asking || this.checking || this.closed) return Number.POSITIVE_INFINITY;
+    return this.down === undefined ? this.heardAt + CHECK_AFTER_MS : this.retryAt;
+  }
+
+  /**
+   * What to answer for a message whose grant may go at `sendAt` (>= now): the same, or the earlier
+   * moment the store is to be checked (the throttler then asks again, never sending early). A check
+   * that is due starts now.
+   */
+  orCheckAt(sendAt: number, now: number): number {
+    this.checkIfDue(now);
+    return Math.min(sendAt, Math.max(this.checkAt(), now + 1));
+  }
+
+  /** Checks the store if it is time; the outcome comes as storeDown / storeUp (and a wake). */
+  private checkIfDue(now: number): void {
+    if (this.checkAt() > now) return;
+    this.checking = true;
+    this.limiter.check().then(
+      () => {
+        this.checking = false;
+        if (this.closed) return;
+        this.retryDelay = FIRST_RETRY_MS;
+        this.heard();
+        this.hooks.wake();
+      },
+      (error: unknown) => {
+        this.checking = false;
+        this.failed(error);
+      },
+    );
   }
 
   private ask(): void {
@@ -137,6 +191,12 @@ export class ReserveCalls {
 
   private up(): void {
     this.retryDelay = FIRST_RETRY_MS;
+    this.heard();
+  }
+
+  /** The store answered: it is up (storeUp if it was down). */
+  private heard(): void {
+    this.heardAt = this.hooks.now();
     if (this.down === undefined) return;
     this.down = undefined;
     this.hooks.status(true);

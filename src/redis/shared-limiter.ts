@@ -67,7 +67,7 @@ export class RedisSharedLimiter implements SharedLimiter {
     const pairs: string[] = [];
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
-      const refusal = this.check(request);
+      const refusal = this.refusalOf(request);
       if (refusal) {
         outcomes[index] = { kind: 'refused', error: refusal };
         continue;
@@ -139,6 +139,11 @@ export class RedisSharedLimiter implements SharedLimiter {
     await this.call('control', this.scopes(), ['resume']);
   }
 
+  async check(): Promise<void> {
+    // The release script with nothing to release: the common header alone, for either strategy.
+    await this.call('release', this.scopes(), []);
+  }
+
   subscribe(listener: (notice: StoreNotice) => void): () => void {
     if (typeof listener !== 'function') throw new ThrottlerOptionError('listener', 'a function', listener);
     const stopListening = this.knowledge.listen(listener);
@@ -153,7 +158,7 @@ export class RedisSharedLimiter implements SharedLimiter {
   }
 
   /** A request that is malformed whatever the rates, checked here so that it costs no round trip. */
-  private check(request: ReservationRequest): ThrottlerOptionError | undefined {
+  private refusalOf(request: ReservationRequest): ThrottlerOptionError | undefined {
     if (typeof request !== 'object' || request === null) {
       return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
     }

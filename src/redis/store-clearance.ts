@@ -103,7 +103,9 @@ export class RedisClearance implements StoreClearance {
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
       const { from, until } = this.calls.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
-      if (sendAt <= until && from <= until && from >= this.pausedUntil) return Math.max(from, now);
+      // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
+      if (sendAt <= until && from <= until && from >= this.pausedUntil)
+        return this.calls.orCheckAt(Math.max(from, now), now);
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));
     }
@@ -235,6 +237,7 @@ export class RedisClearance implements StoreClearance {
       this.rewind(now);
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
+      else this.hooks.quarantined(now + notice.forMs);
       this.rewind(now + notice.forMs);
     } else {
       this.pausedUntil = Number.NEGATIVE_INFINITY;

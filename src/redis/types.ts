@@ -47,9 +47,9 @@ export interface RedisStoreOptions {
   onStoreDown?: 'pause' | 'local' | undefined;
   /** With onStoreDown 'local': the share of every limit one process may use alone, in (0, 1]. */
   localShare?: number | undefined;
-  /** How far ahead of Redis' now a throttler may hold grants, in ms (SharedLimiterConfig.maxReserveAheadMs). */
+  /** How far ahead of Redis' now grants may be held, in ms: the default of every `open` and throttler (SharedLimiterConfig.maxReserveAheadMs). */
   maxReserveAheadMs?: number | undefined;
-  /** How late after its time a throttler may still send on a grant, in ms (SharedLimiterConfig.grantGraceMs). */
+  /** How late after its time a grant may still be sent, in ms: the default of every `open` and throttler (SharedLimiterConfig.grantGraceMs; else 20). */
   grantGraceMs?: number | undefined;
 }
 
@@ -75,16 +75,17 @@ export interface SharedLimiterConfig {
   countUntil?: CountUntil | undefined;
   /**
    * How far ahead of Redis' now a grant may be reserved, in ms. A process that dies wastes at most
-   * this much of the limit; beyond it a request is told to ask again later. Default: the shortest
-   * interval among all rates, at most 60 s.
+   * this much of the limit; beyond it a request is told to ask again later. Default: the store's
+   * `maxReserveAheadMs`, else the shortest interval among all rates, at most 60 s.
    */
   maxReserveAheadMs?: number | undefined;
   /**
-   * sliding-window: how long after its time a grant may still be sent, in ms (default 0; a
-   * throttler with a store opens it with 20, or the store's `grantGraceMs`). The
-   * script spaces grants by interval + grace, so sends up to this late still keep every window on
-   * any clock; a throttler gives back a grant it could not use in time and asks again. 0: strict on
-   * the grants' Redis times only. Every process sharing a name must use the same.
+   * sliding-window: how long after its time a grant may still be sent, in ms (default: the store's
+   * `grantGraceMs`, else 20, for the raw limiter and a throttler alike, so that both open the same
+   * configuration; token-bucket: 0). The script spaces grants by interval + grace, so sends up to
+   * this late still keep every window on any clock; a throttler gives back a grant it could not use
+   * in time and asks again. 0: strict on the grants' Redis times only. Every process sharing a name
+   * must use the same.
    */
   grantGraceMs?: number | undefined;
 }
@@ -176,6 +177,11 @@ export interface SharedLimiter {
   pause(durationMs: number): Promise<void>;
   /** Lifts a pause for every process (not a quarantine). */
   resume(): Promise<void>;
+  /**
+   * One round trip that grants and changes nothing: whether Redis answers (rejects as `reserve`
+   * does), and what it teaches (pauses, rates, a lost state, heard by `subscribe`'s listeners).
+   */
+  check(): Promise<void>;
   /**
    * Listens for fleet-wide notices. The first listener opens the store's subscriber connection;
    * the last one to leave closes it. Returns the unsubscribe function.

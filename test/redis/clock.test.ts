@@ -23,7 +23,12 @@ afterAll(async () => {
   redis.disconnect();
 });
 
-const CONFIG: SharedLimiterConfig = { strategy: 'sliding-window', rates: '2/300ms', maxReserveAheadMs: 1000 };
+const CONFIG: SharedLimiterConfig = {
+  strategy: 'sliding-window',
+  rates: '2/300ms',
+  maxReserveAheadMs: 1000,
+  grantGraceMs: 0,
+};
 
 async function redisNow(): Promise<number> {
   const [seconds, micros] = await redis.time();

@@ -82,7 +82,7 @@ describe('the shared limiter with keys', () => {
     const name = fresh('expiry');
     // Real Redis TIME: the test clock keeps every key for 10 minutes.
     const store = createRedisStore({ redis, name });
-    const limiter = store.open({ strategy: 'sliding-window', rates: '100/1s', keys: '1/500ms' });
+    const limiter = store.open({ strategy: 'sliding-window', rates: '100/1s', keys: '1/500ms', grantGraceMs: 0 });
     await limiter.reserve([{ cost: 1, channel: 'customer-1' }]);
     for (const key of [`xt:{${name}}:k:customer-1`, `xt:{${name}}:ks:customer-1`]) {
       const ttl = await redis.pttl(key);
@@ -224,8 +224,11 @@ describe('a throttler with a Redis store and keys', () => {
     await first.runUntil(1);
     second.actor.send({ type: 'QUEUE', ...job(1) });
     await settle(50);
-    const down = second.emitted.find((event) => event.type === 'storeDown') as { error: Error } | undefined;
-    expect(down?.error).toBeInstanceOf(StoreConflictError);
-    expect(down?.error.message).toMatch(/^keys must be the same in every process sharing the Redis store/);
+    const conflict = second.emitted.find((event) => event.type === 'storeConflict') as
+      | { error: Error; option: string }
+      | undefined;
+    expect(conflict?.error).toBeInstanceOf(StoreConflictError);
+    expect(conflict?.option).toBe('keys');
+    expect(conflict?.error.message).toMatch(/^keys must be the same in every process sharing the Redis store/);
   });
 });

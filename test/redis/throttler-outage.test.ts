@@ -101,6 +101,38 @@ describe('a throttler whose store goes down', () => {
     await t.store.close();
   });
 
+  it('while it lives on grants it holds (nothing else asks Redis): checks the store and reports the outage', async () => {
+    // The server answers again (an earlier test's pause may still hold): a PING waits for it.
+    await admin.ping();
+    counter += 1;
+    const t = storeThrottler(
+      redis,
+      `outage-held-${counter}`,
+      { rate: '10/1s', strategy: 'sliding-window' },
+      { commandTimeout: TIMEOUT, maxReserveAheadMs: 5000 },
+    );
+    const down = new Promise<{ at: number }>((resolve) => t.actor.on('storeDown', resolve));
+    // 40 messages, all granted by the first call (4 s of the limit): then no reserve call is needed.
+    t.actor.send({ type: 'QUEUE_BATCH', messages: jobs(40) });
+    await t.runUntil(1);
+    expect(t.emitted.map((event) => event.type)).not.toContain('storeDown');
+    await admin.client('PAUSE', 3000, 'ALL');
+    await t.runUntil(40, 15_000);
+    // Reported, though the throttler never had to ask for a grant while Redis was paused.
+    const reported = await Promise.race([down, new Promise<undefined>((resolve) => setTimeout(resolve, 5000))]);
+    expect(reported).toBeDefined();
+    expect(t.deliveries.map((d) => d.n)).toEqual([...Array(40).keys()]);
+    expect(overfullWindows({ overall: [{ limit: 10, interval: 1000 }], channels: {} }, t.deliveries)).toEqual([]);
+    // Idle means idle: nothing checks the store once nothing waits.
+    expect(t.actor.getSnapshot().value).toBe('idle');
+    expect(t.actor.getSnapshot().context.wakeAt).toBe(Number.POSITIVE_INFINITY);
+    t.actor.stop();
+    await t.store.close();
+    // Later tests need the server answering again.
+    await admin.client('UNPAUSE');
+    await admin.ping();
+  });
+
   it('after FLUSHALL mid-run: quarantine, then still within the limit across the gap', async () => {
     counter += 1;
     const t = storeThrottler(
@@ -121,6 +153,13 @@ describe('a throttler whose store goes down', () => {
     const afterFlush = t.deliveries.filter((d) => d.at > flushedAt);
     expect(afterFlush.length).toBeGreaterThan(0);
     for (const delivery of afterFlush) expect(delivery.at).toBeGreaterThanOrEqual(flushedAt + 1000);
+    // The quarantine is told, with its end on the throttler's clock, and nothing went before it.
+    const quarantines = t.emitted.filter((event) => event.type === 'storeQuarantined');
+    expect(quarantines).toHaveLength(1);
+    const { until, at } = quarantines[0] as { until: number; at: number };
+    expect(at).toBeGreaterThanOrEqual(flushedAt);
+    expect(until).toBeGreaterThanOrEqual(flushedAt + 1000);
+    for (const delivery of afterFlush) expect(delivery.at).toBeGreaterThanOrEqual(until);
     expect(t.deliveries.map((d) => d.n)).toEqual([...Array(15).keys()]);
     expect(overfullWindows(RATE, t.deliveries)).toEqual([]);
     t.actor.stop();

@@ -168,7 +168,7 @@ describe('a throttler with a Redis store', () => {
     expect(t.deliveries.map((d) => d.at)).toEqual([100, 100]);
   });
 
-  it("tells of a process whose rates differ from the fleet's (storeDown with a StoreConflictError), and keeps its queue", async () => {
+  it("tells of a process whose rates differ from the fleet's (storeConflict with a StoreConflictError), and keeps its queue", async () => {
     const name = uniqueName('conflict');
     names.push(name);
     const first = storeThrottler(redis, name, { rate: '4/1s', strategy: 'sliding-window' });
@@ -178,9 +178,10 @@ describe('a throttler with a Redis store', () => {
     await first.runUntil(1);
     second.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } });
     await settle(50);
-    const down = second.emitted.find((event) => event.type === 'storeDown') as { error: Error } | undefined;
-    expect(down?.error).toBeInstanceOf(StoreConflictError);
-    expect(down?.error.message).toMatch(/^rate must be the same in every process sharing the Redis store/);
+    const conflict = second.emitted.find((event) => event.type === 'storeConflict') as { error: Error } | undefined;
+    expect(conflict?.error).toBeInstanceOf(StoreConflictError);
+    expect(conflict?.error.message).toMatch(/^rate must be the same in every process sharing the Redis store/);
+    expect(second.emitted.map((event) => event.type)).not.toContain('storeDown');
     expect(second.deliveries).toEqual([]);
     expect(second.actor.getSnapshot().context.counts.queued).toBe(1);
   });

@@ -27,7 +27,8 @@ export function virtualLimiter(
   const store = createRedisStore({ redis, name, testClock: () => now, commandTimeout });
   return {
     store,
-    limiter: store.open(config),
+    // The script's own arithmetic, exact to the grant: no grace unless a test asks for one (the store's default is 20 ms).
+    limiter: store.open({ ...config, grantGraceMs: config.grantGraceMs ?? 0 }),
     setTime: (ms) => {
       now = ms;
     },

@@ -154,6 +154,11 @@ export interface ThrottleStore {
    * cannot share. The clearance lives until `close`, which the throttler calls as it stops.
    */
   clearanceFor(options: ResolvedOptions, hooks: StoreHooks): StoreClearance;
+  /**
+   * Throws the ThrottlerOptionError `clearanceFor` would throw for these options, opening nothing: the
+   * adapters ask it as they are created, so that an option the store cannot share throws at the call.
+   */
+  check?(options: ResolvedOptions): void;
 }
 
 /** A clearance over a store: it holds a subscription and reservations, given back on `close`. */
@@ -169,4 +174,23 @@ export interface StoreHooks {
   wake(): void;
   /** The store stopped answering (`error` says why) or answers again: the throttler emits storeDown / storeUp. */
   status(up: boolean, error?: Error): void;
+  /**
+   * The store refused a call for this throttler's configuration (another process created the shared
+   * limiter with other options): the throttler emits storeConflict. Told for every call refused.
+   */
+  conflict(conflict: StoreConflict): void;
+  /** The shared state was lost: nothing is granted before `until` (the throttler's clock); the throttler emits storeQuarantined. */
+  quarantined(until: number): void;
+}
+
+/** What a store refused: the option whose value differs, this throttler's value and the stored one. */
+export interface StoreConflict {
+  /** The store's error (a ThrottlerOptionError: xstate-throttler/redis's StoreConflictError). */
+  readonly error: Error;
+  /** The option that differs, e.g. `rate`. */
+  readonly option: string;
+  /** This throttler's value for it. */
+  readonly ours: unknown;
+  /** The value stored by the process that created the shared limiter. */
+  readonly stored: unknown;
 }

@@ -31,7 +31,10 @@ const TIMER_PRECISIONS = ['ms', 'exact'] as const;
 export interface ThrottleOptions {
   /** `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. */
   rate: RatesInput;
-  /** Default `'timer'` (Akka's voucher timer). `'sliding-window'` is the strict one. */
+  /**
+   * Default `'timer'` (Akka's voucher timer); with a `store`, `'sliding-window'`, the strict one, which a
+   * store shares exactly (it refuses `'timer'` and `'warming-up'`).
+   */
   strategy?: StrategyName;
   /**
    * Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`, or a Map
@@ -180,7 +183,8 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
   const strategy = checkOneOf(
     'strategy',
     STRATEGIES,
-    withDefault(options.strategy, 'timer'),
+    // With a store, the one strict strategy it shares: 'timer' (the default without one) cannot be shared.
+    withDefault(options.strategy, (options as { store?: unknown }).store === undefined ? 'timer' : 'sliding-window'),
     `one of ${STRATEGIES.map((name) => `"${name}"`).join(', ')}`,
   );
   const rates = parseRates(options.rate, 'rate');
