@@ -114,6 +114,11 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
     },
     serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
+    () => {
+      if (stopped) return;
+      sendWaiting();
+      host.send({ type: 'WAKE' });
+    },
   );
 
   // A task leaves the queue without starting only through these events (or its AbortSignal, which

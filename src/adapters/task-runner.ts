@@ -7,8 +7,10 @@
  * A task's pause, setRate or stop reaches the busy machine's mailbox and takes
  * effect after the delivery pass it runs in: the delivery gate holds the rest
  * of that pass back until then. It stays closed for the synchronous stretch
- * (the mailbox is handled within it); the machine goes on after a zero-delay
- * wake-up, which comes later than any microtask.
+ * (the mailbox is handled within it). If it held anything back, reopening it
+ * is an event (`resumePass`, a WAKE): the pass goes on then, not on the
+ * machine's zero-delay wake-up, a `setImmediate` that fake timers faking only
+ * `setTimeout` never run (the next task would wait for the next real turn).
  */
 import type { Task, TaskKeeper } from './task.js';
 
@@ -16,6 +18,8 @@ export class TaskRunner {
   /** A task's `fn` is running (inside a delivery pass). */
   running = false;
   private holdingPass = false;
+  /** The gate said no while closed: a pass is held, and reopening must tell the throttler. */
+  private heldBack = false;
 
   constructor(
     private readonly keeper: TaskKeeper,
@@ -23,11 +27,17 @@ export class TaskRunner {
     /** Tells the throttler a delivered task has settled (SETTLED); only with `reportsSettling`. */
     private readonly reportSettled: (task: Task) => void,
     /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
-    private readonly hear?: ((value: unknown, error?: unknown) => void) | undefined,
+    private readonly hear: ((value: unknown, error?: unknown) => void) | undefined,
+    /** Tells the throttler the gate reopened on a pass it held (a WAKE), once the change it waited for is in. */
+    private readonly resumePass: () => void,
   ) {}
 
   /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
-  readonly deliveryGate = (): boolean => !this.holdingPass;
+  readonly deliveryGate = (): boolean => {
+    if (!this.holdingPass) return true;
+    this.heldBack = true;
+    return false;
+  };
 
   /** Called from a running task before it sends a change: the rest of the pass waits for it. */
   holdRestOfPass(): void {
@@ -38,6 +48,9 @@ export class TaskRunner {
 
   private readonly reopenGate = (): void => {
     this.holdingPass = false;
+    if (!this.heldBack) return;
+    this.heldBack = false;
+    this.resumePass();
   };
 
   /** Starts a delivered task (the throttler's target receives it). */

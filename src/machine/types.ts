@@ -16,7 +16,9 @@ export interface ThrottlerInput extends ThrottleOptions {
    * For adapters that run code inside a delivery (the promise API's tasks): asked before each
    * delivery made while the throttler handles an event or a wake-up, only when a message is due. False
    * holds that message and the rest: the throttler goes on after the events waiting in its mailbox
-   * (a PAUSE or SET_RATE the task just sent), on a zero-delay wake-up. Without it, events sent back
+   * (a PAUSE or SET_RATE the task just sent), on a zero-delay wake-up, or sooner on a WAKE the adapter
+   * sends when its gate reopens (the promise API does: a zero-delay wake-up is a `setImmediate` that
+   * fake timers may not run). Without it, events sent back
    * during a delivery take effect once the delivery pass is over, as with any actor.
    */
   deliveryGate?: (() => boolean) | undefined;

@@ -68,7 +68,10 @@ export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
     if (rates.length === this.parts.length) {
       for (const [index, rate] of rates.entries()) this.parts[index]?.setRates([rate], now);
     } else {
-      for (const part of fresh) part.activate(now);
+      for (const part of fresh) {
+        part.activate(now);
+        part.takeOver?.(this.parts, now);
+      }
       this.parts = fresh;
     }
     this.smallestLimit = smallestLimitOf(rates);

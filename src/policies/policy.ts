@@ -50,6 +50,12 @@ export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicySta
   /** Replaces the rates at `now`, keeping as much history as the algorithm allows. */
   setRates(rates: readonly Rate[], now: number): void;
   /**
+   * A fresh part built by a SET_RATE that changed how many rates there are (AllOfPolicies), activated at
+   * `now`, takes over what the parts it replaces still hold back: the voucher timer, the cost their running
+   * period delivered. Absent: it starts as if nothing had been delivered.
+   */
+  takeOver?(previous: readonly ThrottlePolicy[], now: number): void;
+  /**
    * countUntil 'done': counts `cost` as occupying the window from now until
    * {@link releaseInFlight}. Only strategies that can hold a slot open implement it.
    */

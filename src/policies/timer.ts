@@ -74,11 +74,38 @@ export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
     this.latestDeliveryPeriodEnd = this.periodStart + this.rate.interval;
   }
 
-  /** Like Akka's SetRate: a full set of vouchers of the new rate, and the tick restarts now. */
+  /**
+   * As Akka's SetRate, the tick restarts now under the new rate; unlike it, what the period cut short
+   * delivered counts against the new limit. A full set on every SET_RATE let a target that re-sets its
+   * rate on each delivery receive without bound at one instant (5 at t=0 under 2/1s), past the 2 x limit
+   * a window may see.
+   */
   setRates(rates: readonly Rate[], now: number): void {
+    if (this.periodStart === Number.NEGATIVE_INFINITY) {
+      this.rate = rates[0] as Rate;
+      return;
+    }
+    // Rolled under the old rate first: a tick due by now (even at this very millisecond) refilled it.
+    this.rollPeriod(now);
+    const spent = this.rate.limit - this.vouchers;
     this.rate = rates[0] as Rate;
-    if (this.periodStart !== Number.NEGATIVE_INFINITY) this.restartPeriod(now);
+    this.periodStart = now;
+    this.vouchers = Math.max(0, this.rate.limit - spent);
     if (this.latestDeliveryPeriodEnd > now) this.latestDeliveryPeriodEnd = now + this.rate.interval;
+  }
+
+  /** The period the replaced parts were in goes on from now, with what it delivered spent (as setRates does). */
+  takeOver(previous: readonly ThrottlePolicy[], now: number): void {
+    let spent = 0;
+    for (const part of previous) {
+      if (!(part instanceof VoucherTimerPolicy) || part.latestDeliveryPeriodEnd <= now) continue;
+      part.rollPeriod(now);
+      spent = Math.max(spent, part.rate.limit - part.vouchers);
+    }
+    if (spent === 0) return;
+    this.periodStart = now;
+    this.vouchers = Math.max(0, this.rate.limit - spent);
+    this.latestDeliveryPeriodEnd = now + this.rate.interval;
   }
 
   save(shift: number): VoucherTimerState {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
+import { type AnyActorRef, createActor, fromCallback } from 'xstate';
 import { type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
@@ -42,6 +42,29 @@ describe('timer strategy: when a voucher period starts', () => {
     expect(lost.second).toEqual([400, 400, 650, 650]);
     const unset = lostThenNewTarget(true);
     expect(unset.second).toEqual(lost.second);
+  });
+
+  it('a target that sets the same rate again on every delivery gets no more than without it (2 per period)', () => {
+    let throttler: AnyActorRef | undefined;
+    const times: number[] = [];
+    const target = createActor(
+      fromCallback<Numbered>(({ receive }) => {
+        receive(() => {
+          times.push(performance.now());
+          // Sent from inside the delivery: it waits in the busy throttler's mailbox until the pass is over.
+          throttler?.send({ type: 'SET_RATE', rate: '2/1s' });
+        });
+      }),
+    ).start();
+    throttler = createActor(throttlerMachine, { input: { rate: '2/1s', target: target } }).start();
+    for (let n = 1; n <= 5; n++) throttler.send({ type: 'QUEUE', message: msg(n) });
+    advance(10_000);
+    // Each SET_RATE restarts the period where it lands, yet what the period it cut short delivered still
+    // counts: with a full set of vouchers on each, all five went at 0.
+    expect(times).toEqual([0, 0, 1_000, 1_000, 2_000]);
+    expect(throttler.getSnapshot().value).toBe('idle');
+    expect(pendingTimers()).toBe(0);
+    throttler.stop();
   });
 
   it('a period that runs on with nothing queued holds no timer: idle at once, the period still counts', () => {

@@ -78,13 +78,13 @@ describe('AllOfPolicies', () => {
       expect(policy.smallestLimit).toBe(2);
     });
 
-    it('with a different number of rates, starts fresh parts, activated now', () => {
+    it('with a different number of rates, starts fresh parts, activated now, with what the running period delivered spent', () => {
       const policy = activeTimers([perSecond(1), perMinute(100)], 0);
       deliverAt(policy, [0]);
       expect(policy.earliestDelivery(0, 1)).toBe(1_000);
       policy.setRates([perSecond(2), perMinute(100), { limit: 1_000, interval: 3_600_000 }], 200);
-      deliverAt(policy, [200, 200]);
-      // The new 2/1s part's period started at 200.
+      // The new 2/1s part's period started at 200; the delivery at 0 counts in it, as a same-length change counts it.
+      deliverAt(policy, [200]);
       expect(policy.earliestDelivery(200, 1)).toBe(1_200);
       expect(policy.smallestLimit).toBe(2);
     });
@@ -94,9 +94,29 @@ describe('AllOfPolicies', () => {
       deliverAt(policy, [0]);
       expect(policy.earliestDelivery(0, 1)).toBe(10_000);
       policy.setRates([perSecond(5)], 500);
-      deliverAt(policy, [500, 500, 500, 500, 500]);
+      deliverAt(policy, [500, 500, 500, 500]);
       expect(policy.earliestDelivery(500, 1)).toBe(1_500);
       expect(policy.smallestLimit).toBe(5);
+    });
+
+    it('a voucher timer whose rates alternate between one and two opens no burst (the period cut short counts)', () => {
+      const policy = activeTimers([perSecond(2)], 0);
+      const sent: number[] = [];
+      for (let at = 0, round = 0; sent.length < 6; round++) {
+        at = policy.earliestDelivery(at, 1);
+        policy.recordDelivery(at, 1);
+        sent.push(at);
+        policy.setRates(round % 2 === 0 ? [perSecond(2), perMinute(100)] : [perSecond(2)], at);
+      }
+      expect(sent).toEqual([0, 0, 1_000, 1_000, 2_000, 2_000]);
+    });
+
+    it('a period that delivered nothing, or has ended, holds nothing back from the fresh parts', () => {
+      const policy = activeTimers([perSecond(2)], 0);
+      deliverAt(policy, [0, 0]);
+      policy.setRates([perSecond(2), perMinute(100)], 1_000);
+      deliverAt(policy, [1_000, 1_000]);
+      expect(policy.earliestDelivery(1_000, 1)).toBe(2_000);
     });
 
     it('with a different number of token buckets, forgets the wait still owed (fresh buckets start now)', () => {

@@ -117,13 +117,39 @@ describe('VoucherTimerPolicy', () => {
   });
 
   describe('setRates', () => {
-    it('restarts the period now with a full set of the new rate, as Akka SetRate does', () => {
+    it('restarts the period now, as Akka SetRate does; what the period cut short delivered counts against the new limit', () => {
       const policy = activeTimer(perSecond(3), 0);
       deliverAt(policy, [0, 0, 0]);
       policy.setRates([perSecond(5)], 500);
-      deliverAt(policy, [500, 500, 500, 500, 500]);
+      deliverAt(policy, [500, 500]);
       expect(policy.earliestDelivery(500, 1)).toBe(1_500);
       expect(policy.smallestLimit).toBe(5);
+      // Lowered below what was spent: nothing more until the restarted period ends.
+      policy.setRates([perSecond(2)], 1_500);
+      deliverAt(policy, [1_500, 1_500]);
+      policy.setRates([perSecond(1)], 1_700);
+      expect(policy.earliestDelivery(1_700, 1)).toBe(2_700);
+    });
+
+    it('the same rate set again after every delivery opens no burst: the limit per period, as without it', () => {
+      const policy = activeTimer(perSecond(2), 0);
+      const sent: number[] = [];
+      for (let at = 0; sent.length < 6; ) {
+        at = policy.earliestDelivery(at, 1);
+        policy.recordDelivery(at, 1);
+        sent.push(at);
+        policy.setRates([perSecond(2)], at);
+      }
+      // Each SET_RATE restarts the tick where it lands, so the ticks follow the second delivery of each pair.
+      expect(sent).toEqual([0, 0, 1_000, 1_000, 2_000, 2_000]);
+    });
+
+    it('on the very millisecond of a tick, the tick has refilled the vouchers first', () => {
+      const policy = activeTimer(perSecond(2), 0);
+      deliverAt(policy, [0, 0]);
+      policy.setRates([perSecond(2)], 1_000);
+      deliverAt(policy, [1_000, 1_000]);
+      expect(policy.earliestDelivery(1_000, 1)).toBe(2_000);
     });
 
     it('keeps the restarted period over an activation when a delivery period was running', () => {
@@ -131,7 +157,8 @@ describe('VoucherTimerPolicy', () => {
       deliverAt(policy, [0]);
       policy.setRates([{ limit: 3, interval: 2_000 }], 500);
       policy.activate(2_400);
-      deliverAt(policy, [2_400, 2_400, 2_400]);
+      // Two vouchers: the delivery at 0 counts in the restarted period too.
+      deliverAt(policy, [2_400, 2_400]);
       expect(policy.earliestDelivery(2_400, 1)).toBe(2_500);
     });
 
