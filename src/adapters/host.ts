@@ -131,6 +131,14 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
     this.actor.send(event);
   }
 
+  /**
+   * Nothing is sent from now on: returns the unsent batch, for the adapter to settle (entries that
+   * left it since may be among them). Call it before `stop` to settle what never reached the throttler.
+   */
+  abandonBatch(): TEntry[] {
+    return this.batcher?.clear() ?? [];
+  }
+
   /** Stops the throttler (and its one timer) and its target; an unsent batch is forgotten. */
   stop(): void {
     this.batcher?.clear();
