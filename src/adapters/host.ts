@@ -54,6 +54,8 @@ export interface HostSetup<TEntry extends QueueEntry> {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** Asked before each delivery of a pass; no holds the rest of the pass for a zero-delay wake-up. */
   deliveryGate?: (() => boolean) | undefined;
+  /** The error for a message sent to the actor directly that the adapter could not take (ThrottlerInput.messageCheck). */
+  messageCheck?: ((message: { readonly type: string }) => Error | undefined) | undefined;
   /** Called with each delivered message, synchronously, as the throttler delivers it. */
   deliver(message: TEntry['message']): void;
   /** Called for each message that left the queue undelivered. */
@@ -73,7 +75,7 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
   private readonly tracker: HandOverTracker<TEntry> | undefined;
 
   constructor(setup: HostSetup<TEntry>) {
-    const { deliver, discard, deliveryGate, inspect, tracker, resolved } = setup;
+    const { deliver, discard, deliveryGate, messageCheck, inspect, tracker, resolved } = setup;
     this.tracker = tracker;
     this.target = createActor(
       fromCallback<TEntry['message']>(({ receive }) => {
@@ -85,6 +87,7 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
         ...setup.options,
         target: this.target as AnyActorRef,
         ...(deliveryGate === undefined ? {} : { deliveryGate }),
+        ...(messageCheck === undefined ? {} : { messageCheck }),
       },
       clock: setup.clock ?? clockFor(resolved),
       ...(inspect === undefined ? {} : { inspect }),

@@ -125,6 +125,8 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     clock,
     inspect,
     deliveryGate: runner.deliveryGate,
+    // A QUEUE sent to `actor` directly carries no task: refused (`rejected`), never run.
+    messageCheck: (message) => (message instanceof Task ? undefined : notATaskError(message)),
     deliver: runner.start,
     discard: failDiscarded,
     hasLeftBatch: (task) => task.gone,
@@ -288,6 +290,14 @@ function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions):
     channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
   if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
   return keyTemplate === true ? { type: 'SET_RATE', rate, keyTemplate: true } : { type: 'SET_RATE', rate, channel };
+}
+
+function notATaskError(message: unknown): ThrottlerOptionError {
+  return new ThrottlerOptionError(
+    'message',
+    "a task of this throttler (send work with throttler.schedule(), not a QUEUE to throttler.actor)",
+    message,
+  );
 }
 
 function busyError(): Error {
