@@ -295,7 +295,7 @@ function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions):
 function notATaskError(message: unknown): ThrottlerOptionError {
   return new ThrottlerOptionError(
     'message',
-    "a task of this throttler (send work with throttler.schedule(), not a QUEUE to throttler.actor)",
+    'a task of this throttler (send work with throttler.schedule(), not a QUEUE to throttler.actor)',
     message,
   );
 }
