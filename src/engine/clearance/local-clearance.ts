@@ -124,10 +124,8 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       channelPolicy?.recordDelivery(at, cost, requestedAt);
     }
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
-    if (channel !== undefined) {
-      if (request.seq >= 0) this.scopes.left(channel);
-      this.scopes.used(channel, at);
-    }
+    if (channel !== undefined && request.seq >= 0) this.scopes.left(channel);
+    this.scopes.delivered(channel, at);
     this.channelChanged(channel);
   }
 
