@@ -55,6 +55,8 @@ export interface HostSetup<TEntry extends QueueEntry> {
   inspect?: ((event: InspectionEvent) => void) | undefined;
   /** Asked before each delivery of a pass; no holds the rest of the pass for a zero-delay wake-up. */
   deliveryGate?: (() => boolean) | undefined;
+  /** The error for a message sent to the actor directly that the adapter could not take (ThrottlerInput.messageCheck). */
+  messageCheck?: ((message: { readonly type: string }) => Error | undefined) | undefined;
   /** Called with each delivered message, synchronously, as the throttler delivers it. */
   deliver(message: TEntry['message']): void;
   /** Called for each message that left the queue undelivered. */
@@ -74,7 +76,7 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
   private readonly tracker: HandOverTracker<TEntry> | undefined;
 
   constructor(setup: HostSetup<TEntry>) {
-    const { deliver, discard, deliveryGate, inspect, tracker, resolved } = setup;
+    const { deliver, discard, deliveryGate, messageCheck, inspect, tracker, resolved } = setup;
     this.tracker = tracker;
     this.target = createActor(
       fromCallback<TEntry['message']>(({ receive }) => {
@@ -87,6 +89,7 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
           ...setup.options,
           target: this.target as AnyActorRef,
           ...(deliveryGate === undefined ? {} : { deliveryGate }),
+          ...(messageCheck === undefined ? {} : { messageCheck }),
         },
         resolved,
       ),
@@ -140,6 +143,14 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
   /** Sends any other event, as it is: the caller flushes first where order matters. */
   send(event: ThrottlerEvent): void {
     this.actor.send(event);
+  }
+
+  /**
+   * Nothing is sent from now on: returns the unsent batch, for the adapter to settle (entries that
+   * left it since may be among them). Call it before `stop` to settle what never reached the throttler.
+   */
+  abandonBatch(): TEntry[] {
+    return this.batcher?.clear() ?? [];
   }
 
   /** Stops the throttler (and its one timer) and its target; an unsent batch is forgotten. */

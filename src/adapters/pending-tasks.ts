@@ -47,6 +47,8 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
 
   /** Tasks entered that have neither started nor been rejected. */
   private live = 0;
+  /** Of those, the ones not handed over yet (in the batch of this stretch). */
+  private unsent = 0;
 
   /** Whether every task entered has started or been rejected (none waits anywhere: unsent, in the mailbox, queued). */
   get isEmpty(): boolean {
@@ -57,6 +59,12 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
   enter(task: Task): void {
     task.batch = this.openBatch;
     this.live += 1;
+    this.unsent += 1;
+  }
+
+  /** Tasks scheduled and not handed over yet (the batch of this stretch, aborted ones left out): O(1). */
+  get unsentCount(): number {
+    return this.unsent;
   }
 
   /** The task is rejected (through `onAbort`) if `signal` fires while it may still start. */
@@ -78,6 +86,8 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
   sending(tasks: readonly Task[]): void {
     this.underWay.push(this.openBatch);
     this.openBatch += 1;
+    // A hand-over holds every task of the stretch still live (the batch leaves out those that left).
+    this.unsent = 0;
     if (this.closed || tasks.length === 0) return;
     this.batches.push(tasks);
     this.retained += tasks.length;
@@ -89,6 +99,7 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
 
   left(task: Task, handedOver: boolean): void {
     this.live -= 1;
+    if (!handedOver) this.unsent -= 1;
     if (task.signal !== undefined) this.signals.forget(task);
     if (!handedOver || this.closed) return;
     // One count a departure; the list is tidied once they are a good share of it (O(1) amortised).

@@ -70,9 +70,15 @@ export interface Throttler {
    * the keys' template; throws (and changes nothing) on a bad rate or name, or after `stop()`.
    */
   setRate(rate: RatesInput, scope?: string | { keyTemplate: true }): void;
-  /** Stops the throttler and its timer; every task still waiting is rejected with ThrottlerStoppedError. */
+  /**
+   * Stops the throttler and its timer; every task that has not started (scheduled in this synchronous
+   * stretch too) is rejected with ThrottlerStoppedError, and none starts on the way out.
+   */
   stop(): void;
-  /** Waiting, started, dropped and rejected task counts; after `stop()`, the tasks it rejected count as dropped. */
+  /**
+   * Waiting, started, dropped and rejected task counts, read without side effect (tasks of this stretch not
+   * yet handed to the machine count as waiting); after `stop()`, the tasks it rejected count as dropped.
+   */
   readonly counts: ThrottlerCounts;
   /** The underlying actor, for `actor.on(...)` events and inspection. */
   readonly actor: Actor<typeof throttlerMachine>;

@@ -36,9 +36,11 @@
  *   (then start on a zero-delay wake-up, if it allows them). `tryAcquire`
  *   cannot answer from inside one (the throttler is busy delivering) and
  *   throws, taking nothing.
- * - After `stop()`, `schedule` rejects and `tryAcquire`, `pause`, `resume` and
+ * - `stop()` rejects every task that has not started, those of the unsent batch
+ *   too (the batch is not sent on the way out: it would start what the rate
+ *   allows). After it, `schedule` rejects and `tryAcquire`, `pause`, `resume` and
  *   `setRate` throw a ThrottlerStoppedError; `counts` then shows nothing queued,
- *   the tasks `stop()` rejected counted as dropped.
+ *   the tasks `stop()` rejected counted as dropped. Reading `counts` sends nothing.
  * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
  *   settling back to the machine (SETTLED), so the next one may start.
  * - `priority`, `maxWait` and `deadline` per task: among tasks the rate allows,
@@ -132,6 +134,8 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     clock,
     inspect,
     deliveryGate: runner.deliveryGate,
+    // A QUEUE sent to `actor` directly carries no task: refused (`rejected`), never run.
+    messageCheck: (message) => (message instanceof Task ? undefined : notATaskError(message)),
     deliver: runner.start,
     discard: failDiscarded,
     hasLeftBatch: (task) => task.gone,
@@ -244,15 +248,20 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     },
     stop: () => {
       if (stopped) return;
-      sendWaiting();
+      // The lease ends (what it started is recorded); the batch of this stretch is NOT sent: sending it
+      // would start what the rate allows now, and stop() rejects every task that has not started.
+      taskLease?.end();
       runner.holdRestOfPass();
       stopped = true;
+      const unsent = host.abandonBatch();
       const rejectLeftBehind = (): void => {
         if (countsAtStop !== undefined) return;
         // Everything still in the machine's queue leaves with the stop, including tasks aborted
         // whose CANCEL never arrived; tasks that never reached it count where they are rejected.
         const { queued, delivered, dropped, rejected } = countsOf(actor);
-        const neverQueued = pending.rejectAll(new ThrottlerStoppedError());
+        const error = new ThrottlerStoppedError();
+        let neverQueued = pending.rejectAll(error);
+        for (const task of unsent) if (task.fail(error, pending)) neverQueued += 1;
         countsAtStop = { queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected };
       };
       // Called from inside a task (or a listener) the actor stops once the event it is handling is
@@ -261,10 +270,17 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       host.stop();
       if (actor.getSnapshot().status !== 'active') rejectLeftBehind();
     },
+    // A getter changes nothing: the tasks of this stretch not handed over yet count as queued, and
+    // those started on the open lease as delivered, without sending either to the machine.
     get counts() {
       if (countsAtStop !== undefined) return { ...countsAtStop };
-      sendWaiting();
-      return countsOf(actor);
+      const { queued, delivered, dropped, rejected } = countsOf(actor);
+      return {
+        queued: queued + pending.unsentCount,
+        delivered: delivered + (taskLease?.startedUnrecorded ?? 0),
+        dropped,
+        rejected,
+      };
     },
     actor,
   };
@@ -292,6 +308,14 @@ function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions):
 function countsOf(actor: Throttler['actor']): ThrottlerCounts {
   const counts = actor.getSnapshot().context?.counts as ThrottlerCounts | undefined;
   return counts === undefined ? { queued: 0, delivered: 0, dropped: 0, rejected: 0 } : { ...counts };
+}
+
+function notATaskError(message: unknown): ThrottlerOptionError {
+  return new ThrottlerOptionError(
+    'message',
+    'a task of this throttler (send work with throttler.schedule(), not a QUEUE to throttler.actor)',
+    message,
+  );
 }
 
 function busyError(): Error {

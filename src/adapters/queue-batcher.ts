@@ -61,11 +61,13 @@ export class QueueBatcher<TEntry> {
     if (entries.length > 0) this.send(entries);
   };
 
-  /** The throttler is gone: what waits unsent is forgotten, and nothing is sent from now on. */
-  clear(): void {
+  /** The throttler is gone: nothing is sent from now on; returns what waited unsent (some may have left it). */
+  clear(): TEntry[] {
     this.cleared = true;
     this.pendingFlush?.unsubscribe();
     this.pendingFlush = undefined;
+    const unsent = this.entries;
     this.entries = [];
+    return unsent;
   }
 }

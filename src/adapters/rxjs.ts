@@ -13,7 +13,9 @@
  *   subscription. With a bounded queue (`capacity`), a value rejected or dropped
  *   for overflow goes to `onDropped` if given, and otherwise errors the stream:
  *   a value is never lost quietly. A value past its `maxWait` goes to `onDropped`
- *   (required with `maxWait`) and the stream goes on. An invalid `cost`,
+ *   (required with `maxWait`) and the stream goes on. An `onDropped` that
+ *   throws errors the stream with what it threw (the values still waiting
+ *   are discarded with the subscription). An invalid `cost`,
  *   `channel`, `priority` or `maxWait` for a value errors the stream. With a store
  *   that refuses this configuration (another process created it with other
  *   options), the StoreConflictError errors the stream.
@@ -131,7 +133,13 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         if (event.type === 'rejected' && event.reason === 'invalid') {
           subscriber.error(event.error);
         } else if (onDropped !== undefined) {
-          onDropped((event.message as QueuedValue<T>).value, event.error);
+          try {
+            onDropped((event.message as QueuedValue<T>).value, event.error);
+          } catch (error) {
+            // The caller's own handler failed: the stream ends with its error, never an uncaught one.
+            subscriber.error(error);
+            return;
+          }
           completeIfDrained();
         } else {
           subscriber.error(event.error);

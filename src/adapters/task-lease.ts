@@ -49,6 +49,11 @@ export class TaskLease {
     return true;
   }
 
+  /** Tasks started on the open lease, which the machine records when it ends (0 when none is open). */
+  get startedUnrecorded(): number {
+    return this.open ? this.lease.spent : 0;
+  }
+
   /** Ends the open lease, if any: call it before anything else is sent to the machine. */
   end(): void {
     if (!this.open) return;

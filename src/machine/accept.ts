@@ -38,7 +38,7 @@ export function acceptMessage(
   let priority: number | undefined;
   let deadline: number | undefined;
   try {
-    const invalidMessage = messageError(event.message);
+    const invalidMessage = messageRefusal(context, event.message);
     if (invalidMessage !== undefined) throw invalidMessage;
     cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
     priority = checkPriority(event.priority);
@@ -89,6 +89,11 @@ export function acceptMessage(
   }
   emitDiscarded(context, effects);
   return now;
+}
+
+/** Why a message cannot be taken in: not an event object, or not of the adapter's kind (`messageCheck`). */
+export function messageRefusal(context: ThrottlerContext, message: unknown): Error | undefined {
+  return messageError(message) ?? context.messageCheck?.(message as Message);
 }
 
 /**
@@ -150,7 +155,7 @@ export function passesStraightThrough(context: ThrottlerContext, event: QueueEve
   const { dispatcher, target } = context;
   const { clearance } = dispatcher;
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
-  if (messageError(event.message) !== undefined || !mayGoAsIs(event, now)) return false;
+  if (messageRefusal(context, event.message) !== undefined || !mayGoAsIs(event, now)) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
   return clearance.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
 }

@@ -1,7 +1,8 @@
 import type { StoreConflict } from '../engine/clearance/clearance.js';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
-import { checkTarget, pauseUntil, rateScope, replyError } from './event-checks.js';
+import { checkTarget, pauseUntil, rateScope } from './event-checks.js';
 import type { ThrottlerContext, ThrottlerEvent } from './types.js';
 
 /** SET_TARGET: the target every delivery goes to from now on (checked to be a full actor ref). */
@@ -66,25 +67,48 @@ export function settle(context: ThrottlerContext, event: ThrottlerEvent, effects
   effects.assign(published(context, context.target, context.wakeAt));
 }
 
+/** The fields a TRY_ACQUIRE's reply receives: checked writable before a permit is taken. */
+const REPLY_FIELDS = ['waitMs', 'error'] as const;
+
 /** TRY_ACQUIRE: takes a permit now if one is free, answered in the event's own reply object. */
 export function tryAcquire(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
   if (event.type !== 'TRY_ACQUIRE') return;
-  const invalidReply = replyError(event.reply);
+  const { reply } = event;
+  // No permit is taken for an answer nobody can read: everything about the reply is decided first.
+  const invalidReply = answerObjectError(reply, 'reply', '{ waitMs } or { error }', REPLY_FIELDS);
   if (invalidReply !== undefined) {
-    // No permit is taken for an answer nobody can read.
     refuse(effects, event, invalidReply);
     return;
   }
-  // Answered too late: the sender gave up waiting (see TryAcquireEvent), so nobody would hold the permit.
-  if (event.reply.cancelled === true) return;
-  const { dispatcher } = context;
+  let cancelled: unknown;
   try {
-    const cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
-    event.reply.waitMs = dispatcher.tryAcquire(event.channel, cost, context.now());
-  } catch (error) {
-    event.reply.error = error as Error;
+    cancelled = reply.cancelled;
+  } catch {
+    refuse(effects, event, new ThrottlerOptionError('reply.cancelled', 'a field that can be read', reply));
     return;
   }
+  // Answered too late: the sender gave up waiting (see TryAcquireEvent), so nobody would hold the permit.
+  if (cancelled === true) return;
+  const { dispatcher } = context;
+  let answer: { waitMs: number } | { error: Error };
+  try {
+    const cost = dispatcher.clearance.checkMessage(event.channel, event.cost);
+    answer = { waitMs: dispatcher.tryAcquire(event.channel, cost, context.now()) };
+  } catch (error) {
+    answer = { error: error as Error };
+  }
+  try {
+    if ('error' in answer) reply.error = answer.error;
+    else reply.waitMs = answer.waitMs;
+  } catch {
+    // Only a Proxy that passed the checks and then threw: a permit it took stays taken (the safe side).
+    refuse(
+      effects,
+      event,
+      new ThrottlerOptionError('reply', 'a writable object that receives { waitMs } or { error }', reply),
+    );
+  }
+  if ('error' in answer) return;
   // Asking what waits drops what is past its deadline.
   emitDiscarded(context, effects);
   effects.assign(published(context, context.target, context.wakeAt));

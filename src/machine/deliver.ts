@@ -5,6 +5,7 @@
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
 import type { QueuedMessage } from '../engine/queue/queued-message.js';
+import { GRANT_TOLERANCE_MS } from '../policies/smooth-rate.js';
 import { type Effects, emitDiscarded, MAX_TIMER_DELAY, published, WAKE_UP_ID } from './effects.js';
 import type { ThrottlerContext } from './types.js';
 import { listensTo, relay } from './xstate-internals.js';
@@ -181,9 +182,12 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
     if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
     if (wakeAt !== Number.POSITIVE_INFINITY) {
       // Rounded up unless the clock keeps fractions: setTimeout truncates them, and a timer a fraction
-      // of a millisecond early would only wake us to wait again.
+      // of a millisecond early would only wake us to wait again. A rounding error past a whole ms (a sum
+      // of permit intervals) is no reason to wait a round more; a wait is at least 1 ms, so nothing spins
+      // (0 is the held pass's wake-up after the mailbox).
       const exact = wakeAt - now;
-      const delay = Math.min(MAX_TIMER_DELAY, dispatcher.wakesExactly ? exact : Math.ceil(exact));
+      const rounded = exact === 0 ? 0 : Math.max(1, Math.ceil(exact - GRANT_TOLERANCE_MS));
+      const delay = Math.min(MAX_TIMER_DELAY, dispatcher.wakesExactly ? exact : rounded);
       effects.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
     }
   }

@@ -55,13 +55,6 @@ export function pauseUntil(event: { until?: unknown; duration?: unknown }, now: 
   return Number.POSITIVE_INFINITY;
 }
 
-/** Checks a TRY_ACQUIRE's `reply`: the one place its answer can go. */
-export function replyError(reply: unknown): ThrottlerOptionError | undefined {
-  return typeof reply === 'object' && reply !== null && !Object.isFrozen(reply)
-    ? undefined
-    : new ThrottlerOptionError('reply', 'a writable object that receives { waitMs } or { error }', reply);
-}
-
 /**
  * Checks a SET_RATE's `channel` and `keyTemplate` (one or the other, or neither for the overall rates) and
  * names the option its rate's errors mention. Whether the channel is configured, or can be a key, is the

@@ -14,6 +14,8 @@ export interface ContextExtras {
   version?: number;
   /** An adapter's gate before each send (a restored throttler has none). */
   deliveryGate?: (() => boolean) | undefined;
+  /** An adapter's check of a message's kind (a restored throttler has none). */
+  messageCheck?: ((message: AnyEventObject) => Error | undefined) | undefined;
   /** A shared store that answers instead of the local policies, and how to reach the actor it wakes. */
   store?: { store: ThrottleStore; actor: () => AnyActorRef | undefined } | undefined;
   /** The throttler's own actor, once it exists: whether a listener hears its deliveries is asked of it. */
@@ -29,7 +31,7 @@ export interface ContextExtras {
 export function initialContext(
   options: ResolvedOptions,
   target: AnyActorRef | undefined,
-  { version = 0, deliveryGate, store, self }: ContextExtras = {},
+  { version = 0, deliveryGate, messageCheck, store, self }: ContextExtras = {},
 ): ThrottlerContext {
   const clock = new MonotoneClock(options.now);
   // A store answers asynchronously: it wakes the actor with an event, never during one of its calls.
@@ -49,6 +51,7 @@ export function initialContext(
       const actor = self?.();
       return actor === undefined || listensTo(actor, 'delivered');
     }),
+    messageCheck,
     target,
     wakeAt: Number.POSITIVE_INFINITY,
     counts: { ...dispatcher.counts },

@@ -1,5 +1,6 @@
 import type { ActorRefLike, AnyEventObject, InspectionEvent, Observer } from 'xstate';
 import { Dispatcher } from '../engine/dispatcher.js';
+import { ThrottlerOptionError } from '../rate/index.js';
 
 /**
  * Wraps an inspector (e.g. `createBrowserInspector().inspect` from
@@ -13,7 +14,10 @@ import { Dispatcher } from '../engine/dispatcher.js';
  *   view of the actor whose `getSnapshot()` returns the summary;
  * - a `QUEUE_BATCH` event (`@xstate.event`, and the snapshot event it caused):
  *   its first `maxMessages` messages and `batchSize`, the count of all of them.
- * Other actors and events pass through untouched.
+ * Every other inspection event that carries an event or a snapshot (XState's
+ * `@xstate.microstep`, one per transition, carries both) is summarised alike.
+ * Other actors and events pass through untouched. `maxMessages` (default 10)
+ * must be an integer >= 0: anything else throws a ThrottlerOptionError now.
  *
  * ```ts
  * createActor(throttlerMachine, { input, inspect: summarizeInspection(inspector.inspect) });
@@ -23,6 +27,12 @@ export function summarizeInspection(
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
   { maxMessages = 10 }: { maxMessages?: number } = {},
 ): (event: InspectionEvent) => void {
+  if (typeof maxMessages !== 'number' || !Number.isSafeInteger(maxMessages) || maxMessages < 0) {
+    throw new ThrottlerOptionError('maxMessages', 'an integer >= 0 (waiting messages shown)', maxMessages);
+  }
+  if (typeof inspect !== 'function' && (typeof inspect !== 'object' || inspect === null)) {
+    throw new ThrottlerOptionError('inspect', 'an inspector: a function or an observer { next }', inspect);
+  }
   const forward = typeof inspect === 'function' ? inspect : (event: InspectionEvent) => inspect.next?.(event);
   const summarizeSnapshot = (snapshot: unknown): unknown => {
     const dispatcher = (snapshot as { context?: { dispatcher?: unknown } } | undefined)?.context?.dispatcher;
@@ -52,17 +62,15 @@ function summarizeOne(
     // summarises only what turns out to be a throttler's snapshot when the inspector reads it.
     return { ...inspectionEvent, actorRef: summarizingView(inspectionEvent.actorRef, summarizeSnapshot) };
   }
-  if (inspectionEvent.type === '@xstate.event') {
-    const event = summarizeEvent(inspectionEvent.event);
-    return event === inspectionEvent.event ? inspectionEvent : { ...inspectionEvent, event };
-  }
-  if (inspectionEvent.type === '@xstate.snapshot') {
-    const event = summarizeEvent(inspectionEvent.event);
-    const snapshot = summarizeSnapshot(inspectionEvent.snapshot) as typeof inspectionEvent.snapshot;
-    if (event === inspectionEvent.event && snapshot === inspectionEvent.snapshot) return inspectionEvent;
-    return { ...inspectionEvent, event, snapshot };
-  }
-  return inspectionEvent;
+  // @xstate.event, @xstate.snapshot, @xstate.microstep, and any later kind with an event or a snapshot.
+  const carried = inspectionEvent as { event?: AnyEventObject; snapshot?: unknown };
+  const event = carried.event === undefined ? undefined : summarizeEvent(carried.event);
+  const snapshot = carried.snapshot === undefined ? undefined : summarizeSnapshot(carried.snapshot);
+  if (event === carried.event && snapshot === carried.snapshot) return inspectionEvent;
+  const summarized: Record<string, unknown> = { ...inspectionEvent };
+  if (event !== undefined) summarized.event = event;
+  if (snapshot !== undefined) summarized.snapshot = snapshot;
+  return summarized as unknown as InspectionEvent;
 }
 
 /**

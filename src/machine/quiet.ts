@@ -21,8 +21,7 @@
  *   head still waits for the timer already armed.
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
-import { messageError } from '../engine/queue/message-checks.js';
-import { passesStraightThrough, straightThrough } from './accept.js';
+import { messageRefusal, passesStraightThrough, straightThrough } from './accept.js';
 import { sendNow, sendRecord } from './deliver.js';
 import { type Effects, published } from './effects.js';
 import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
@@ -64,7 +63,7 @@ export function queuesQuietly(context: ThrottlerContext, event: ThrottlerEvent):
   if (event.type !== 'QUEUE') return false;
   const { channel, priority, deadline, maxWait, cost } = event;
   if (channel !== undefined || priority !== undefined || deadline !== undefined || maxWait !== undefined) return false;
-  if (context.pacer.isHolding || messageError(event.message) !== undefined) return false;
+  if (context.pacer.isHolding || messageRefusal(context, event.message) !== undefined) return false;
   const now = context.now();
   const { dispatcher } = context;
   if (!(now < context.wakeAt) || !dispatcher.wouldWaitBehind(now) || !nothingToTell(context)) return false;

@@ -128,13 +128,17 @@ export const throttlerMachine = setup({
   context: ({ input, self }) => {
     const options = optionsOfInput(input);
     const target = checkTarget(input.target);
-    const { deliveryGate } = input;
+    const { deliveryGate, messageCheck } = input;
     if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
       throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
+    }
+    if (messageCheck !== undefined && typeof messageCheck !== 'function') {
+      throw new ThrottlerOptionError('messageCheck', 'a function', messageCheck);
     }
     const store = checkStore(input.store);
     const context = initialContext(options, target, {
       deliveryGate,
+      messageCheck,
       store: store && { store, actor: () => self },
       self: () => self,
     });

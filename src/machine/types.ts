@@ -23,6 +23,12 @@ export interface ThrottlerInput extends ThrottleOptions {
    */
   deliveryGate?: (() => boolean) | undefined;
   /**
+   * For adapters whose target can take only their own messages (the promise API's tasks): the error for
+   * a message it could not take, or undefined. Such a message, sent to the actor directly, is rejected
+   * (`rejected`, reason 'invalid', with that error) instead of delivered. Asked once per message taken in.
+   */
+  messageCheck?: ((message: AnyEventObject) => Error | undefined) | undefined;
+  /**
    * Share every rate with every throttler, in any process, that uses a store of the same name:
    * `createRedisStore({ redis, name })` from `xstate-throttler/redis`. The store then decides when
    * each message may go, on its own clock (README, "Sharing a limit across processes").
@@ -180,6 +186,8 @@ export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject>
   readonly clock: MonotoneClock;
   /** How many more sends this turn may make, and the adapter's gate; scratch state, never saved. */
   readonly pacer: DeliveryPacer;
+  /** The adapter's check of a message's kind (ThrottlerInput.messageCheck); never saved. */
+  readonly messageCheck: ((message: AnyEventObject) => Error | undefined) | undefined;
   target: AnyActorRef | undefined;
   /** When the pending wake-up timer fires; Infinity when none is pending. */
   wakeAt: number;

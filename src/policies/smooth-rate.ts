@@ -23,6 +23,15 @@ export interface SmoothRateState {
 export const GRANT_SLACK_MS = 1;
 
 /**
+ * How far past `nextFree` a rounding error may put it, in ms. Grants are sums of permit intervals
+ * (10/3 ms, three times, is 10 ms exactly but adds up to 10.000000000000002): a grant that lies less
+ * than this past the moment asked about is due then, so a timer that counts whole ms does not wait a
+ * round more for a rounding error. One nanosecond: far below what a clock tells apart, far above the
+ * rounding of any schedule's sums.
+ */
+export const GRANT_TOLERANCE_MS = 1e-6;
+
+/**
  * The reservation arithmetic shared by Guava's SmoothBursty and SmoothWarmingUp
  * (SmoothRateLimiter): permits are granted one `stableInterval` apart, unused
  * time is stored as permits up to `maxPermits`, and a request is granted at
@@ -57,7 +66,7 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy<SmoothRateState
   activate(): void {}
 
   earliestDelivery(now: number): number {
-    return Math.max(now, this.nextFree);
+    return this.nextFree - now <= GRANT_TOLERANCE_MS ? now : this.nextFree;
   }
 
   /**

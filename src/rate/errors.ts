@@ -27,11 +27,16 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
   if (value === undefined || value === null) return String(value);
   if (typeof value === 'function') return 'a function';
-  if (Array.isArray(value)) return `an array of ${value.length}`;
   try {
+    if (Array.isArray(value)) return `an array of ${value.length}`;
     const json = JSON.stringify(value);
     return json.length > 80 ? `${json.slice(0, 77)}...` : json;
   } catch {
-    return Object.prototype.toString.call(value);
+    // A Proxy whose traps throw (or a revoked one) can be named, not read.
+    try {
+      return Object.prototype.toString.call(value);
+    } catch {
+      return 'an object that throws when read';
+    }
   }
 }

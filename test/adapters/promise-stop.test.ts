@@ -122,3 +122,64 @@ describe('createThrottler: stop() finds every waiting task without asking the ma
     expect(throttler.counts).toEqual({ queued: 0, delivered: 150, dropped: 150, rejected: 0 });
   });
 });
+
+describe('createThrottler: stop() rejects every task that has not started; reading counts changes nothing', () => {
+  /**
+   * Bottleneck's own stop test (test/stop.js, "Should stop and drop the queue"), ported: maxConcurrent 2,
+   * one start per 100 ms; at 125 ms task 0 is done, task 1 runs (100 ms long), task 2 is due at 200 and
+   * task 3 waits behind it. stop() drops 2 and 3, lets 1 finish, and refuses anything scheduled after.
+   */
+  it("Bottleneck's 'stop and drop the queue', ported", async () => {
+    const throttler = createThrottler({ rate: '1/100ms', strategy: 'sliding-window', maxConcurrent: 2 });
+    const { order, track } = settlements();
+    const started: number[] = [];
+    const job = (n: number, ms: number) => () => {
+      started.push(n);
+      return new Promise((resolve) => setTimeout(() => resolve(n), ms));
+    };
+    const settled = [
+      track(throttler.schedule(job(0, 0)), '0'),
+      track(throttler.schedule(job(1, 100)), '1'),
+      track(throttler.schedule(job(2, 0)), '2'),
+      track(throttler.schedule(job(3, 0)), '3'),
+    ];
+    await advance(125);
+    expect(started).toEqual([0, 1]);
+    expect(throttler.counts).toEqual({ queued: 2, delivered: 2, dropped: 0, rejected: 0 });
+    throttler.stop();
+    settled.push(track(throttler.schedule(job(4, 0)), '4'));
+    await advance(1_000);
+    await Promise.all(settled);
+    expect(started).toEqual([0, 1]);
+    expect(order).toEqual(['0:ok', '2:stopped', '3:stopped', '4:stopped', '1:ok']);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 2, dropped: 2, rejected: 0 });
+  });
+
+  it('tasks scheduled in the same synchronous stretch as stop(), not yet handed over, never start', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const { order, track } = settlements();
+    const run = vi.fn(() => 'ran');
+    // With options (no lease): each waits in the batch of this stretch, which the rate would let go at once.
+    const settled = [1, 2, 3].map((n) => track(throttler.schedule(run, { priority: 5 }), `${n}`));
+    throttler.stop();
+    await advance(1_000);
+    await Promise.all(settled);
+    expect(run).not.toHaveBeenCalled();
+    expect(order).toEqual(['1:stopped', '2:stopped', '3:stopped']);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 0, dropped: 3, rejected: 0 });
+  });
+
+  it('reading counts sends nothing: a task of this stretch counts as queued and starts no sooner', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const run = vi.fn(() => 'ran');
+    const leased = vi.fn(() => 'leased');
+    const first = throttler.schedule(leased); // starts inside the call, on a lease
+    const second = throttler.schedule(run, { priority: 5 });
+    expect(throttler.counts).toEqual({ queued: 1, delivered: 1, dropped: 0, rejected: 0 });
+    expect(run).not.toHaveBeenCalled();
+    expect(leased).toHaveBeenCalledTimes(1);
+    await expect(second).resolves.toBe('ran');
+    await expect(first).resolves.toBe('leased');
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 2, dropped: 0, rejected: 0 });
+  });
+});

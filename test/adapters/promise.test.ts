@@ -589,3 +589,29 @@ describe('createThrottler: concurrency, completion-based counting, pause', () =>
     throttler.stop();
   });
 });
+
+describe('createThrottler: events sent to throttler.actor directly', () => {
+  it('a raw QUEUE or QUEUE_BATCH whose message is no task is rejected, named; the task runner lives on', async () => {
+    const throttler = createThrottler({ rate: '1/1s', strategy: 'sliding-window' });
+    const rejected: string[] = [];
+    throttler.actor.on('rejected', (event) => rejected.push(`${event.reason}: ${event.error.message}`));
+    // Idle (the straight-through path), then in a batch, then active behind a waiting task (the quiet path).
+    throttler.actor.send({ type: 'QUEUE', message: { type: 'raw' } });
+    throttler.actor.send({ type: 'QUEUE_BATCH', messages: [{ message: { type: 'raw' } }] });
+    const { starts, results } = scheduleNumbered(throttler, 3);
+    await advance(0);
+    throttler.actor.send({ type: 'QUEUE', message: { type: 'raw' } });
+    await advance(2_000);
+    await expect(Promise.all(results)).resolves.toEqual([1, 2, 3]);
+    expect(starts).toEqual([
+      [1, 0],
+      [2, 1_000],
+      [3, 2_000],
+    ]);
+    const refusal =
+      'invalid: message must be a task of this throttler (send work with throttler.schedule(), not a QUEUE to throttler.actor), got {"type":"raw"}';
+    expect(rejected).toEqual([refusal, refusal, refusal]);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 3, dropped: 0, rejected: 3 });
+    expect(throttler.actor.getSnapshot().status).toBe('active');
+  });
+});

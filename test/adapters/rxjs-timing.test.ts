@@ -41,6 +41,31 @@ describe('throttleQueue: priority and maxWait per value', () => {
     expect(dropped[0]?.error).toBeInstanceOf(ThrottlerExpiredError);
   });
 
+  it.each([
+    ['an expired value', { maxWait: (v: string) => (v === 'b' ? 5 : undefined) }, 'a 5ms #'],
+    ['a value dropped for overflow', { capacity: 1, overflow: 'drop-oldest' as const }, 'a-#'],
+  ])(
+    'an onDropped that throws on %s errors the stream with what it threw; nothing is thrown uncaught',
+    (_name, extra, expected) => {
+      const scheduler = marbles();
+      const failure = new Error('onDropped failed');
+      scheduler.run(({ cold, expectObservable }) => {
+        const throttled = cold('abc|').pipe(
+          throttleQueue<string>({
+            rate: '1/10ms',
+            strategy: 'sliding-window',
+            scheduler,
+            onDropped: () => {
+              throw failure;
+            },
+            ...extra,
+          }),
+        );
+        expectObservable(throttled).toBe(expected, undefined, failure);
+      });
+    },
+  );
+
   it('requires onDropped with maxWait, and a function for priority and maxWait', () => {
     expect(() => throttleQueue({ rate: '1/1s', maxWait: () => 5 })).toThrow(ThrottlerOptionError);
     expect(() => throttleQueue({ rate: '1/1s', maxWait: () => 5 })).toThrow(

@@ -280,3 +280,115 @@ describe('a time source that misbehaves: time never runs backwards, never jumps 
     expect((actor.getSnapshot().error as Error).message).toBe('now() must be a finite time in milliseconds, got NaN');
   });
 });
+
+/** Objects an answer is written into, as a hostile sender could make them: each throws or cannot be written. */
+function hostileAnswerObjects(fields: readonly [string, string]) {
+  const [first, second] = fields;
+  const throws = () => {
+    throw new Error('hostile');
+  };
+  const everyTrapThrows = new Proxy(
+    {},
+    {
+      get: throws,
+      set: throws,
+      has: throws,
+      getOwnPropertyDescriptor: throws,
+      getPrototypeOf: throws,
+      isExtensible: throws,
+      ownKeys: throws,
+      defineProperty: throws,
+    },
+  );
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  return [
+    [`a read-only ${first}`, Object.defineProperty({ [second]: 0 }, first, { value: 0, writable: false }), `${first}`],
+    [
+      `a ${first} getter and setter that throw`,
+      Object.defineProperty({ [second]: 0 }, first, { get: throws, set: throws, enumerable: true }),
+      `${first}`,
+    ],
+    [`${second} with a setter that does nothing`, Object.defineProperty({}, second, { set: () => {} }), `${second}`],
+    [`a sealed object without ${first}`, Object.seal({ [second]: 0 }), `${first}`],
+    [`a read-only ${first} inherited`, Object.create(Object.freeze({ [first]: 0, [second]: 0 })), `${first}`],
+    ['a Proxy whose every trap throws', everyTrapThrows, ''],
+    ['a revoked Proxy', revoked.proxy, ''],
+  ] as const;
+}
+
+describe('hostile answer objects (a LEASE’s lease, a TRY_ACQUIRE’s reply): refused before anything changes', () => {
+  it.each(hostileAnswerObjects(['granted', 'spent']))(
+    'LEASE with %s: invalidEvent, the queue intact',
+    (_name, lease, field) => {
+      const started = withOneWaiting();
+      started.send({ type: 'LEASE', want: 3, lease });
+      const option = field === '' ? 'lease' : `lease.${field}`;
+      expect(errors(started.emitted, 'invalidEvent')).toEqual([
+        expect.stringMatching(new RegExp(`^${option} must be `)),
+      ]);
+      expectStillWorking(started);
+    },
+  );
+
+  it.each(hostileAnswerObjects(['waitMs', 'error']))(
+    'TRY_ACQUIRE with %s: invalidEvent, the queue intact',
+    (_name, reply, field) => {
+      const started = withOneWaiting();
+      started.send({ type: 'TRY_ACQUIRE', reply });
+      const option = field === '' ? 'reply' : `reply.${field}`;
+      expect(errors(started.emitted, 'invalidEvent')).toEqual([
+        expect.stringMatching(new RegExp(`^${option} must be `)),
+      ]);
+      expectStillWorking(started);
+    },
+  );
+
+  it('TRY_ACQUIRE whose reply.cancelled getter throws: refused, no permit taken', () => {
+    const target = createRecorder<Numbered>();
+    const { actor, emitted, send } = startThrottler({ rate: '1/1s', strategy: 'sliding-window', target: target.ref });
+    const reply = Object.defineProperty({}, 'cancelled', {
+      get: () => {
+        throw new Error('hostile');
+      },
+    });
+    send({ type: 'TRY_ACQUIRE', reply });
+    expect(errors(emitted, 'invalidEvent')).toEqual([
+      expect.stringMatching(/^reply\.cancelled must be a field that can be read/),
+    ]);
+    send({ type: 'QUEUE', message: msg(1) });
+    expect(target.times()).toEqual([0]);
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('a Proxy that passes the checks and then throws on the write: refused, and a lease it opened is charged whole', () => {
+    const target = createRecorder<Numbered>();
+    // Nobody listens to every event: a listener to `delivered` would get no lease at all.
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '3/1s', strategy: 'sliding-window', target: target.ref },
+    }).start();
+    const emitted: ThrottlerEmitted[] = [];
+    actor.on('invalidEvent', (event) => emitted.push(event));
+    const send = (event: unknown) => actor.send(event as never);
+    const throwsOnWrite = new Proxy(
+      {},
+      {
+        set: () => {
+          throw new Error('hostile');
+        },
+      },
+    );
+    send({ type: 'LEASE', want: 3, lease: throwsOnWrite });
+    expect(errors(emitted, 'invalidEvent')).toEqual([expect.stringMatching(/^lease must be a writable object/)]);
+    // The holder may have seen what was granted: the next event ends the lease and counts all three.
+    const reply: { waitMs?: number } = {};
+    send({ type: 'TRY_ACQUIRE', reply });
+    expect(reply.waitMs).toBe(1_000);
+    send({ type: 'TRY_ACQUIRE', reply: throwsOnWrite });
+    expect(errors(emitted, 'invalidEvent')).toHaveLength(2);
+    send({ type: 'QUEUE', message: msg(1) });
+    advance(1_000);
+    expect(target.times()).toEqual([1_000]);
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, type InspectionEvent } from 'xstate';
-import { summarizeInspection, throttlerMachine } from '../../src/index.js';
+import { summarizeInspection, ThrottlerOptionError, throttlerMachine } from '../../src/index.js';
 import { msg } from '../support/recorder.js';
 
 describe('summarizeInspection', () => {
@@ -45,5 +45,37 @@ describe('summarizeInspection', () => {
     const event = { type: '@xstate.snapshot', snapshot: { context: { n: 1 } } } as unknown as InspectionEvent;
     forward(event);
     expect(seen[0]).toBe(event);
+  });
+
+  it('summarises every event that carries a batch or a snapshot, microsteps too: a 100k batch stays small', () => {
+    const seen: InspectionEvent[] = [];
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '1/1d' },
+      inspect: summarizeInspection((event) => seen.push(event), { maxMessages: 5 }),
+    }).start();
+    actor.send({ type: 'SET_TARGET', target: createActor(throttlerMachine, { input: { rate: '1/1s' } }).start() });
+    const messages = Array.from({ length: 100_000 }, (_, n) => ({ message: msg(n) }));
+    actor.send({ type: 'QUEUE_BATCH', messages });
+    actor.send({ type: 'WAKE' });
+    const types = new Set(seen.map((event) => event.type));
+    expect(types).toContain('@xstate.microstep');
+    for (const event of seen) {
+      const { event: carried, snapshot } = event as { event?: unknown; snapshot?: unknown };
+      // What an inspector would serialise of it: the event and the snapshot, each kept small.
+      expect(JSON.stringify({ event: carried, snapshot }).length, event.type).toBeLessThan(4_000);
+    }
+    const batches = seen.flatMap((event) => {
+      const carried = (event as { event?: { type?: string; batchSize?: number; messages?: unknown[] } }).event;
+      return carried?.type === 'QUEUE_BATCH' ? [[event.type, carried.batchSize, carried.messages?.length]] : [];
+    });
+    expect(batches).toContainEqual(['@xstate.microstep', 100_000, 5]);
+    expect(actor.getSnapshot().context.counts.queued).toBe(99_999);
+  });
+
+  it.each([[-1], [1.5], ['10'], [Number.NaN]])('refuses maxMessages %s, naming it', (maxMessages) => {
+    expect(() => summarizeInspection(() => {}, { maxMessages: maxMessages as number })).toThrow(ThrottlerOptionError);
+    expect(() => summarizeInspection(() => {}, { maxMessages: maxMessages as number })).toThrow(
+      /^maxMessages must be an integer >= 0/,
+    );
   });
 });

@@ -102,3 +102,53 @@ describe('activation with many keys', () => {
     ]);
   });
 });
+
+describe('keys created by SET_RATE and never used', () => {
+  it('are forgotten once idle past idleAfter, whatever their own interval, under traffic without keys too', () => {
+    const { actor, queue, liveKeys } = startKeyed({ keys: { rate: '1/1s', idleAfter: '5s' }, rate: '1000/1s' });
+    for (let n = 0; n < 1_000; n++) actor.send({ type: 'SET_RATE', rate: '100/1d', channel: `never-${n}` });
+    expect(liveKeys()).toBe(1_000);
+    // Traffic on no key at all: each delivery looks at a few of the oldest keys.
+    for (let n = 0; n < 400; n++) {
+      queue(n);
+      advance(10);
+    }
+    expect(liveKeys()).toBe(1_000); // 4 s: not idle past idleAfter yet
+    for (let n = 400; n < 1_000; n++) {
+      queue(n);
+      advance(10);
+    }
+    expect(liveKeys()).toBe(0);
+  });
+
+  it('hold memory bounded by the SET_RATEs of the last idleAfter: 30,000 keys, 20 a ms, at most about 5,000 live', () => {
+    const { actor, queue, liveKeys } = startKeyed({ keys: { rate: '1/100ms', idleAfter: '250ms' }, rate: '1000/1s' });
+    let most = 0;
+    for (let ms = 0; ms < 1_500; ms++) {
+      for (let k = 0; k < 20; k++) actor.send({ type: 'SET_RATE', rate: '100/1d', channel: `key-${ms}-${k}` });
+      queue(ms);
+      most = Math.max(most, liveKeys());
+      advance(1);
+    }
+    expect(most).toBeLessThanOrEqual(20 * 252);
+    expect(liveKeys()).toBeLessThanOrEqual(20 * 252);
+  });
+
+  it('a key that delivered keeps its own rates as long as its window holds a delivery', () => {
+    const { actor, queue, liveKeys, deliveries } = startKeyed({ keys: { rate: '5/1s' }, rate: '1000/1s' });
+    actor.send({ type: 'SET_RATE', rate: '1/1m', channel: 'daily' });
+    queue(1, 'daily');
+    for (let n = 0; n < 300; n++) {
+      queue(100 + n);
+      advance(100);
+    }
+    // 30 s later, with traffic all along: the key is kept (its minute holds a delivery), its rate with it.
+    expect(liveKeys()).toBe(1);
+    queue(2, 'daily');
+    advance(30_000);
+    expect(deliveries().filter(([n]) => n === 1 || n === 2)).toEqual([
+      [1, 0],
+      [2, 60_000],
+    ]);
+  });
+});

@@ -113,14 +113,25 @@ describe('damaged priorities and deadlines in a snapshot', () => {
     ['priority', 1.5, 'an integer from 0 to 9, got 1.5'],
     ['priority', '5', 'an integer from 0 to 9, got "5"'],
     ['priority', null, 'an integer from 0 to 9, got null'],
-    ['deadline', 'soon', 'a wall-clock time in ms (finite, within the range of a Date), got "soon"'],
-    ['deadline', null, 'a wall-clock time in ms (finite, within the range of a Date), got null'],
-    ['deadline', 1e300, 'a wall-clock time in ms (finite, within the range of a Date), got 1e+300'],
+    ['deadline', 'soon', 'a wall-clock time in ms (finite), got "soon"'],
+    ['deadline', null, 'a wall-clock time in ms (finite), got null'],
+    ['deadline', Number.POSITIVE_INFINITY, 'a wall-clock time in ms (finite), got Infinity'],
+    ['deadline', Number.NaN, 'a wall-clock time in ms (finite), got NaN'],
   ])('refuses %s %s, naming its path and the value', (field, value, requirement) => {
     const saved = savedWithPriorities();
     saved.context.dispatcher.state.queue[1][field] = value;
     expect(() => restoreThrottler(saved)).toThrow(
       `persisted.context.dispatcher.state.queue[1].${field} must be ${requirement}`,
+    );
+  });
+
+  it('takes a far deadline as QUEUE took it (1e300 ms away): kept, never expiring early', () => {
+    const saved = savedWithPriorities();
+    saved.context.dispatcher.state.queue[1].deadline = 1e300;
+    const restored = restoreThrottler(saved);
+    expect(restored.getSnapshot().context.counts.queued).toBe(4);
+    expect(JSON.parse(JSON.stringify(restored.getPersistedSnapshot())).context.dispatcher.state.queue[1].deadline).toBe(
+      1e300,
     );
   });
 

@@ -81,6 +81,31 @@ const scenarioArbitrary = fc
     arrivalsArbitrary(rate).map((arrivals) => ({ rate, strategy, sendAs, arrivals })),
   );
 
+/**
+ * Backlogs long enough for the sum of permit intervals to drift a rounding error past a whole ms
+ * (3 per 10 ms: the 15th permit's 50 ms adds up to 50.000000000000007), with the rates that drift so.
+ */
+const driftScenarioArbitrary = fc
+  .tuple(
+    fc.constantFrom<OracleRate>(
+      { limit: 3, interval: 10 },
+      { limit: 7, interval: 10 },
+      { limit: 3, interval: 7 },
+      { limit: 13, interval: 10 },
+      { limit: 7, interval: 1_000 },
+      { limit: 30, interval: 1_000 },
+    ),
+    strategyArbitrary,
+    sendAsArbitrary,
+    fc.integer({ min: 20, max: 60 }),
+  )
+  .map(([rate, strategy, sendAs, count]) => ({
+    rate,
+    strategy,
+    sendAs,
+    arrivals: Array.from({ length: count }, (_, id): Arrival => ({ id, at: 0, cost: 1, channel: undefined })),
+  }));
+
 /** When Guava grants each arrival, its limiter created with the throttler at 0. */
 function guavaGrants(rate: OracleRate, strategy: Strategy, arrivals: readonly Arrival[]): number[] {
   const shape: GuavaLimiterShape =
@@ -180,6 +205,19 @@ describe('token-bucket and warming-up against a port of Guava SmoothRateLimiter'
       fc.property(scenarioArbitrary, ({ rate, strategy, sendAs, arrivals }) => {
         const delivered = deliveredInMs(rate, strategy, arrivals, sendAs);
         expectOnGuavaSchedule(delivered, arrivals, guavaGrants(rate, strategy, arrivals), TIMER_SLACK_MS);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it("timerPrecision 'ms': each delivery at the first whole ms at or after Guava's grant, float drift adding no round", () => {
+    fc.assert(
+      fc.property(driftScenarioArbitrary, ({ rate, strategy, sendAs, arrivals }) => {
+        const delivered = deliveredInMs(rate, strategy, arrivals, sendAs);
+        const grants = guavaGrants(rate, strategy, arrivals);
+        // Virtual time is whole ms: a grant a rounding error past a whole ms is due at that ms, not the next.
+        const late = delivered.filter(({ id, at }) => at !== Math.ceil((grants[id] as number) - EPSILON_MS));
+        expect(late.map(({ id, at }) => ({ id, at, guava: grants[id] }))).toEqual([]);
       }),
       { numRuns: NUM_RUNS },
     );

@@ -29,6 +29,8 @@ export interface Lease {
 export class OpenLease {
   private lease: Lease | undefined = undefined;
   private granted = 0;
+  /** Set while the answer is written: a write that throws leaves the lease charged whole. */
+  private chargedWhole = false;
 
   /** `record(spent, at)` logs what a lease spent as one delivery of that cost at `at`. */
   constructor(private readonly record: (spent: number, at: number) => void) {}
@@ -37,27 +39,43 @@ export class OpenLease {
     return this.lease !== undefined;
   }
 
-  /** Opens `lease` with `granted` permits (none: it stays closed); an open one must have ended first. */
+  /**
+   * Opens `lease` with `granted` permits (none: it stays closed); an open one must have ended first.
+   * The writes may throw (a Proxy the machine's checks could not see through): a lease opened is then
+   * charged whole, since the holder may have read what was granted.
+   */
   open(lease: Lease, granted: number): void {
-    lease.granted = granted;
-    lease.spent = 0;
-    if (granted === 0) return;
+    if (granted === 0) {
+      lease.granted = 0;
+      lease.spent = 0;
+      return;
+    }
     this.lease = lease;
     this.granted = granted;
+    this.chargedWhole = true;
+    lease.spent = 0;
+    lease.granted = granted;
+    this.chargedWhole = false;
   }
 
   /**
    * Ends it, if open: what it spent is recorded at `now`. A count the holder damaged (not an integer
-   * from 0 to what was granted) counts as all of it, so a broken holder can only leave the window
-   * fuller than it is, never emptier.
+   * from 0 to what was granted, or a field that throws) counts as all of it, so a broken holder can
+   * only leave the window fuller than it is, never emptier.
    */
   end(now: number): void {
     const lease = this.lease;
     if (lease === undefined) return;
     this.lease = undefined;
-    lease.granted = 0;
-    const { spent } = lease;
-    const counted = Number.isInteger(spent) && spent >= 0 && spent <= this.granted ? spent : this.granted;
+    let spent: unknown;
+    try {
+      lease.granted = 0;
+      spent = lease.spent;
+    } catch {
+      spent = undefined;
+    }
+    const trusted = !this.chargedWhole && Number.isInteger(spent) && (spent as number) >= 0;
+    const counted = trusted && (spent as number) <= this.granted ? (spent as number) : this.granted;
     if (counted > 0) this.record(counted, now);
   }
 }

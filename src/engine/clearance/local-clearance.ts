@@ -130,10 +130,8 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       channelPolicy?.recordDelivery(at, cost, requestedAt);
     }
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
-    if (scope !== undefined) {
-      if (request.seq >= 0) this.scopes.left(scope);
-      this.scopes.used(scope, at);
-    }
+    if (scope !== undefined && request.seq >= 0) this.scopes.left(scope);
+    this.scopes.delivered(scope, at);
     this.channelChanged(channel);
   }
 

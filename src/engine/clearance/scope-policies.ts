@@ -29,6 +29,12 @@ export interface Scope {
   lastUsed: number;
   /** Keys: messages admitted for it and still waiting. */
   waiting: number;
+  /**
+   * Keys: whether its policy has recorded a delivery (or was restored, and may hold some). One that never
+   * has (created by a SET_RATE, or by messages cancelled or dropped) has an empty window: it is kept for
+   * `idleAfter` only, not for its longest interval too.
+   */
+  holdsDeliveries: boolean;
   /** Keys: kept by KeysByUse. */
   placed: number;
 }
@@ -39,11 +45,11 @@ export interface Scope {
  * with the template's rates. Names are data: Maps only, `__proto__` is a name like any other.
  *
  * Forgetting. A key is forgotten once it has been idle longer than both `idleAfter` and its longest
- * interval, with nothing waiting and nothing in flight: by then no window of its rates holds any of
- * its deliveries (a voucher period has ended, a token bucket's next free time has passed), so the
+ * interval (one that never delivered: `idleAfter` alone, its windows are empty), with nothing waiting
+ * and nothing in flight: by then no window of its rates holds any of its deliveries (a voucher period has ended, a token bucket's next free time has passed), so the
  * fresh policy that a later message creates allows nothing the old one would have refused. Live keys
- * wait in a Map ordered by last use (a use moves a key to the end); each use of a key looks at a few
- * keys at the oldest end and forgets the expired ones: O(1) per use, and memory bounded by the keys
+ * wait in a Map ordered by last use (a use moves a key to the end); each use of a key, and every
+ * delivery (keyed or not), looks at a few keys at the oldest end and forgets the expired ones: O(1) per use, and memory bounded by the keys
  * used recently, not by every key ever seen.
  *
  * Activation (the timer strategy's only): becoming active is O(1). A policy hears of the latest
@@ -154,10 +160,23 @@ export class ScopePolicies {
     if (scope.waiting > 0) scope.waiting -= 1;
   }
 
-  /** The scope was used at `at` (a delivery, a settle): a key moves to the newest end; a few old ones are swept. */
+  /** The scope was used at `at` (a settle, a message admitted, a rate set): a key moves to the newest end; a few old ones are swept. */
   used(scope: Scope | undefined, at: number): void {
     if (scope?.key !== undefined) this.keys.use(scope.key, scope, at);
     this.sweep(at);
+  }
+
+  /**
+   * A delivery at `at`, in a scope or none: its key now holds deliveries, and a few old keys are swept even
+   * when it has no key, so that keys nobody uses any more (a SET_RATE's) are forgotten under any traffic.
+   */
+  delivered(scope: Scope | undefined, at: number): void {
+    if (scope === undefined) {
+      this.sweep(at);
+      return;
+    }
+    scope.holdsDeliveries = true;
+    this.used(scope, at);
   }
 
   /** Replaces a channel's rates, or gives a key rates of its own (kept while the key lives). */
@@ -215,6 +234,7 @@ export class ScopePolicies {
     for (const [name, { saved, path, rates }] of keys) {
       const scope = this.newScope(name, rates ?? (this.templateRates as Rate[]), now, rates);
       scope.policy.load(saved, shift, path, savedAt);
+      scope.holdsDeliveries = true;
       this.keys.use(name, scope, now);
     }
     for (const scope of this.channels.values()) scope.policy.settleAllInFlight?.(now);
@@ -239,6 +259,7 @@ export class ScopePolicies {
       keepFor: this.keepFor(rates),
       lastUsed: now,
       waiting: 0,
+      holdsDeliveries: false,
       placed: 0,
     };
   }
@@ -258,8 +279,13 @@ export class ScopePolicies {
     this.templateSmallestLimit = Math.min(...rates.map((rate) => rate.limit));
   }
 
+  /** How long a key that never delivered is kept idle: its window is empty, only its own rates would go. */
+  private get idleAfter(): number {
+    return this.options.keys?.idleAfter ?? 0;
+  }
+
   private keepFor(rates: readonly Rate[]): number {
-    let keepFor = this.options.keys?.idleAfter ?? 0;
+    let keepFor = this.idleAfter;
     for (const rate of rates) keepFor = Math.max(keepFor, rate.interval);
     return keepFor;
   }
@@ -277,7 +303,7 @@ export class ScopePolicies {
 
   private readonly verdict = (name: string, scope: Scope, idle: number): SweepVerdict => {
     if (scope.waiting > 0 || this.holdsInFlight(name)) return 'in-use';
-    if (idle > scope.keepFor) return 'forget';
+    if (idle > (scope.holdsDeliveries ? scope.keepFor : this.idleAfter)) return 'forget';
     return idle > this.templateKeepFor ? 'linger' : 'stop';
   };
 }

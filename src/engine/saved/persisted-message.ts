@@ -4,7 +4,7 @@
  * format 3: absent, as in formats 1 and 2, they read as the default priority
  * and no deadline.
  */
-import { field, readCost, readPastTime, readRecord, readTime } from '../../policies/saved-fields.js';
+import { field, readCost, readPastTime, readRecord } from '../../policies/saved-fields.js';
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { ResolvedOptions } from '../options/options.js';
 import { checkPriority, messageError } from '../queue/message-checks.js';
@@ -70,8 +70,20 @@ export function readMessage<TMessage>(
   if (priority !== undefined) saved.priority = readPriority(priority, `${path}.priority`);
   // A deadline passed while saved is kept: the message is dropped (expired) once restored, never delivered.
   const deadline = field(entry, 'deadline');
-  if (deadline !== undefined) saved.deadline = readTime(deadline, `${path}.deadline`);
+  if (deadline !== undefined) saved.deadline = readDeadline(deadline, `${path}.deadline`);
   return saved;
+}
+
+/**
+ * A saved deadline: any finite time, however far. QUEUE takes any deadline or maxWait (a far one is
+ * no deadline in practice), so a restore takes what it saved; a deadline can only drop a message
+ * sooner, never let more through, so its size is no damage to refuse.
+ */
+function readDeadline(value: unknown, path: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new ThrottlerOptionError(path, 'a wall-clock time in ms (finite)', value);
+  }
+  return value;
 }
 
 function readPriority(value: unknown, path: string): number {
