@@ -37,6 +37,7 @@ export function initialContext(
     now: clock.now,
     wake: () => store.actor()?.send({ type: 'CLEARANCE' }),
     status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
+    slow: (roundTripMs, graceMs) => store.actor()?.send({ type: 'STORE_SLOW', roundTripMs, graceMs }),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {

@@ -86,6 +86,8 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'CLEARANCE' }
   /** From a store's clearance: it stopped answering, or answers again. */
   | { type: 'STORE_STATUS'; up: boolean; error?: Error | undefined }
+  /** From a store's clearance: its link is slower than its grace (storeSlow). */
+  | { type: 'STORE_SLOW'; roundTripMs: number; graceMs: number }
   | { type: 'WORK_WAITING' }
   | { type: 'DRAINED' };
 
@@ -145,7 +147,13 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | { type: 'invalidEvent'; event: EventObject; error: Error }
   /** The store stopped answering: with onStoreDown 'pause' nothing new is granted until `storeUp`. */
   | { type: 'storeDown'; error: Error; at: number }
-  | { type: 'storeUp'; at: number };
+  | { type: 'storeUp'; at: number }
+  /**
+   * Once per throttler: the round trip to the store (`roundTripMs`, the fastest recent one) is too
+   * long for its grace, so grants are sent up to `graceMs` (the grace + the round trip) after their
+   * time on Redis' clock: strict on Redis time, not on this host's clock (README, "Late sends").
+   */
+  | { type: 'storeSlow'; roundTripMs: number; graceMs: number; at: number };
 
 export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
   /** The queue and the policies; mutated only by the machine's own actions. */

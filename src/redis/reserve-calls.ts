@@ -8,7 +8,7 @@
 import type { ClearanceRequest, StoreHooks } from '../engine/index.js';
 import { StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
-import { RedisClock } from './redis-clock.js';
+import { RedisClock, type SendWindow } from './redis-clock.js';
 import type { ReserveLine } from './reserve-line.js';
 import type { Reservation, SharedLimiter } from './types.js';
 
@@ -36,6 +36,8 @@ export class ReserveCalls {
   private closed = false;
   private flushQueued = false;
   private retryDelay = FIRST_RETRY_MS;
+  /** storeSlow was emitted (once per throttler). */
+  private toldSlow = false;
 
   constructor(
     private readonly limiter: SharedLimiter,
@@ -58,6 +60,11 @@ export class ReserveCalls {
       this.flushQueued = false;
       this.ask();
     });
+  }
+
+  /** Where a grant at `redisTime` may be sent (redis-clock.ts: within the grace, widened on a slow link). */
+  sendWindow(redisTime: number): SendWindow {
+    return this.redisClock.sendWindow(redisTime, this.limiter.grantGraceMs);
   }
 
   /** Nothing is asked from now on; answers still out give their grants back. */
@@ -109,7 +116,10 @@ export class ReserveCalls {
     this.asking = false;
     const now = this.hooks.now();
     const first = outcomes.find((outcome) => outcome.kind === 'granted');
-    if (first !== undefined) this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
+    if (first !== undefined) {
+      this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
+      this.noticeSlowLink(now);
+    }
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -133,6 +143,15 @@ export class ReserveCalls {
     this.callEnded();
     if (this.toReserve.length > 0 && this.grants.size < MAX_HELD) this.askSoon();
     this.hooks.wake();
+  }
+
+  /** Says once, with its facts, that the link is too slow for the grace (`sendWindow` widens it). */
+  private noticeSlowLink(now: number): void {
+    const grace = this.limiter.grantGraceMs;
+    if (this.toldSlow || this.closed || !this.redisClock.tooSlowFor(grace, now)) return;
+    this.toldSlow = true;
+    const roundTrip = this.redisClock.uncertainty(now);
+    this.hooks.slow(roundTrip, grace + roundTrip);
   }
 
   private up(): void {

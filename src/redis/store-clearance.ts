@@ -102,7 +102,7 @@ export class RedisClearance implements StoreClearance {
       // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
-      const { from, until } = this.calls.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
+      const { from, until } = this.calls.sendWindow(grant.redisTime);
       if (sendAt <= until && from <= until && from >= this.pausedUntil) return Math.max(from, now);
       // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DRIFT, RedisClock } from '../../src/redis/redis-clock.js';
+import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock } from '../../src/redis/redis-clock.js';
 
 /**
  * Mapping a grant's Redis time onto this process's clock (src/redis/redis-clock.ts), against the
@@ -86,5 +86,56 @@ describe('RedisClock', () => {
     exact.learn(0, 0, 0);
     expect(exact.window(1_000, 20)).toEqual({ from: 1_000, until: 1_020 });
     expect(exact.window(1_000, 0)).toEqual({ from: 1_000, until: Number.POSITIVE_INFINITY });
+  });
+
+  it('never stalls on a link slower than the grace: from two replies on, a window of the grace, never early, at most grace + round trip late', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -1e7, max: 1e7, noNaN: true }),
+        fc.double({ min: -MAX_DRIFT, max: MAX_DRIFT, noNaN: true }),
+        fc.array(
+          fc.record({
+            gap: fc.double({ min: 0, max: 5_000, noNaN: true }),
+            roundTrip: fc.double({ min: 0, max: 200, noNaN: true }),
+            ranAt: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.double({ min: 0, max: 60_000, noNaN: true }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (offset, rate, trips, ahead, grace, where) => {
+          const redisAt = (local: number) => local * (1 + rate) + offset;
+          const clock = new RedisClock();
+          let local = 1_000;
+          for (const { gap, roundTrip, ranAt } of trips) {
+            const askedAt = local + gap;
+            const arrivedAt = askedAt + roundTrip;
+            clock.learn(askedAt, arrivedAt, redisAt(askedAt + ranAt * roundTrip));
+            local = arrivedAt;
+          }
+          const grant = redisAt(local) + ahead;
+          const plain = clock.window(grant, grace);
+          const { from, until } = clock.sendWindow(grant, grace);
+          expect(from).toBe(plain.from);
+          if (plain.until - plain.from >= MIN_SEND_WINDOW_MS) {
+            // The grace leaves enough: nothing changes, and no storeSlow.
+            expect(until).toBe(plain.until);
+            return;
+          }
+          if (!clock.tooSlowFor(grace, from)) {
+            // One reply only (its round trip includes connecting): asked again, as before.
+            expect(trips.length === 1 || clock.uncertainty(from) <= grace - MIN_SEND_WINDOW_MS).toBe(true);
+            expect(until).toBe(plain.until);
+            return;
+          }
+          expect(until - from).toBe(grace);
+          const send = from + where * (until - from);
+          expect(redisAt(send)).toBeGreaterThanOrEqual(grant - 1e-6);
+          expect(redisAt(send)).toBeLessThanOrEqual(grant + grace + clock.uncertainty(from) + 1e-6);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -166,4 +166,9 @@ export interface StoreHooks {
   wake(): void;
   /** The store stopped answering (`error` says why) or answers again: the throttler emits storeDown / storeUp. */
   status(up: boolean, error?: Error): void;
+  /**
+   * The link to the store is slower than its grace allows (a grant's Redis time cannot be placed on
+   * this clock within the grace): the throttler emits storeSlow with the round trip and the grace in use.
+   */
+  slow(roundTripMs: number, graceMs: number): void;
 }
