@@ -26,6 +26,13 @@ export const MAX_DRIFT = 1e-4;
  * whole milliseconds): below it the link is too slow for the grace (`RedisClock.sendWindow`).
  */
 export const MIN_SEND_WINDOW_MS = 2;
+/**
+ * Replies that must all leave less than that before the link counts as slow: a fleet starting on a
+ * busy host has slow first replies (25-130 ms measured) and fast ones soon after, and until then
+ * giving back and asking again keeps the host-clock promise (issue 22: with 2, nine processes
+ * starting on two cores sent 13-26 of ~90 messages past the grace; with 4, as before: 0-2).
+ */
+export const SLOW_AFTER_REPLIES = 4;
 
 /** A local interval in which a grant may go: never early, never later than its grace on Redis' clock. */
 export interface SendWindow {
@@ -102,12 +109,14 @@ export class RedisClock {
   }
 
   /**
-   * Whether the link is too slow for the grace at local time `at`: the fastest of at least two
-   * replies (one alone includes connecting and loading the scripts, which later calls never pay)
-   * leaves less than `MIN_SEND_WINDOW_MS` of it.
+   * Whether the link is too slow for the grace at local time `at`: the fastest of at least
+   * `SLOW_AFTER_REPLIES` replies (the first include connecting, loading the scripts and a cold
+   * process, which later calls never pay) leaves less than `MIN_SEND_WINDOW_MS` of it.
    */
   tooSlowFor(graceMs: number, at: number): boolean {
-    return graceMs > 0 && this.replies >= 2 && this.uncertainty(at) > graceMs - MIN_SEND_WINDOW_MS;
+    // A grace under twice the minimum: slow once the round trip takes half of it.
+    const usable = graceMs - Math.min(MIN_SEND_WINDOW_MS, graceMs / 2);
+    return graceMs > 0 && this.replies >= SLOW_AFTER_REPLIES && this.uncertainty(at) > usable;
   }
 
   /**
