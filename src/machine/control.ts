@@ -120,6 +120,17 @@ export function resume(context: ThrottlerContext, _event: ThrottlerEvent, effect
   effects.assign(published(context, context.target, context.wakeAt));
 }
 
+/** STORE_SLOW (from a store): tells listeners with storeSlow. */
+export function reportStoreSlow(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+  if (event.type !== 'STORE_SLOW') return;
+  const { roundTripMs, graceMs } = event;
+  if (!Number.isFinite(roundTripMs) || !Number.isFinite(graceMs) || !(roundTripMs >= 0) || !(graceMs >= 0)) {
+    refuse(effects, event, new ThrottlerOptionError('STORE_SLOW', '{ roundTripMs, graceMs } (finite, >= 0)', event));
+    return;
+  }
+  effects.emit({ type: 'storeSlow', roundTripMs, graceMs, at: context.now() });
+}
+
 /** STORE_STATUS (from a store): tells listeners with storeDown / storeUp, storeConflict or storeQuarantined. */
 export function reportStoreStatus(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
   if (event.type !== 'STORE_STATUS') return;

@@ -41,6 +41,7 @@ export function initialContext(
     status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
     conflict: (conflict) => store.actor()?.send({ type: 'STORE_STATUS', conflict }),
     quarantined: (quarantinedUntil) => store.actor()?.send({ type: 'STORE_STATUS', quarantinedUntil }),
+    slow: (roundTripMs, graceMs) => store.actor()?.send({ type: 'STORE_SLOW', roundTripMs, graceMs }),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {

@@ -1,7 +1,17 @@
 import { assign, type EventObject, setup } from 'xstate';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
-import { cancelMessage, pause, reportStoreStatus, resume, setRate, setTarget, settle, tryAcquire } from './control.js';
+import {
+  cancelMessage,
+  pause,
+  reportStoreSlow,
+  reportStoreStatus,
+  resume,
+  setRate,
+  setTarget,
+  settle,
+  tryAcquire,
+} from './control.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
 import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget } from './event-checks.js';
@@ -100,6 +110,7 @@ export const throttlerMachine = setup({
       refuse(effects, event, new ThrottlerOptionError('type', `one of ${EVENT_TYPES.join(', ')}`, type));
     }),
     reportStoreStatus: withEffects(reportStoreStatus),
+    reportStoreSlow: withEffects(reportStoreSlow),
     activatePolicies: withEffects((context, _event, effects, self) => {
       const now = context.now();
       context.dispatcher.activate(now);
@@ -202,6 +213,10 @@ export const throttlerMachine = setup({
         LEASE_END: { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
         WAKE: { description: 'Nothing is due in idle: a wake-up (only ever sent from outside) is ignored.' },
         CLEARANCE: { description: "A store's answer while idle: nothing waits for it." },
+        STORE_SLOW: {
+          actions: 'reportStoreSlow',
+          description: "The store's link is slower than its grace: storeSlow.",
+        },
         STORE_STATUS: {
           actions: 'reportStoreStatus',
           description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
@@ -241,6 +256,10 @@ export const throttlerMachine = setup({
           description: 'The wake-up timer fired: deliver what is due.',
         },
         CLEARANCE: { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
+        STORE_SLOW: {
+          actions: 'reportStoreSlow',
+          description: "The store's link is slower than its grace: storeSlow.",
+        },
         STORE_STATUS: {
           actions: ['reportStoreStatus', 'deliverDue'],
           description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',

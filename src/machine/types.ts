@@ -98,6 +98,8 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'STORE_STATUS'; conflict: StoreConflict }
   /** From a store's clearance: the shared state was lost; nothing is granted before `quarantinedUntil`. */
   | { type: 'STORE_STATUS'; quarantinedUntil: number }
+  /** From a store's clearance: its link is slower than its grace (storeSlow). */
+  | { type: 'STORE_SLOW'; roundTripMs: number; graceMs: number }
   | { type: 'WORK_WAITING' }
   | { type: 'DRAINED' };
 
@@ -175,7 +177,13 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
    * The shared state was lost (FLUSHALL, eviction, a failover that lost writes): the store grants
    * nothing to any process before `until` (this throttler's clock); grants held were given back.
    */
-  | { type: 'storeQuarantined'; until: number; at: number };
+  | { type: 'storeQuarantined'; until: number; at: number }
+  /**
+   * Once per throttler: the round trip to the store (`roundTripMs`, the fastest recent one) is too
+   * long for its grace, so grants are sent up to `graceMs` (the grace + the round trip) after their
+   * time on Redis' clock: strict on Redis time, not on this host's clock (README, "Late sends").
+   */
+  | { type: 'storeSlow'; roundTripMs: number; graceMs: number; at: number };
 
 export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
   /** The queue and the policies; mutated only by the machine's own actions. */

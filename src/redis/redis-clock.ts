@@ -21,6 +21,19 @@
 /** How far apart the rates of the two clocks may drift, as a fraction (100 ppm). */
 export const MAX_DRIFT = 1e-4;
 
+/**
+ * The narrowest interval in which a grant is worth sending on the host's clock (the one timer counts
+ * whole milliseconds): below it the link is too slow for the grace (`RedisClock.sendWindow`).
+ */
+export const MIN_SEND_WINDOW_MS = 2;
+/**
+ * Replies that must all leave less than that before the link counts as slow: a fleet starting on a
+ * busy host has slow first replies (25-130 ms measured) and fast ones soon after, and until then
+ * giving back and asking again keeps the host-clock promise (issue 22: with 2, nine processes
+ * starting on two cores sent 13-26 of ~90 messages past the grace; with 4, as before: 0-2).
+ */
+export const SLOW_AFTER_REPLIES = 4;
+
 /** A local interval in which a grant may go: never early, never later than its grace on Redis' clock. */
 export interface SendWindow {
   readonly from: number;
@@ -32,6 +45,8 @@ export class RedisClock {
   private low = Number.NEGATIVE_INFINITY;
   private high = Number.POSITIVE_INFINITY;
   private learnedAt = Number.NEGATIVE_INFINITY;
+  /** Replies the bounds were learned from (since a step): the first one's round trip includes connecting. */
+  private replies = 0;
 
   /** `drift`: `MAX_DRIFT`, or 0 where Redis reads this process's own clock (a test clock). */
   constructor(private readonly drift: number = MAX_DRIFT) {}
@@ -52,7 +67,9 @@ export class RedisClock {
     if (low > agedHigh || high < agedLow) {
       this.low = low;
       this.high = high;
+      this.replies = 1;
     } else {
+      this.replies += 1;
       this.low = Math.max(agedLow, low);
       this.high = Math.min(agedHigh, high);
     }
@@ -75,6 +92,39 @@ export class RedisClock {
     const latest = redisTime + graceMs - this.high;
     const until = Math.min(latest, (latest + drift * learnedAt) / (1 + drift));
     return { from, until };
+  }
+
+  /**
+   * Where a grant at `redisTime` is sent: `window` with the grace, as long as that leaves at least
+   * `MIN_SEND_WINDOW_MS`. A link whose round trip is near or over the grace (a Redis tens of ms
+   * away, TLS, a busy event loop) leaves less, or nothing, however often it asks again (`tooSlowFor`);
+   * then the grace in use widens by the uncertainty: from the grant's time to the grace after that,
+   * so at most grace + uncertainty late on Redis' clock, never early. The script spaced grants by
+   * the grace only, so strictness then holds on Redis time (the grants'), not on the host's clock.
+   */
+  sendWindow(redisTime: number, graceMs: number): SendWindow {
+    const window = this.window(redisTime, graceMs);
+    if (window.until - window.from >= MIN_SEND_WINDOW_MS || !this.tooSlowFor(graceMs, window.from)) return window;
+    return { from: window.from, until: window.from + graceMs };
+  }
+
+  /**
+   * Whether the link is too slow for the grace at local time `at`: the fastest of at least
+   * `SLOW_AFTER_REPLIES` replies (the first include connecting, loading the scripts and a cold
+   * process, which later calls never pay) leaves less than `MIN_SEND_WINDOW_MS` of it.
+   */
+  tooSlowFor(graceMs: number, at: number): boolean {
+    // A grace under twice the minimum: slow once the round trip takes half of it.
+    const usable = graceMs - Math.min(MIN_SEND_WINDOW_MS, graceMs / 2);
+    return graceMs > 0 && this.replies >= SLOW_AFTER_REPLIES && this.uncertainty(at) > usable;
+  }
+
+  /**
+   * How wide the bounds on the offset are at local time `at`: the fastest recent round trip (what
+   * one reply cannot narrow), widened by the drift since. Infinity before the first reply.
+   */
+  uncertainty(at: number): number {
+    return this.highAt(at) - this.lowAt(at);
   }
 
   // Before the first reply nothing is known: the bounds are infinite (and 0 × Infinity would be NaN).

@@ -8,7 +8,8 @@
 import type { ClearanceRequest, StoreHooks } from '../engine/index.js';
 import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
-import { RedisClock } from './redis-clock.js';
+import type { OutageSends } from './outage-sends.js';
+import { RedisClock, type SendWindow } from './redis-clock.js';
 import type { ReserveLine } from './reserve-line.js';
 import type { Reservation, SharedLimiter } from './types.js';
 
@@ -45,6 +46,8 @@ export class ReserveCalls {
   private heardAt = Number.NEGATIVE_INFINITY;
   /** A check (limiter.check) is out. */
   private checking = false;
+  /** storeSlow was emitted (once per throttler). */
+  private toldSlow = false;
 
   constructor(
     private readonly limiter: SharedLimiter,
@@ -55,18 +58,29 @@ export class ReserveCalls {
     private readonly refused: Set<number>,
     /** Called as each call ends, answered or failed, before anything else is asked (a rewind waits for it). */
     private readonly callEnded: () => void,
+    /** What went on the local window while the store was down: reported first in every call until counted. */
+    private readonly outage: OutageSends,
   ) {
     this.redisClock = new RedisClock(limiter.clockDrift);
   }
 
-  /** Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call. */
-  askSoon(): void {
+  /**
+   * Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call.
+   * `reportsOnly`: only what went locally during an outage (outage-sends.ts), while the local window
+   * holds the messages back.
+   */
+  askSoon(reportsOnly = false): void {
     if (this.flushQueued || this.asking || this.closed) return;
     this.flushQueued = true;
     queueMicrotask(() => {
       this.flushQueued = false;
-      this.ask();
+      this.ask(reportsOnly);
     });
+  }
+
+  /** Where a grant at `redisTime` may be sent (redis-clock.ts: within the grace, widened on a slow link). */
+  sendWindow(redisTime: number): SendWindow {
+    return this.redisClock.sendWindow(redisTime, this.limiter.grantGraceMs);
   }
 
   /** Nothing is asked from now on; answers still out give their grants back. */
@@ -137,14 +151,23 @@ export class ReserveCalls {
     );
   }
 
-  private ask(): void {
+  private ask(reportsOnly: boolean): void {
     if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
-    const batch = this.toReserve.takeBatch(MAX_BATCH);
-    if (batch.length === 0) return;
+    const reports = this.outage.toReport(this.hooks.now(), MAX_BATCH / 2);
+    const batch = reportsOnly ? [] : this.toReserve.takeBatch(MAX_BATCH - reports.length);
+    if (batch.length === 0 && reports.length === 0) return;
     this.asking = true;
     const askedAt = this.hooks.now();
-    this.limiter.reserve(batch.map(({ channel, cost }) => ({ channel, cost }))).then(
-      (outcomes) => this.answered(batch, outcomes, askedAt),
+    const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost }));
+    this.limiter.reserve(requests).then(
+      (outcomes) => {
+        // Reports come first: those granted are counted by the fleet; a 'later' one is asked again.
+        const counted = outcomes.slice(0, reports.length).findIndex((outcome) => outcome.kind === 'later');
+        this.outage.reported(counted === -1 ? reports : reports.slice(0, counted));
+        this.answered(batch, outcomes.slice(reports.length), askedAt, outcomes);
+        const later = outcomes[counted];
+        if (later?.kind === 'later') this.retryAt = Math.max(this.retryAt, this.hooks.now() + later.retryAfterMs);
+      },
       (error: unknown) => {
         this.asking = false;
         this.toReserve.putBack(batch.filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
@@ -159,11 +182,16 @@ export class ReserveCalls {
     batch: ClearanceRequest[],
     outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
     askedAt: number,
+    /** Every outcome of the call, reports included: what Redis' clock is learned from. */
+    all: Awaited<ReturnType<SharedLimiter['reserve']>>,
   ): void {
     this.asking = false;
     const now = this.hooks.now();
-    const first = outcomes.find((outcome) => outcome.kind === 'granted');
-    if (first !== undefined) this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
+    const first = all.find((outcome) => outcome.kind === 'granted');
+    if (first !== undefined) {
+      this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
+      this.noticeSlowLink(now);
+    }
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -187,6 +215,15 @@ export class ReserveCalls {
     this.callEnded();
     if (this.toReserve.length > 0 && this.grants.size < MAX_HELD) this.askSoon();
     this.hooks.wake();
+  }
+
+  /** Says once, with its facts, that the link is too slow for the grace (`sendWindow` widens it). */
+  private noticeSlowLink(now: number): void {
+    const grace = this.limiter.grantGraceMs;
+    if (this.toldSlow || this.closed || !this.redisClock.tooSlowFor(grace, now)) return;
+    this.toldSlow = true;
+    const roundTrip = this.redisClock.uncertainty(now);
+    this.hooks.slow(roundTrip, grace + roundTrip);
   }
 
   private up(): void {

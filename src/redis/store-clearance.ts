@@ -17,6 +17,7 @@ import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks } from
 import { InFlightDeliveries, LocalClearance, type ResolvedOptions, tracksInFlight } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
+import { longestInterval, OutageSends } from './outage-sends.js';
 import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
@@ -38,6 +39,8 @@ export class RedisClearance implements StoreClearance {
   private closed = false;
   /** Checks messages against the rates in force, and is the local window while the store is down ('local'). */
   private readonly local: LocalClearance;
+  /** What went on the local window while the store was down, until it leaves every window (outage-sends.ts). */
+  private readonly outage: OutageSends;
   private readonly inFlight = new InFlightDeliveries();
   private readonly tracksInFlight: boolean;
   private readonly unsubscribe: () => void;
@@ -53,9 +56,11 @@ export class RedisClearance implements StoreClearance {
       hooks.now(),
     );
     this.tracksInFlight = tracksInFlight(options);
-    this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, () => {
+    this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
+    const callEnded = () => {
       if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
-    });
+    };
+    this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
   }
 
@@ -102,14 +107,22 @@ export class RedisClearance implements StoreClearance {
       // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
-      const { from, until } = this.calls.redisClock.window(grant.redisTime, this.limiter.grantGraceMs);
+      const { from, until } = this.calls.sendWindow(grant.redisTime);
+      // After an outage on the local window, that window stays in force too (outage-sends.ts).
+      const localAt = this.outage.holds(now) ? this.local.clearAt(request, now) : now;
       // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
-      if (sendAt <= until && from <= until && from >= this.pausedUntil)
-        return this.calls.orCheckAt(Math.max(from, now), now);
-      // Too late to use (or inside a pause): every grant goes back and is asked for again, in order.
-      this.rewind(Math.max(now, this.pausedUntil));
+      if (sendAt <= until && from <= until && from >= this.pausedUntil && localAt <= until)
+        return this.calls.orCheckAt(Math.max(from, now, localAt), now);
+      // Too late (or in a pause, or past the local window): every grant goes back and is asked for again, in order.
+      this.rewind(Math.max(now, this.pausedUntil, localAt));
     }
     if (this.pausedUntil > now) return this.pausedUntil;
+    if (this.calls.down === undefined && this.outage.holds(now)) {
+      // Asked for once the local window allows it: a grant before then would only go stale.
+      const localAt = this.local.clearAt(request, now);
+      if (this.calls.retryAt <= now) this.calls.askSoon(true);
+      if (localAt > now) return localAt;
+    }
     if (this.calls.retryAt <= now) this.calls.askSoon();
     if (this.calls.down !== undefined && this.whenDown.onStoreDown === 'local') {
       // The local window decides until the store answers again; the timer also wakes to ask it.
@@ -131,10 +144,12 @@ export class RedisClearance implements StoreClearance {
     // there, and whatever is still being asked for it is given back when the answer comes.
     if (this.grants.take(request.seq) === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
+      this.outage.record(request.channel, request.cost, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
-    } else if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) {
+    } else {
+      if (this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
       // Half the grants held are used: the next batch is asked for while the rest are sent.
-      this.calls.askSoon();
+      if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
     if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
   }

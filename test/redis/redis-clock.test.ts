@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DRIFT, RedisClock } from '../../src/redis/redis-clock.js';
+import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '../../src/redis/redis-clock.js';
 
 /**
  * Mapping a grant's Redis time onto this process's clock (src/redis/redis-clock.ts), against the
@@ -86,5 +86,78 @@ describe('RedisClock', () => {
     exact.learn(0, 0, 0);
     expect(exact.window(1_000, 20)).toEqual({ from: 1_000, until: 1_020 });
     expect(exact.window(1_000, 0)).toEqual({ from: 1_000, until: Number.POSITIVE_INFINITY });
+  });
+
+  it('never stalls on a link slower than the grace: from SLOW_AFTER_REPLIES replies on, a window of the grace, never early, at most grace + round trip late', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -1e7, max: 1e7, noNaN: true }),
+        fc.double({ min: -MAX_DRIFT, max: MAX_DRIFT, noNaN: true }),
+        fc.array(
+          fc.record({
+            gap: fc.double({ min: 0, max: 5_000, noNaN: true }),
+            roundTrip: fc.double({ min: 0, max: 200, noNaN: true }),
+            ranAt: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 10 },
+        ),
+        fc.double({ min: 0, max: 60_000, noNaN: true }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (offset, rate, trips, ahead, grace, where) => {
+          const redisAt = (local: number) => local * (1 + rate) + offset;
+          const clock = new RedisClock();
+          let local = 1_000;
+          for (const { gap, roundTrip, ranAt } of trips) {
+            const askedAt = local + gap;
+            const arrivedAt = askedAt + roundTrip;
+            clock.learn(askedAt, arrivedAt, redisAt(askedAt + ranAt * roundTrip));
+            local = arrivedAt;
+          }
+          const grant = redisAt(local) + ahead;
+          const plain = clock.window(grant, grace);
+          const { from, until } = clock.sendWindow(grant, grace);
+          expect(from).toBe(plain.from);
+          if (plain.until - plain.from >= MIN_SEND_WINDOW_MS) {
+            // The grace leaves enough: nothing changes, and no storeSlow.
+            expect(until).toBe(plain.until);
+            return;
+          }
+          if (!clock.tooSlowFor(grace, from)) {
+            // Too few replies yet (the first include connecting, a cold process): asked again, as before.
+            expect(until).toBe(plain.until);
+            return;
+          }
+          expect(until - from).toBeCloseTo(grace, 6);
+          expect(clock.uncertainty(from)).toBeGreaterThan(grace / 2);
+          const send = from + where * (until - from);
+          expect(redisAt(send)).toBeGreaterThanOrEqual(grant - 1e-6);
+          expect(redisAt(send)).toBeLessThanOrEqual(grant + grace + clock.uncertainty(from) + 1e-6);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('counts a link as slow only from SLOW_AFTER_REPLIES replies that all leave less than the minimum of the grace', () => {
+    const clock = new RedisClock(0);
+    // Redis 1,000 ms ahead; every round trip 30 ms, the script running halfway.
+    for (let n = 1; n <= SLOW_AFTER_REPLIES; n++) {
+      const askedAt = n * 100;
+      clock.learn(askedAt, askedAt + 30, askedAt + 15 + 1_000);
+      const window = clock.sendWindow(2_000, 20);
+      if (n < SLOW_AFTER_REPLIES) {
+        expect(clock.tooSlowFor(20, window.from)).toBe(false);
+        expect(window.until).toBeLessThan(window.from);
+      } else {
+        expect(clock.tooSlowFor(20, window.from)).toBe(true);
+        expect(window.until - window.from).toBeCloseTo(20, 6);
+      }
+    }
+    expect(clock.uncertainty(500)).toBeCloseTo(30, 6);
+    // A fast reply ends it: the plain window again.
+    clock.learn(600, 601, 600.5 + 1_000);
+    expect(clock.tooSlowFor(20, 700)).toBe(false);
+    expect(clock.sendWindow(2_000, 20)).toEqual(clock.window(2_000, 20));
   });
 });

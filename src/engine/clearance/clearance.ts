@@ -181,6 +181,11 @@ export interface StoreHooks {
   conflict(conflict: StoreConflict): void;
   /** The shared state was lost: nothing is granted before `until` (the throttler's clock); the throttler emits storeQuarantined. */
   quarantined(until: number): void;
+  /**
+   * The link to the store is slower than its grace allows (a grant's Redis time cannot be placed on
+   * this clock within the grace): the throttler emits storeSlow with the round trip and the grace in use.
+   */
+  slow(roundTripMs: number, graceMs: number): void;
 }
 
 /** What a store refused: the option whose value differs, this throttler's value and the stored one. */
