@@ -16,10 +16,12 @@ import { type Actor, type AnyActorRef, createActor, fromCallback, type Inspectio
 import type { ResolvedOptions } from '../engine/index.js';
 import {
   type Clock,
-  type ThrottleOptions,
+  type CommonOptions,
+  DELIVERY_GATE,
+  internalThrottlerMachine,
+  type MachineEvent,
+  type ThrottlerActor,
   type ThrottlerEmitted,
-  type ThrottlerEvent,
-  throttlerMachine,
 } from '../machine/index.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { type DeferFlush, deferToMicrotask, QueueBatcher } from './queue-batcher.js';
@@ -46,7 +48,7 @@ export interface HandOverTracker<TEntry> {
 
 export interface HostSetup<TEntry extends QueueEntry> {
   /** The machine's options, as given (its input). */
-  options: ThrottleOptions;
+  options: CommonOptions;
   /** The same options, validated. */
   resolved: ResolvedOptions;
   /** The clock of the one timer; by default the one `timerPrecision` asks for. */
@@ -67,7 +69,9 @@ export interface HostSetup<TEntry extends QueueEntry> {
 
 /** One throttler actor and its target, started; `queue` hands messages to it. */
 export class ThrottlerHost<TEntry extends QueueEntry> {
-  readonly actor: Actor<typeof throttlerMachine>;
+  /** The actor as the adapter's user sees it (public types); `send` reaches it with the machine's own events too. */
+  readonly actor: ThrottlerActor;
+  private readonly machineActor: Actor<typeof internalThrottlerMachine>;
   private readonly target: Actor<ReturnType<typeof fromCallback<TEntry['message']>>>;
   private readonly batcher: QueueBatcher<TEntry> | undefined;
   private readonly tracker: HandOverTracker<TEntry> | undefined;
@@ -80,18 +84,19 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
         receive(deliver);
       }),
     ).start();
-    this.actor = createActor(throttlerMachine, {
+    this.machineActor = createActor(internalThrottlerMachine, {
       input: {
         ...setup.options,
         target: this.target as AnyActorRef,
-        ...(deliveryGate === undefined ? {} : { deliveryGate }),
+        ...(deliveryGate === undefined ? {} : { [DELIVERY_GATE]: deliveryGate }),
       },
       clock: setup.clock ?? clockFor(resolved),
       ...(inspect === undefined ? {} : { inspect }),
     });
-    this.actor.on('dropped', discard);
-    this.actor.on('rejected', discard);
-    this.actor.start();
+    this.actor = this.machineActor as unknown as ThrottlerActor;
+    this.machineActor.on('dropped', discard);
+    this.machineActor.on('rejected', discard);
+    this.machineActor.start();
     this.batcher =
       resolved.capacity === Number.POSITIVE_INFINITY
         ? new QueueBatcher<TEntry>(this.sendBatch, setup.deferFlush ?? deferToMicrotask, setup.hasLeftBatch)
@@ -107,12 +112,12 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
     const { message, channel, cost, id, priority, deadline, maxWait } = entry;
     const event = { type: 'QUEUE' as const, message, channel, cost, id, priority, deadline, maxWait };
     if (this.tracker === undefined) {
-      this.actor.send(event);
+      this.machineActor.send(event);
       return;
     }
     const entries = [entry];
     this.tracker.sending(entries);
-    this.actor.send(event);
+    this.machineActor.send(event);
     this.tracker.sent(entries);
   }
 
@@ -126,25 +131,25 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
     this.batcher?.withdraw();
   }
 
-  /** Sends any other event, as it is: the caller flushes first where order matters. */
-  send(event: ThrottlerEvent): void {
-    this.actor.send(event);
+  /** Sends any other event, as it is (the machine's own LEASE too): the caller flushes first where order matters. */
+  send(event: MachineEvent): void {
+    this.machineActor.send(event);
   }
 
   /** Stops the throttler (and its one timer) and its target; an unsent batch is forgotten. */
   stop(): void {
     this.batcher?.clear();
-    this.actor.stop();
+    this.machineActor.stop();
     this.target.stop();
   }
 
   private readonly sendBatch = (entries: TEntry[]): void => {
     if (this.tracker === undefined) {
-      this.actor.send({ type: 'QUEUE_BATCH', messages: entries });
+      this.machineActor.send({ type: 'QUEUE_BATCH', messages: entries });
       return;
     }
     this.tracker.sending(entries);
-    this.actor.send({ type: 'QUEUE_BATCH', messages: entries });
+    this.machineActor.send({ type: 'QUEUE_BATCH', messages: entries });
     this.tracker.sent(entries);
   };
 }

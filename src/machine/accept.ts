@@ -13,7 +13,8 @@ import {
 } from '../engine/queue/message-checks.js';
 import { isRunning, sendNow, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
-import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
+import type { QueueEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
 type Message = AnyEventObject;
@@ -25,7 +26,7 @@ type Message = AnyEventObject;
  * entry. Returns the clock reading to go on with.
  */
 export function acceptMessage(
-  context: ThrottlerContext,
+  context: MachineContext,
   event: Omit<QueueEvent<Message>, 'type'>,
   effects: Effects,
   self: AnyActorRef,
@@ -93,8 +94,8 @@ export function acceptMessage(
  * deliveries are made. Returns the clock reading to go on with.
  */
 export function acceptQueued(
-  context: ThrottlerContext,
-  event: ThrottlerEvent,
+  context: MachineContext,
+  event: MachineEvent,
   effects: Effects,
   self: AnyActorRef,
   arrivedAt: number,
@@ -137,7 +138,7 @@ export function acceptQueued(
  * idle: a target, nothing waiting, a valid message, the policies allow it now,
  * and no activation is needed first (a timer period that would start on it).
  */
-export function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
+export function passesStraightThrough(context: MachineContext, event: QueueEvent<Message>, now: number): boolean {
   const { dispatcher, target } = context;
   const { clearance } = dispatcher;
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
@@ -152,7 +153,7 @@ export function passesStraightThrough(context: ThrottlerContext, event: QueueEve
  * it does only what a delivery must: send, record, tell listeners, publish.
  */
 export function passThrough(
-  context: ThrottlerContext,
+  context: MachineContext,
   event: QueueEvent<Message>,
   effects: Effects,
   self: AnyActorRef,

@@ -1,10 +1,10 @@
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { checkTarget, pauseUntil, rateScope, replyError } from './event-checks.js';
-import type { ThrottlerContext, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
 
 /** SET_TARGET: the target every delivery goes to from now on (checked to be a full actor ref). */
-export function setTarget(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function setTarget(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'SET_TARGET') return;
   try {
     checkTarget(event.target);
@@ -16,7 +16,7 @@ export function setTarget(context: ThrottlerContext, event: ThrottlerEvent, effe
 }
 
 /** SET_RATE: new overall rates, a channel's or a key's, or the keys' template; never half-applied. */
-export function setRate(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function setRate(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'SET_RATE') return;
   try {
     const { channel, keyTemplate, option } = rateScope(event);
@@ -32,7 +32,7 @@ export function setRate(context: ThrottlerContext, event: ThrottlerEvent, effect
 }
 
 /** CANCEL: takes a waiting message out by its id (the oldest of several), reported as dropped. */
-export function cancelMessage(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function cancelMessage(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'CANCEL') return;
   if (context.dispatcher.cancel(event.id)) {
     emitDiscarded(context, effects);
@@ -41,7 +41,7 @@ export function cancelMessage(context: ThrottlerContext, event: ThrottlerEvent, 
 }
 
 /** PAUSE: nothing goes until `until` (or for `duration`, or until RESUME). */
-export function pause(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function pause(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'PAUSE') return;
   try {
     context.dispatcher.clearance.pause(pauseUntil(event, context.now()));
@@ -53,7 +53,7 @@ export function pause(context: ThrottlerContext, event: ThrottlerEvent, effects:
 }
 
 /** SETTLED: a delivery in flight is done (with maxConcurrent or countUntil: done). */
-export function settle(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function settle(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'SETTLED') return;
   try {
     context.dispatcher.clearance.settle(event.channel, event.cost, context.now());
@@ -66,7 +66,7 @@ export function settle(context: ThrottlerContext, event: ThrottlerEvent, effects
 }
 
 /** TRY_ACQUIRE: takes a permit now if one is free, answered in the event's own reply object. */
-export function tryAcquire(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function tryAcquire(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'TRY_ACQUIRE') return;
   const invalidReply = replyError(event.reply);
   if (invalidReply !== undefined) {
@@ -90,13 +90,13 @@ export function tryAcquire(context: ThrottlerContext, event: ThrottlerEvent, eff
 }
 
 /** RESUME: lifts a pause. */
-export function resume(context: ThrottlerContext, _event: ThrottlerEvent, effects: Effects): void {
+export function resume(context: MachineContext, _event: MachineEvent, effects: Effects): void {
   context.dispatcher.clearance.resume();
   effects.assign(published(context, context.target, context.wakeAt));
 }
 
 /** STORE_STATUS (from a store): tells listeners with storeDown / storeUp. */
-export function reportStoreStatus(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function reportStoreStatus(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'STORE_STATUS') return;
   if (typeof event.up !== 'boolean' || (event.error !== undefined && !(event.error instanceof Error))) {
     refuse(effects, event, new ThrottlerOptionError('STORE_STATUS', '{ up: boolean, error?: Error }', event));

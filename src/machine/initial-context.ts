@@ -4,8 +4,9 @@ import { Dispatcher } from '../engine/dispatcher.js';
 import type { ResolvedOptions } from '../engine/options/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryPacer } from './delivery-pacer.js';
+import type { MachineContext } from './machine-types.js';
 import { MonotoneClock } from './monotone-clock.js';
-import type { ThrottlerContext } from './types.js';
+import { CLEARANCE_EVENT, storeStatusEvent } from './own-events.js';
 import { listensTo } from './xstate-internals.js';
 
 /** What else a throttler starts with besides its options and target. */
@@ -30,13 +31,13 @@ export function initialContext(
   options: ResolvedOptions,
   target: AnyActorRef | undefined,
   { version = 0, deliveryGate, store, self }: ContextExtras = {},
-): ThrottlerContext {
+): MachineContext {
   const clock = new MonotoneClock(options.now);
   // A store answers asynchronously: it wakes the actor with an event, never during one of its calls.
   const clearance = store?.store.clearanceFor(options, {
     now: clock.now,
-    wake: () => store.actor()?.send({ type: 'CLEARANCE' }),
-    status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
+    wake: () => store.actor()?.send(CLEARANCE_EVENT),
+    status: (up, error) => store.actor()?.send(storeStatusEvent(up, error)),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {
@@ -65,7 +66,7 @@ export function checkStore(store: unknown): ThrottleStore | undefined {
 }
 
 /** A store's clearance holds a subscription and reservations: it closes when its actor stops (or errors). */
-export function closeClearanceOnStop(actor: AnyActorRef, context: ThrottlerContext): void {
+export function closeClearanceOnStop(actor: AnyActorRef, context: MachineContext): void {
   const clearance = context.dispatcher.clearance as { close?: () => void };
   if (typeof clearance.close !== 'function') return;
   const close = (): void => clearance.close?.();

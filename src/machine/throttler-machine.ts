@@ -8,13 +8,14 @@ import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { endLease, grantLease } from './lease-actions.js';
+import { DELIVERY_GATE, type MachineContext, type MachineEvent, type MachineInput } from './machine-types.js';
+import { isOwnEvent } from './own-events.js';
+import type { PublicMachine } from './public-machine.js';
 import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
-import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
-export { MAX_TIMER_DELAY } from './effects.js';
-
-/** The event types a user sends (WAKE, WORK_WAITING and DRAINED are the machine's own). */
+/** The event types a user sends (the machine's own, own-events.ts, are refused from outside). */
 const EVENT_TYPES = [
   'QUEUE',
   'QUEUE_BATCH',
@@ -25,9 +26,14 @@ const EVENT_TYPES = [
   'RESUME',
   'SETTLED',
   'TRY_ACQUIRE',
-  'LEASE',
-  'LEASE_END',
 ] as const;
+
+/** First for each of the machine's own events: the same type sent by a user is refused as unknown. */
+const REFUSED_FROM_OUTSIDE = {
+  guard: 'sentFromOutside',
+  actions: 'refuseUnknownEvent',
+  description: "The machine's own event type, sent from outside: reported as invalidEvent.",
+} as const;
 
 /**
  * The throttler: an XState v5 machine, `idle` or `active`, that queues
@@ -45,14 +51,15 @@ const EVENT_TYPES = [
  * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
  * An event type the machine does not know is reported too, so a typo shows.
  */
-export const throttlerMachine = setup({
+const machine = setup({
   types: {
-    context: {} as ThrottlerContext,
-    input: {} as ThrottlerInput,
-    events: {} as ThrottlerEvent,
+    context: {} as MachineContext,
+    input: {} as MachineInput,
+    events: {} as MachineEvent,
     emitted: {} as ThrottlerEmitted,
   },
   guards: {
+    sentFromOutside: ({ event }) => !isOwnEvent(event),
     passesQuietly: ({ context, event }) => passesQuietly(context, event),
     queuesQuietly: ({ context, event }) => queuesQuietly(context, event),
     shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context),
@@ -107,7 +114,7 @@ export const throttlerMachine = setup({
     }),
     /**
      * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. A new turn:
-     * a full slice. Cancelled all the same: a WAKE sent from outside must not leave the real timer behind.
+     * a full slice. Cancelled all the same, so that no timer can stay behind.
      */
     forgetSpentWakeUp: withEffects((context, _event, effects) => {
       context.pacer.endSlice();
@@ -128,7 +135,8 @@ export const throttlerMachine = setup({
   context: ({ input, self }) => {
     const options = resolveOptions(input);
     const target = checkTarget(input.target);
-    const { deliveryGate } = input;
+    // Keyed by a symbol: only the adapters give it (machine-types.ts).
+    const deliveryGate = input[DELIVERY_GATE];
     if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
       throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
     }
@@ -167,6 +175,7 @@ export const throttlerMachine = setup({
           description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
         },
         WORK_WAITING: [
+          REFUSED_FROM_OUTSIDE,
           {
             guard: 'shouldBeActive',
             target: 'active',
@@ -194,15 +203,21 @@ export const throttlerMachine = setup({
           actions: ['tryAcquire', 'noticeWork'],
           description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
         },
-        LEASE: { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
-        LEASE_END: { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
-        WAKE: { description: 'Nothing is due in idle: a wake-up (only ever sent from outside) is ignored.' },
-        CLEARANCE: { description: "A store's answer while idle: nothing waits for it." },
-        STORE_STATUS: {
-          actions: 'reportStoreStatus',
-          description: 'The store went down or came back: storeDown / storeUp.',
-        },
-        DRAINED: { description: 'Already idle.' },
+        LEASE: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
+        ],
+        LEASE_END: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
+        ],
+        WAKE: [REFUSED_FROM_OUTSIDE, { description: 'A wake-up left over from `active`: nothing is due in idle.' }],
+        CLEARANCE: [REFUSED_FROM_OUTSIDE, { description: "A store's answer while idle: nothing waits for it." }],
+        STORE_STATUS: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'reportStoreStatus', description: 'The store went down or came back: storeDown / storeUp.' },
+        ],
+        DRAINED: [REFUSED_FROM_OUTSIDE, { description: 'Already idle.' }],
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
@@ -212,6 +227,7 @@ export const throttlerMachine = setup({
       exit: 'disarmWakeUp',
       on: {
         DRAINED: [
+          REFUSED_FROM_OUTSIDE,
           {
             guard: 'shouldBeIdle',
             target: 'idle',
@@ -232,15 +248,24 @@ export const throttlerMachine = setup({
           actions: 'queueAndDeliver',
           description: 'Queue several messages in order and deliver what the rate allows.',
         },
-        WAKE: {
-          actions: ['forgetSpentWakeUp', 'deliverDue'],
-          description: 'The wake-up timer fired: deliver what is due.',
-        },
-        CLEARANCE: { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
-        STORE_STATUS: {
-          actions: ['reportStoreStatus', 'deliverDue'],
-          description: 'The store went down or came back: storeDown / storeUp.',
-        },
+        WAKE: [
+          REFUSED_FROM_OUTSIDE,
+          {
+            actions: ['forgetSpentWakeUp', 'deliverDue'],
+            description: 'The wake-up timer fired: deliver what is due.',
+          },
+        ],
+        CLEARANCE: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
+        ],
+        STORE_STATUS: [
+          REFUSED_FROM_OUTSIDE,
+          {
+            actions: ['reportStoreStatus', 'deliverDue'],
+            description: 'The store went down or came back: storeDown / storeUp.',
+          },
+        ],
         SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
         SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
         CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
@@ -248,11 +273,26 @@ export const throttlerMachine = setup({
         RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
         SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
         TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
-        LEASE: { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
-        LEASE_END: { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
-        WORK_WAITING: { description: 'Already active.' },
+        LEASE: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
+        ],
+        LEASE_END: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
+        ],
+        WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
   },
 });
+
+/**
+ * The throttler machine, typed as users see it: the public events, input and context (types.ts).
+ * The same machine as `internalThrottlerMachine`, which the library's own code uses.
+ */
+export const throttlerMachine = machine as unknown as PublicMachine<typeof machine>;
+
+/** The machine with its own events, full context and the adapters' input (machine-types.ts). */
+export const internalThrottlerMachine = machine;
