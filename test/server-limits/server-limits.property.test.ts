@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRates } from '../../src/index.js';
-import { readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/server-limits/index.js';
+import { type ReadServerLimitsOptions, readServerLimits, type ServerLimits } from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
 const NUM_RUNS = 1_000;
@@ -101,7 +101,7 @@ const optionsArbitrary = fc.record(
   { requiredKeys: [] },
 );
 
-function checkInvariants(limits: ServerLimits, now: number, options: ServerLimitsOptions): void {
+function checkInvariants(limits: ServerLimits, now: number, options: ReadServerLimitsOptions): void {
   const maxPause = (options.maxPause as number | undefined) ?? 3_600_000;
   const maxWindow = (options.maxWindow as number | undefined) ?? 86_400_000;
   if (limits.pause !== undefined) {
