@@ -35,22 +35,7 @@ const REFUSED_FROM_OUTSIDE = {
   description: "The machine's own event type, sent from outside: reported as invalidEvent.",
 } as const;
 
-/**
- * The throttler: an XState v5 machine, `idle` or `active`, that queues
- * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
- * than its rate allows. Active if and only if a target is set and a message
- * waits; in `idle` no timer is pending. One wake-up timer at most, re-armed
- * only when its time changes.
- *
- * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
- * actions that can change it, not an `always` transition: XState evaluates
- * eventless guards after every event, and on the path one message takes that
- * was 8% of the machine's time (bench/README.md, W1).
- *
- * Every event is checked before it changes anything: a bad field is reported
- * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
- * An event type the machine does not know is reported too, so a typo shows.
- */
+/** The machine with the library's own types; exported below as users see it and as the library does. */
 const machine = setup({
   types: {
     context: {} as MachineContext,
@@ -289,8 +274,23 @@ const machine = setup({
 });
 
 /**
- * The throttler machine, typed as users see it: the public events, input and context (types.ts).
- * The same machine as `internalThrottlerMachine`, which the library's own code uses.
+ * The throttler: an XState v5 machine, `idle` or `active`, that queues
+ * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
+ * than its rate allows. Active if and only if a target is set and a message
+ * waits; in `idle` no timer is pending. One wake-up timer at most, re-armed
+ * only when its time changes.
+ *
+ * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
+ * actions that can change it, not an `always` transition: XState evaluates
+ * eventless guards after every event, and on the path one message takes that
+ * was 8% of the machine's time (bench/README.md, W1).
+ *
+ * Every event is checked before it changes anything: a bad field is reported
+ * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
+ * An event type the machine does not know is reported too, so a typo shows.
+ *
+ * Typed as users see it: the public events, input and context (types.ts). The same object as
+ * `internalThrottlerMachine`, which the library's own code uses.
  */
 export const throttlerMachine = machine as unknown as PublicMachine<typeof machine>;
 
