@@ -49,17 +49,6 @@ export type OwnEvent =
   | ({ type: 'WORK_WAITING' } & Own)
   | ({ type: 'DRAINED' } & Own);
 
-/** The event types of `OwnEvent`: sent from outside, they are refused as unknown. */
-export const OWN_EVENT_TYPES: ReadonlySet<string> = new Set([
-  'LEASE',
-  'LEASE_END',
-  'WAKE',
-  'CLEARANCE',
-  'STORE_STATUS',
-  'WORK_WAITING',
-  'DRAINED',
-]);
-
 export const WAKE_EVENT = Object.freeze({ type: 'WAKE', [OWN_EVENT]: true } as const);
 export const WORK_WAITING_EVENT = Object.freeze({ type: 'WORK_WAITING', [OWN_EVENT]: true } as const);
 export const DRAINED_EVENT = Object.freeze({ type: 'DRAINED', [OWN_EVENT]: true } as const);

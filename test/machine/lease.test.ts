@@ -14,7 +14,7 @@ afterEach(restoreRealTime);
  * API's `schedule` while nothing waits). The machine decides how many; what was
  * spent is recorded when the lease ends, or before any other event is handled.
  * LEASE and LEASE_END are the machine's own events: sent here with the mark the
- * promise API sets (own-events.ts); without it they are refused (own-events.test.ts).
+ * promise API sets (own-events.ts); without it they are refused (hostile-events.test.ts).
  */
 const marked = (event: unknown): unknown => {
   const { type } = event as { type?: unknown };
