@@ -16,10 +16,13 @@ import { type Actor, type AnyActorRef, createActor, fromCallback, type Inspectio
 import type { ResolvedOptions } from '../engine/index.js';
 import {
   type Clock,
-  type ThrottleOptions,
+  type CommonOptions,
+  DELIVERY_GATE,
+  internalThrottlerMachine,
+  type MachineEvent,
+  MESSAGE_CHECK,
+  type ThrottlerActor,
   type ThrottlerEmitted,
-  type ThrottlerEvent,
-  throttlerMachine,
 } from '../machine/index.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { withResolvedOptions } from '../machine/resolved-input.js';
@@ -47,7 +50,7 @@ export interface HandOverTracker<TEntry> {
 
 export interface HostSetup<TEntry extends QueueEntry> {
   /** The machine's options, as given (its input). */
-  options: ThrottleOptions;
+  options: CommonOptions;
   /** The same options, validated: the machine takes them as they are (resolved-input.ts). */
   resolved: ResolvedOptions;
   /** The clock of the one timer; by default the one `timerPrecision` asks for. */
@@ -70,7 +73,9 @@ export interface HostSetup<TEntry extends QueueEntry> {
 
 /** One throttler actor and its target, started; `queue` hands messages to it. */
 export class ThrottlerHost<TEntry extends QueueEntry> {
-  readonly actor: Actor<typeof throttlerMachine>;
+  /** The actor as the adapter's user sees it (public types); `send` reaches it with the machine's own events too. */
+  readonly actor: ThrottlerActor;
+  private readonly machineActor: Actor<typeof internalThrottlerMachine>;
   private readonly target: Actor<ReturnType<typeof fromCallback<TEntry['message']>>>;
   private readonly batcher: QueueBatcher<TEntry> | undefined;
   private readonly tracker: HandOverTracker<TEntry> | undefined;
@@ -83,29 +88,30 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
         receive(deliver);
       }),
     ).start();
-    this.actor = createActor(throttlerMachine, {
+    this.machineActor = createActor(internalThrottlerMachine, {
       input: withResolvedOptions(
         {
           ...setup.options,
           target: this.target as AnyActorRef,
-          ...(deliveryGate === undefined ? {} : { deliveryGate }),
-          ...(messageCheck === undefined ? {} : { messageCheck }),
+          ...(deliveryGate === undefined ? {} : { [DELIVERY_GATE]: deliveryGate }),
+          ...(messageCheck === undefined ? {} : { [MESSAGE_CHECK]: messageCheck }),
         },
         resolved,
       ),
       clock: setup.clock ?? clockFor(resolved),
       ...(inspect === undefined ? {} : { inspect }),
     });
+    this.actor = this.machineActor as unknown as ThrottlerActor;
     // A throttler that could not start (its context threw: an option, the store, the time source) throws
     // here, at the adapter's call, instead of reaching XState's uncaught-error path once started.
-    const created = this.actor.getSnapshot();
+    const created = this.machineActor.getSnapshot();
     if (created.status === 'error') {
       this.target.stop();
       throw created.error;
     }
-    this.actor.on('dropped', discard);
-    this.actor.on('rejected', discard);
-    this.actor.start();
+    this.machineActor.on('dropped', discard);
+    this.machineActor.on('rejected', discard);
+    this.machineActor.start();
     this.batcher =
       resolved.capacity === Number.POSITIVE_INFINITY
         ? new QueueBatcher<TEntry>(this.sendBatch, setup.deferFlush ?? deferToMicrotask, setup.hasLeftBatch)
@@ -121,12 +127,12 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
     const { message, channel, cost, id, priority, deadline, maxWait } = entry;
     const event = { type: 'QUEUE' as const, message, channel, cost, id, priority, deadline, maxWait };
     if (this.tracker === undefined) {
-      this.actor.send(event);
+      this.machineActor.send(event);
       return;
     }
     const entries = [entry];
     this.tracker.sending(entries);
-    this.actor.send(event);
+    this.machineActor.send(event);
     this.tracker.sent(entries);
   }
 
@@ -140,9 +146,9 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
     this.batcher?.withdraw();
   }
 
-  /** Sends any other event, as it is: the caller flushes first where order matters. */
-  send(event: ThrottlerEvent): void {
-    this.actor.send(event);
+  /** Sends any other event, as it is (the machine's own LEASE too): the caller flushes first where order matters. */
+  send(event: MachineEvent): void {
+    this.machineActor.send(event);
   }
 
   /**
@@ -156,17 +162,17 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
   /** Stops the throttler (and its one timer) and its target; an unsent batch is forgotten. */
   stop(): void {
     this.batcher?.clear();
-    this.actor.stop();
+    this.machineActor.stop();
     this.target.stop();
   }
 
   private readonly sendBatch = (entries: TEntry[]): void => {
     if (this.tracker === undefined) {
-      this.actor.send({ type: 'QUEUE_BATCH', messages: entries });
+      this.machineActor.send({ type: 'QUEUE_BATCH', messages: entries });
       return;
     }
     this.tracker.sending(entries);
-    this.actor.send({ type: 'QUEUE_BATCH', messages: entries });
+    this.machineActor.send({ type: 'QUEUE_BATCH', messages: entries });
     this.tracker.sent(entries);
   };
 }

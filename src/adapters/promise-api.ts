@@ -3,12 +3,12 @@
  * it returns and the error of a stopped one. promise.ts builds it over the machine.
  */
 import type { Actor, InspectionEvent } from 'xstate';
-import type { ThrottleOptions, ThrottleStore } from '../engine/index.js';
+import type { CommonOptions, ThrottleStore } from '../engine/index.js';
 import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
 import type { RatesInput } from '../rate/index.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
-export interface ThrottlerOptions extends ThrottleOptions {
+export interface ThrottlerOptions extends CommonOptions {
   /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
   store?: ThrottleStore | undefined;
   /** XState's clock for the wake-up timer (`setTimeout` by default); pair it with `now`. */

@@ -60,6 +60,7 @@ import {
 import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
+import { WAKE_EVENT } from '../machine/own-events.js';
 import type { ThrottlerEvent } from '../machine/types.js';
 import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -119,7 +120,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     () => {
       if (stopped) return;
       sendWaiting();
-      host.send({ type: 'WAKE' });
+      host.send(WAKE_EVENT);
     },
   );
 

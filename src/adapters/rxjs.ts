@@ -35,7 +35,7 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
-import { resolveOptions, type ThrottleOptions } from '../engine/index.js';
+import { type CommonOptions, resolveOptions } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
@@ -43,7 +43,7 @@ import { ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import type { DeferFlush } from './queue-batcher.js';
 
-export interface ThrottleQueueOptions<T> extends ThrottleOptions {
+export interface ThrottleQueueOptions<T> extends CommonOptions {
   /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
   store?: ThrottleStore | undefined;
   /** Where the timer and the time come from: pass the TestScheduler in marble tests. */

@@ -12,7 +12,7 @@
  * so a burst past the limit costs one LEASE, not one per task.
  */
 import type { Lease } from '../engine/index.js';
-import type { ThrottlerEvent } from '../machine/types.js';
+import { LEASE_END_EVENT, leaseEvent, type OwnEvent } from '../machine/index.js';
 
 /** Permits asked for at a time: large enough that a burst renews rarely, small enough to search quickly. */
 export const LEASE_SIZE = 4096;
@@ -24,7 +24,7 @@ export class TaskLease {
   private short = false;
   private stretchEnding = false;
 
-  constructor(private readonly send: (event: ThrottlerEvent) => void) {}
+  constructor(private readonly send: (event: OwnEvent) => void) {}
 
   /** Takes a permit for one task to start now; false when none can be leased (the task queues). */
   take(): boolean {
@@ -37,7 +37,7 @@ export class TaskLease {
       this.end();
     }
     if (this.short) return false;
-    this.send({ type: 'LEASE', want: LEASE_SIZE, lease });
+    this.send(leaseEvent(LEASE_SIZE, lease));
     this.short = lease.granted < LEASE_SIZE;
     if (!this.stretchEnding) {
       this.stretchEnding = true;
@@ -58,7 +58,7 @@ export class TaskLease {
   end(): void {
     if (!this.open) return;
     this.open = false;
-    this.send({ type: 'LEASE_END' });
+    this.send(LEASE_END_EVENT);
   }
 
   private readonly endStretch = (): void => {

@@ -16,11 +16,11 @@ export type { Lease } from './clearance/lease.js';
 export { LocalClearance } from './clearance/local-clearance.js';
 export { isKeyName } from './options/keys-option.js';
 export {
+  type CommonOptions,
   type CountUntil,
   type Ordering,
   type ResolvedOptions,
   resolveOptions,
-  type ThrottleOptions,
   tracksInFlight,
   unknownChannelError,
 } from './options/options.js';

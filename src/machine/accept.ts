@@ -13,7 +13,8 @@ import {
 } from '../engine/queue/message-checks.js';
 import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
-import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
+import type { QueueEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
 type Message = AnyEventObject;
@@ -26,7 +27,7 @@ type Message = AnyEventObject;
  * reading to go on with.
  */
 export function acceptMessage(
-  context: ThrottlerContext,
+  context: MachineContext,
   event: Omit<QueueEvent<Message>, 'type'>,
   effects: Effects,
   arrivedAt: number,
@@ -92,7 +93,7 @@ export function acceptMessage(
 }
 
 /** Why a message cannot be taken in: not an event object, or not of the adapter's kind (`messageCheck`). */
-export function messageRefusal(context: ThrottlerContext, message: unknown): Error | undefined {
+export function messageRefusal(context: MachineContext, message: unknown): Error | undefined {
   return messageError(message) ?? context.messageCheck?.(message as Message);
 }
 
@@ -103,8 +104,8 @@ export function messageRefusal(context: ThrottlerContext, message: unknown): Err
  * deliveries are made. Returns the clock reading to go on with.
  */
 export function acceptQueued(
-  context: ThrottlerContext,
-  event: ThrottlerEvent,
+  context: MachineContext,
+  event: MachineEvent,
   effects: Effects,
   self: AnyActorRef,
   arrivedAt: number,
@@ -151,7 +152,7 @@ export function acceptQueued(
  * idle: a target, nothing waiting, a valid message, the policies allow it now,
  * and no activation is needed first (a timer period that would start on it).
  */
-export function passesStraightThrough(context: ThrottlerContext, event: QueueEvent<Message>, now: number): boolean {
+export function passesStraightThrough(context: MachineContext, event: QueueEvent<Message>, now: number): boolean {
   const { dispatcher, target } = context;
   const { clearance } = dispatcher;
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
@@ -166,7 +167,7 @@ export function passesStraightThrough(context: ThrottlerContext, event: QueueEve
  * it does only what a delivery must: send, record, tell listeners, publish.
  */
 export function passThrough(
-  context: ThrottlerContext,
+  context: MachineContext,
   event: QueueEvent<Message>,
   effects: Effects,
   self: AnyActorRef,

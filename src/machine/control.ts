@@ -3,10 +3,10 @@ import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { checkTarget, pauseUntil, rateScope } from './event-checks.js';
-import type { ThrottlerContext, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
 
 /** SET_TARGET: the target every delivery goes to from now on (checked to be a full actor ref). */
-export function setTarget(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function setTarget(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'SET_TARGET') return;
   try {
     checkTarget(event.target);
@@ -18,7 +18,7 @@ export function setTarget(context: ThrottlerContext, event: ThrottlerEvent, effe
 }
 
 /** SET_RATE: new overall rates, a channel's or a key's, or the keys' template; never half-applied. */
-export function setRate(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function setRate(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'SET_RATE') return;
   try {
     const { channel, keyTemplate, option } = rateScope(event);
@@ -34,7 +34,7 @@ export function setRate(context: ThrottlerContext, event: ThrottlerEvent, effect
 }
 
 /** CANCEL: takes a waiting message out by its id (the oldest of several), reported as dropped. */
-export function cancelMessage(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function cancelMessage(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'CANCEL') return;
   if (context.dispatcher.cancel(event.id)) {
     emitDiscarded(context, effects);
@@ -43,7 +43,7 @@ export function cancelMessage(context: ThrottlerContext, event: ThrottlerEvent, 
 }
 
 /** PAUSE: nothing goes until `until` (or for `duration`, or until RESUME). */
-export function pause(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function pause(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'PAUSE') return;
   try {
     context.dispatcher.clearance.pause(pauseUntil(event, context.now()));
@@ -55,7 +55,7 @@ export function pause(context: ThrottlerContext, event: ThrottlerEvent, effects:
 }
 
 /** SETTLED: a delivery in flight is done (with maxConcurrent or countUntil: done). */
-export function settle(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function settle(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'SETTLED') return;
   try {
     context.dispatcher.clearance.settle(event.channel, event.cost, context.now());
@@ -71,7 +71,7 @@ export function settle(context: ThrottlerContext, event: ThrottlerEvent, effects
 const REPLY_FIELDS = ['waitMs', 'error'] as const;
 
 /** TRY_ACQUIRE: takes a permit now if one is free, answered in the event's own reply object. */
-export function tryAcquire(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function tryAcquire(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'TRY_ACQUIRE') return;
   const { reply } = event;
   // No permit is taken for an answer nobody can read: everything about the reply is decided first.
@@ -115,13 +115,13 @@ export function tryAcquire(context: ThrottlerContext, event: ThrottlerEvent, eff
 }
 
 /** RESUME: lifts a pause. */
-export function resume(context: ThrottlerContext, _event: ThrottlerEvent, effects: Effects): void {
+export function resume(context: MachineContext, _event: MachineEvent, effects: Effects): void {
   context.dispatcher.clearance.resume();
   effects.assign(published(context, context.target, context.wakeAt));
 }
 
 /** STORE_SLOW (from a store): tells listeners with storeSlow. */
-export function reportStoreSlow(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function reportStoreSlow(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'STORE_SLOW') return;
   const { roundTripMs, graceMs } = event;
   if (!Number.isFinite(roundTripMs) || !Number.isFinite(graceMs) || !(roundTripMs >= 0) || !(graceMs >= 0)) {
@@ -132,7 +132,7 @@ export function reportStoreSlow(context: ThrottlerContext, event: ThrottlerEvent
 }
 
 /** STORE_STATUS (from a store): tells listeners with storeDown / storeUp, storeConflict or storeQuarantined. */
-export function reportStoreStatus(context: ThrottlerContext, event: ThrottlerEvent, effects: Effects): void {
+export function reportStoreStatus(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'STORE_STATUS') return;
   const at = context.now();
   const emitted = storeEmitted(event, at);
@@ -152,7 +152,7 @@ export function reportStoreStatus(context: ThrottlerContext, event: ThrottlerEve
 }
 
 /** What a well-formed STORE_STATUS tells listeners; undefined for a malformed one. */
-function storeEmitted(event: Extract<ThrottlerEvent, { type: 'STORE_STATUS' }>, at: number) {
+function storeEmitted(event: Extract<MachineEvent, { type: 'STORE_STATUS' }>, at: number) {
   if ('conflict' in event) {
     const conflict = event.conflict as Partial<StoreConflict> | undefined;
     if (typeof conflict !== 'object' || conflict === null) return undefined;

@@ -7,7 +7,8 @@ import type { AnyActorRef, AnyEventObject } from 'xstate';
 import type { QueuedMessage } from '../engine/queue/queued-message.js';
 import { GRANT_TOLERANCE_MS } from '../policies/smooth-rate.js';
 import { type Effects, emitDiscarded, MAX_TIMER_DELAY, published, WAKE_UP_ID } from './effects.js';
-import type { ThrottlerContext } from './types.js';
+import type { MachineContext } from './machine-types.js';
+import { DRAINED_EVENT, WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
 import { listensTo, relay } from './xstate-internals.js';
 
 type Message = AnyEventObject;
@@ -18,7 +19,7 @@ type Message = AnyEventObject;
  * works out its ticks from the time it is asked), so nothing holds the process
  * open while nothing waits.
  */
-export function hasWork(context: ThrottlerContext): boolean {
+export function hasWork(context: MachineContext): boolean {
   return !context.dispatcher.isEmpty;
 }
 
@@ -40,7 +41,7 @@ export function isRunning(target: AnyActorRef): boolean {
  * event), and the message going now, set before each send: one record a pass, none a message.
  */
 export interface Send {
-  readonly context: ThrottlerContext;
+  readonly context: MachineContext;
   readonly effects: Effects;
   readonly self: AnyActorRef;
   readonly target: AnyActorRef;
@@ -58,7 +59,7 @@ export interface Send {
 
 /** A send record for a pass or an event, before its first message is set. */
 export function sendRecord(
-  context: ThrottlerContext,
+  context: MachineContext,
   effects: Effects,
   self: AnyActorRef,
   target: AnyActorRef,
@@ -115,7 +116,7 @@ interface SendRun {
  * `targetLost` when `reportLostTarget`; otherwise the run just stops there.
  */
 export function sendWhatIsDue(
-  context: ThrottlerContext,
+  context: MachineContext,
   effects: Effects,
   self: AnyActorRef,
   now: number,
@@ -166,7 +167,7 @@ export function sendWhatIsDue(
  * goes at once (less if the adapter's gate closes): the rest waits for a
  * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
  */
-export function deliverDue(context: ThrottlerContext, effects: Effects, self: AnyActorRef, now: number): void {
+export function deliverDue(context: MachineContext, effects: Effects, self: AnyActorRef, now: number): void {
   const { dispatcher } = context;
   const pacer = context.pacer;
   const pass = sendWhatIsDue(context, effects, self, now, true);
@@ -188,12 +189,12 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
       const exact = wakeAt - now;
       const rounded = exact === 0 ? 0 : Math.max(1, Math.ceil(exact - GRANT_TOLERANCE_MS));
       const delay = Math.min(MAX_TIMER_DELAY, dispatcher.wakesExactly ? exact : rounded);
-      effects.raise({ type: 'WAKE' }, { id: WAKE_UP_ID, delay });
+      effects.raise(WAKE_EVENT, { id: WAKE_UP_ID, delay });
     }
   }
   effects.assign(published(context, target, wakeAt));
   // Every event in `active` ends here, so this is where `active` learns it has nothing left to do.
-  if (target === undefined || !hasWork(context)) effects.raise({ type: 'DRAINED' });
+  if (target === undefined || !hasWork(context)) effects.raise(DRAINED_EVENT);
 }
 
 /**
@@ -202,13 +203,13 @@ export function deliverDue(context: ThrottlerContext, effects: Effects, self: An
  * is let go of here instead, as `deliverDue` would, without a pass through
  * `active` that would tell listeners it had started and stopped delivering.
  */
-export function noticeWork(context: ThrottlerContext, effects: Effects): void {
+export function noticeWork(context: MachineContext, effects: Effects): void {
   const { target, dispatcher } = context;
   if (target === undefined || !hasWork(context)) return;
   // The policies are not asked here: in `idle` they have not been activated, and asking would start their periods.
   const waiting = dispatcher.peekOldest();
   if (waiting === undefined || isRunning(target)) {
-    effects.raise({ type: 'WORK_WAITING' });
+    effects.raise(WORK_WAITING_EVENT);
     return;
   }
   effects.emit({ type: 'targetLost', target, message: waiting.message, at: context.now() });

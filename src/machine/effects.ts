@@ -7,7 +7,9 @@
 import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions } from 'xstate';
 import type { DropReason } from '../engine/queue/message-queues.js';
 import { ThrottlerExpiredError } from './expired-error.js';
-import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
+import type { DRAINED_EVENT, WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
+import type { ThrottlerEmitted } from './types.js';
 
 /** The id of the single wake-up timer, so it can be cancelled before it is armed again. */
 export const WAKE_UP_ID = 'throttler.wakeUp';
@@ -39,7 +41,7 @@ export function droppedEvent(message: AnyEventObject, reason: DropReason, deadli
  * Emits a `dropped` event for each message that left the queue undelivered since the last look.
  * Asked after every message taken in: nothing is allocated when nothing left (the common case).
  */
-export function emitDiscarded(context: ThrottlerContext, effects: Effects): void {
+export function emitDiscarded(context: MachineContext, effects: Effects): void {
   const { discarded } = context.dispatcher;
   if (discarded.length === 0) return;
   // emit only enqueues the event (XState sends it after the action), so nothing can add to the list while it is
@@ -50,10 +52,10 @@ export function emitDiscarded(context: ThrottlerContext, effects: Effects): void
 
 /** What every change assigns: fresh counts and a new version, so the snapshot differs from the last. */
 export function published(
-  context: ThrottlerContext,
-  target: ThrottlerContext['target'],
+  context: MachineContext,
+  target: MachineContext['target'],
   wakeAt: number,
-): () => Partial<ThrottlerContext> {
+): () => Partial<MachineContext> {
   const { queued, delivered, dropped, rejected } = context.dispatcher.counts;
   // Built here once and handed back by the assigner: on the quiet paths this runs for every message, and one
   // object of one fixed shape is the cheapest update XState can take.
@@ -71,9 +73,9 @@ export function published(
 export interface Effects {
   emit(event: ThrottlerEmitted): void;
   cancel(id: string): void;
-  raise(event: { type: 'WAKE' }, options: { id: string; delay: number }): void;
-  raise(event: { type: 'DRAINED' | 'WORK_WAITING' }): void;
-  assign(changes: () => Partial<ThrottlerContext>): void;
+  raise(event: typeof WAKE_EVENT, options: { id: string; delay: number }): void;
+  raise(event: typeof DRAINED_EVENT | typeof WORK_WAITING_EVENT): void;
+  assign(changes: () => Partial<MachineContext>): void;
 }
 
 /**
@@ -83,13 +85,13 @@ export interface Effects {
  * event that was being handled: a bad `now()` is seen, and time stood still.
  */
 export function withEffects(
-  body: (context: ThrottlerContext, event: ThrottlerEvent, effects: Effects, self: AnyActorRef) => void,
+  body: (context: MachineContext, event: MachineEvent, effects: Effects, self: AnyActorRef) => void,
 ) {
   return enqueueActions<
-    ThrottlerContext,
-    ThrottlerEvent,
+    MachineContext,
+    MachineEvent,
     undefined,
-    ThrottlerEvent,
+    MachineEvent,
     never,
     never,
     never,
@@ -110,6 +112,6 @@ export function withEffects(
 }
 
 /** Refuses an event the machine cannot act on: it is reported, and nothing changes. */
-export function refuse(effects: Effects, event: ThrottlerEvent | EventObject, error: Error): void {
+export function refuse(effects: Effects, event: MachineEvent | EventObject, error: Error): void {
   effects.emit({ type: 'invalidEvent', event, error });
 }

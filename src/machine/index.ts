@@ -1,19 +1,14 @@
-export type { Lease } from '../engine/clearance/lease.js';
-export type { KeysOption, Ordering, Overflow, ThrottleOptions, TimerPrecision } from '../engine/options/options.js';
-export type { DropReason, ThrottlerCounts } from '../engine/queue/message-queues.js';
-export type { PersistedDispatcher } from '../engine/saved/persisted-format.js';
+/**
+ * The machine's face: what src/index.ts makes public (it picks its names one by one) and what the
+ * adapters use besides (the machine with its own events, the delivery gate's key, the lease's events).
+ */
+export type { CommonOptions } from '../engine/options/options.js';
+export type { ThrottlerCounts } from '../engine/queue/message-queues.js';
 export { ThrottlerExpiredError } from './expired-error.js';
 export { summarizeInspection } from './inspection.js';
+export { DELIVERY_GATE, type MachineEvent, MESSAGE_CHECK } from './machine-types.js';
+export { LEASE_END_EVENT, leaseEvent, type OwnEvent } from './own-events.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
-export { PRECISE_CLOCK_LEAD_MS, preciseClock, turnClock } from './precise-clock.js';
-export { MAX_TIMER_DELAY, throttlerMachine } from './throttler-machine.js';
-export type {
-  Clock,
-  LeaseEvent,
-  QueueBatchEvent,
-  QueueEvent,
-  ThrottlerContext,
-  ThrottlerEmitted,
-  ThrottlerEvent,
-  ThrottlerInput,
-} from './types.js';
+export { preciseClock, turnClock } from './precise-clock.js';
+export { internalThrottlerMachine, throttlerMachine } from './throttler-machine.js';
+export type { Clock, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';

@@ -4,8 +4,15 @@ import { Dispatcher } from '../engine/dispatcher.js';
 import type { ResolvedOptions } from '../engine/options/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryPacer } from './delivery-pacer.js';
+import type { MachineContext } from './machine-types.js';
 import { MonotoneClock } from './monotone-clock.js';
-import type { ThrottlerContext } from './types.js';
+import {
+  CLEARANCE_EVENT,
+  storeConflictEvent,
+  storeQuarantinedEvent,
+  storeSlowEvent,
+  storeStatusEvent,
+} from './own-events.js';
 import { listensTo } from './xstate-internals.js';
 
 /** What else a throttler starts with besides its options and target. */
@@ -32,16 +39,16 @@ export function initialContext(
   options: ResolvedOptions,
   target: AnyActorRef | undefined,
   { version = 0, deliveryGate, messageCheck, store, self }: ContextExtras = {},
-): ThrottlerContext {
+): MachineContext {
   const clock = new MonotoneClock(options.now);
   // A store answers asynchronously: it wakes the actor with an event, never during one of its calls.
   const clearance = store?.store.clearanceFor(options, {
     now: clock.now,
-    wake: () => store.actor()?.send({ type: 'CLEARANCE' }),
-    status: (up, error) => store.actor()?.send({ type: 'STORE_STATUS', up, error }),
-    conflict: (conflict) => store.actor()?.send({ type: 'STORE_STATUS', conflict }),
-    quarantined: (quarantinedUntil) => store.actor()?.send({ type: 'STORE_STATUS', quarantinedUntil }),
-    slow: (roundTripMs, graceMs) => store.actor()?.send({ type: 'STORE_SLOW', roundTripMs, graceMs }),
+    wake: () => store.actor()?.send(CLEARANCE_EVENT),
+    status: (up, error) => store.actor()?.send(storeStatusEvent(up, error)),
+    conflict: (conflict) => store.actor()?.send(storeConflictEvent(conflict)),
+    quarantined: (quarantinedUntil) => store.actor()?.send(storeQuarantinedEvent(quarantinedUntil)),
+    slow: (roundTripMs, graceMs) => store.actor()?.send(storeSlowEvent(roundTripMs, graceMs)),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {
@@ -81,7 +88,7 @@ export function checkStoreFits(store: unknown, options: ResolvedOptions): Thrott
 }
 
 /** A store's clearance holds a subscription and reservations: it closes when its actor stops (or errors). */
-export function closeClearanceOnStop(actor: AnyActorRef, context: ThrottlerContext): void {
+export function closeClearanceOnStop(actor: AnyActorRef, context: MachineContext): void {
   const clearance = context.dispatcher.clearance as { close?: () => void };
   if (typeof clearance.close !== 'function') return;
   const close = (): void => clearance.close?.();

@@ -3,19 +3,14 @@ import type { AnyActorRef } from 'xstate';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, published, refuse } from './effects.js';
-import type { ThrottlerContext, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
 import { listensTo } from './xstate-internals.js';
 
 /** The fields the machine writes into a lease (the holder counts in `spent`). */
 const LEASE_FIELDS = ['granted', 'spent'] as const;
 
 /** LEASE: up to `want` permits now, written into `lease.granted` (0 when none may be leased). */
-export function grantLease(
-  context: ThrottlerContext,
-  event: ThrottlerEvent,
-  effects: Effects,
-  self: AnyActorRef,
-): void {
+export function grantLease(context: MachineContext, event: MachineEvent, effects: Effects, self: AnyActorRef): void {
   if (event.type !== 'LEASE') return;
   const { lease, want } = event;
   // Decided before anything changes: every later write into the lease is a plain one that cannot throw.
@@ -42,6 +37,6 @@ export function grantLease(
 }
 
 /** LEASE_END: what the open lease spent counts as delivered now (withEffects has ended it already). */
-export function endLease(context: ThrottlerContext, _event: ThrottlerEvent, effects: Effects): void {
+export function endLease(context: MachineContext, _event: MachineEvent, effects: Effects): void {
   effects.assign(published(context, context.target, context.wakeAt));
 }

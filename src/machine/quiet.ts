@@ -24,7 +24,8 @@ import type { AnyActorRef, AnyEventObject } from 'xstate';
 import { messageRefusal, passesStraightThrough, straightThrough } from './accept.js';
 import { sendNow, sendRecord } from './deliver.js';
 import { type Effects, published } from './effects.js';
-import type { QueueEvent, ThrottlerContext, ThrottlerEvent } from './types.js';
+import type { MachineContext, MachineEvent } from './machine-types.js';
+import type { QueueEvent } from './types.js';
 
 /** Effects for a path that has none: using one is a bug in the guard that chose it. */
 const NO_EFFECTS: Effects = {
@@ -39,18 +40,18 @@ function noEffect(): never {
 }
 
 /** Nobody hears deliveries and the clock read cleanly: nothing of the event needs to be emitted. */
-function nothingToTell(context: ThrottlerContext): boolean {
+function nothingToTell(context: MachineContext): boolean {
   return !context.pacer.deliveriesHeard() && !context.clock.hasFault;
 }
 
 /** In `idle`: the message passes straight through and nothing needs to be emitted. */
-export function passesQuietly(context: ThrottlerContext, event: ThrottlerEvent): boolean {
+export function passesQuietly(context: MachineContext, event: MachineEvent): boolean {
   if (event.type !== 'QUEUE' || context.dispatcher.lease.isOpen) return false;
   return passesStraightThrough(context, event, context.now()) && nothingToTell(context);
 }
 
 /** `passThrough` without effects: sent, recorded, published. */
-export function passQuietly(context: ThrottlerContext, event: ThrottlerEvent, self: AnyActorRef) {
+export function passQuietly(context: MachineContext, event: MachineEvent, self: AnyActorRef) {
   const target = context.target as AnyActorRef;
   const arrivedAt = context.now();
   const send = sendRecord(context, NO_EFFECTS, self, target, false);
@@ -59,7 +60,7 @@ export function passQuietly(context: ThrottlerContext, event: ThrottlerEvent, se
 }
 
 /** In `active`: a plain message joins the queue behind its head before the wake-up, and nothing else happens. */
-export function queuesQuietly(context: ThrottlerContext, event: ThrottlerEvent): boolean {
+export function queuesQuietly(context: MachineContext, event: MachineEvent): boolean {
   if (event.type !== 'QUEUE') return false;
   const { channel, priority, deadline, maxWait, cost } = event;
   if (channel !== undefined || priority !== undefined || deadline !== undefined || maxWait !== undefined) return false;
@@ -76,7 +77,7 @@ export function queuesQuietly(context: ThrottlerContext, event: ThrottlerEvent):
 }
 
 /** The QUEUE of `queuesQuietly`: queued, published; the wake-up stays as it is. */
-export function queueQuietly(context: ThrottlerContext, event: ThrottlerEvent) {
+export function queueQuietly(context: MachineContext, event: MachineEvent) {
   const { message, cost, id } = event as QueueEvent<AnyEventObject>;
   const { dispatcher } = context;
   const checkedCost = dispatcher.clearance.checkMessage(undefined, cost);

@@ -17,14 +17,21 @@ import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import { endLease, grantLease } from './lease-actions.js';
+import {
+  DELIVERY_GATE,
+  type MachineContext,
+  type MachineEvent,
+  type MachineInput,
+  MESSAGE_CHECK,
+} from './machine-types.js';
+import { isOwnEvent } from './own-events.js';
+import type { PublicMachine } from './public-machine.js';
 import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
 import { optionsOfInput } from './resolved-input.js';
-import type { ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
-export { MAX_TIMER_DELAY } from './effects.js';
-
-/** The event types a user sends (WAKE, WORK_WAITING and DRAINED are the machine's own). */
+/** The event types a user sends (the machine's own, own-events.ts, are refused from outside). */
 const EVENT_TYPES = [
   'QUEUE',
   'QUEUE_BATCH',
@@ -35,34 +42,25 @@ const EVENT_TYPES = [
   'RESUME',
   'SETTLED',
   'TRY_ACQUIRE',
-  'LEASE',
-  'LEASE_END',
 ] as const;
 
-/**
- * The throttler: an XState v5 machine, `idle` or `active`, that queues
- * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
- * than its rate allows. Active if and only if a target is set and a message
- * waits; in `idle` no timer is pending. One wake-up timer at most, re-armed
- * only when its time changes.
- *
- * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
- * actions that can change it, not an `always` transition: XState evaluates
- * eventless guards after every event, and on the path one message takes that
- * was 8% of the machine's time (bench/README.md, W1).
- *
- * Every event is checked before it changes anything: a bad field is reported
- * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
- * An event type the machine does not know is reported too, so a typo shows.
- */
-export const throttlerMachine = setup({
+/** First for each of the machine's own events: the same type sent by a user is refused as unknown. */
+const REFUSED_FROM_OUTSIDE = {
+  guard: 'sentFromOutside',
+  actions: 'refuseUnknownEvent',
+  description: "The machine's own event type, sent from outside: reported as invalidEvent.",
+} as const;
+
+/** The machine with the library's own types; exported below as users see it and as the library does. */
+const machine = setup({
   types: {
-    context: {} as ThrottlerContext,
-    input: {} as ThrottlerInput,
-    events: {} as ThrottlerEvent,
+    context: {} as MachineContext,
+    input: {} as MachineInput,
+    events: {} as MachineEvent,
     emitted: {} as ThrottlerEmitted,
   },
   guards: {
+    sentFromOutside: ({ event }) => !isOwnEvent(event),
     passesQuietly: ({ context, event }) => passesQuietly(context, event),
     queuesQuietly: ({ context, event }) => queuesQuietly(context, event),
     shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context),
@@ -118,7 +116,7 @@ export const throttlerMachine = setup({
     }),
     /**
      * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. A new turn:
-     * a full slice. Cancelled all the same: a WAKE sent from outside must not leave the real timer behind.
+     * a full slice. Cancelled all the same, so that no timer can stay behind.
      */
     forgetSpentWakeUp: withEffects((context, _event, effects) => {
       context.pacer.endSlice();
@@ -139,7 +137,9 @@ export const throttlerMachine = setup({
   context: ({ input, self }) => {
     const options = optionsOfInput(input);
     const target = checkTarget(input.target);
-    const { deliveryGate, messageCheck } = input;
+    // Keyed by a symbol: only the adapters give it (machine-types.ts).
+    const deliveryGate = input[DELIVERY_GATE];
+    const messageCheck = input[MESSAGE_CHECK];
     if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
       throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
     }
@@ -182,6 +182,7 @@ export const throttlerMachine = setup({
           description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
         },
         WORK_WAITING: [
+          REFUSED_FROM_OUTSIDE,
           {
             guard: 'shouldBeActive',
             target: 'active',
@@ -209,19 +210,28 @@ export const throttlerMachine = setup({
           actions: ['tryAcquire', 'noticeWork'],
           description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
         },
-        LEASE: { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
-        LEASE_END: { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
-        WAKE: { description: 'Nothing is due in idle: a wake-up (only ever sent from outside) is ignored.' },
-        CLEARANCE: { description: "A store's answer while idle: nothing waits for it." },
-        STORE_SLOW: {
-          actions: 'reportStoreSlow',
-          description: "The store's link is slower than its grace: storeSlow.",
-        },
-        STORE_STATUS: {
-          actions: 'reportStoreStatus',
-          description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
-        },
-        DRAINED: { description: 'Already idle.' },
+        LEASE: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
+        ],
+        LEASE_END: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
+        ],
+        WAKE: [REFUSED_FROM_OUTSIDE, { description: 'A wake-up left over from `active`: nothing is due in idle.' }],
+        CLEARANCE: [REFUSED_FROM_OUTSIDE, { description: "A store's answer while idle: nothing waits for it." }],
+        STORE_SLOW: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
+        ],
+        STORE_STATUS: [
+          REFUSED_FROM_OUTSIDE,
+          {
+            actions: 'reportStoreStatus',
+            description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
+          },
+        ],
+        DRAINED: [REFUSED_FROM_OUTSIDE, { description: 'Already idle.' }],
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
@@ -231,6 +241,7 @@ export const throttlerMachine = setup({
       exit: 'disarmWakeUp',
       on: {
         DRAINED: [
+          REFUSED_FROM_OUTSIDE,
           {
             guard: 'shouldBeIdle',
             target: 'idle',
@@ -251,19 +262,28 @@ export const throttlerMachine = setup({
           actions: 'queueAndDeliver',
           description: 'Queue several messages in order and deliver what the rate allows.',
         },
-        WAKE: {
-          actions: ['forgetSpentWakeUp', 'deliverDue'],
-          description: 'The wake-up timer fired: deliver what is due.',
-        },
-        CLEARANCE: { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
-        STORE_SLOW: {
-          actions: 'reportStoreSlow',
-          description: "The store's link is slower than its grace: storeSlow.",
-        },
-        STORE_STATUS: {
-          actions: ['reportStoreStatus', 'deliverDue'],
-          description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
-        },
+        WAKE: [
+          REFUSED_FROM_OUTSIDE,
+          {
+            actions: ['forgetSpentWakeUp', 'deliverDue'],
+            description: 'The wake-up timer fired: deliver what is due.',
+          },
+        ],
+        CLEARANCE: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
+        ],
+        STORE_SLOW: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
+        ],
+        STORE_STATUS: [
+          REFUSED_FROM_OUTSIDE,
+          {
+            actions: ['reportStoreStatus', 'deliverDue'],
+            description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
+          },
+        ],
         SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
         SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
         CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
@@ -271,11 +291,41 @@ export const throttlerMachine = setup({
         RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
         SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
         TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
-        LEASE: { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
-        LEASE_END: { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
-        WORK_WAITING: { description: 'Already active.' },
+        LEASE: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
+        ],
+        LEASE_END: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
+        ],
+        WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
   },
 });
+
+/**
+ * The throttler: an XState v5 machine, `idle` or `active`, that queues
+ * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
+ * than its rate allows. Active if and only if a target is set and a message
+ * waits; in `idle` no timer is pending. One wake-up timer at most, re-armed
+ * only when its time changes.
+ *
+ * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
+ * actions that can change it, not an `always` transition: XState evaluates
+ * eventless guards after every event, and on the path one message takes that
+ * was 8% of the machine's time (bench/README.md, W1).
+ *
+ * Every event is checked before it changes anything: a bad field is reported
+ * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
+ * An event type the machine does not know is reported too, so a typo shows.
+ *
+ * Typed as users see it: the public events, input and context (types.ts). The same object as
+ * `internalThrottlerMachine`, which the library's own code uses.
+ */
+export const throttlerMachine = machine as unknown as PublicMachine<typeof machine>;
+
+/** The machine with its own events, full context and the adapters' input (machine-types.ts). */
+export const internalThrottlerMachine = machine;

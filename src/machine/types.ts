@@ -1,33 +1,13 @@
 import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObject } from 'xstate';
-import type { StoreConflict, ThrottleStore } from '../engine/clearance/clearance.js';
-import type { Lease } from '../engine/clearance/lease.js';
-import type { Dispatcher } from '../engine/dispatcher.js';
-import type { ThrottleOptions } from '../engine/options/options.js';
+import type { ThrottleStore } from '../engine/clearance/clearance.js';
+import type { CommonOptions } from '../engine/options/options.js';
 import type { DropReason, ThrottlerCounts } from '../engine/queue/message-queues.js';
 import type { RatesInput } from '../rate/index.js';
-import type { DeliveryPacer } from './delivery-pacer.js';
-import type { MonotoneClock } from './monotone-clock.js';
 
-/** The machine's input: the throttle options, and optionally the first target. */
-export interface ThrottlerInput extends ThrottleOptions {
+/** The machine's input: the options every face takes, and optionally the first target and a store. */
+export interface ThrottlerInput extends CommonOptions {
   /** Where messages go. Can be set (and changed, or unset) later with SET_TARGET. */
   target?: AnyActorRef | undefined;
-  /**
-   * For adapters that run code inside a delivery (the promise API's tasks): asked before each
-   * delivery made while the throttler handles an event or a wake-up, only when a message is due. False
-   * holds that message and the rest: the throttler goes on after the events waiting in its mailbox
-   * (a PAUSE or SET_RATE the task just sent), on a zero-delay wake-up, or sooner on a WAKE the adapter
-   * sends when its gate reopens (the promise API does: a zero-delay wake-up is a `setImmediate` that
-   * fake timers may not run). Without it, events sent back
-   * during a delivery take effect once the delivery pass is over, as with any actor.
-   */
-  deliveryGate?: (() => boolean) | undefined;
-  /**
-   * For adapters whose target can take only their own messages (the promise API's tasks): the error for
-   * a message it could not take, or undefined. Such a message, sent to the actor directly, is rejected
-   * (`rejected`, reason 'invalid', with that error) instead of delivered. Asked once per message taken in.
-   */
-  messageCheck?: ((message: AnyEventObject) => Error | undefined) | undefined;
   /**
    * Share every rate with every throttler, in any process, that uses a store of the same name:
    * `createRedisStore({ redis, name })` from `xstate-throttler/redis`. The store then decides when
@@ -75,6 +55,11 @@ export interface QueueBatchEvent<TMessage extends EventObject = AnyEventObject> 
   messages: ReadonlyArray<Omit<QueueEvent<TMessage>, 'type'>>;
 }
 
+/**
+ * The events a user sends (docs/reference.md, "Events you send"). The machine's own events (its
+ * wake-up, its switch between states, a store's answers, the promise API's lease) are not among them:
+ * sent from outside they are refused as unknown types (`invalidEvent`).
+ */
 export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | QueueEvent<TMessage>
   | QueueBatchEvent<TMessage>
@@ -85,23 +70,7 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'PAUSE'; until?: number | undefined; duration?: number | undefined }
   | { type: 'RESUME' }
   | SettledEvent
-  | TryAcquireEvent
-  | LeaseEvent
-  /** Ends the open lease: what it spent is recorded (lease.ts). */
-  | { type: 'LEASE_END' }
-  | { type: 'WAKE' }
-  /** From a store's clearance: an answer arrived; deliver what is due (as WAKE). */
-  | { type: 'CLEARANCE' }
-  /** From a store's clearance: it stopped answering, or answers again. */
-  | { type: 'STORE_STATUS'; up: boolean; error?: Error | undefined }
-  /** From a store's clearance: it refused a call for this throttler's configuration. */
-  | { type: 'STORE_STATUS'; conflict: StoreConflict }
-  /** From a store's clearance: the shared state was lost; nothing is granted before `quarantinedUntil`. */
-  | { type: 'STORE_STATUS'; quarantinedUntil: number }
-  /** From a store's clearance: its link is slower than its grace (storeSlow). */
-  | { type: 'STORE_SLOW'; roundTripMs: number; graceMs: number }
-  | { type: 'WORK_WAITING' }
-  | { type: 'DRAINED' };
+  | TryAcquireEvent;
 
 /** A delivery has finished on the receiving side (for maxConcurrent and countUntil 'done'). */
 export interface SettledEvent {
@@ -124,20 +93,6 @@ export interface TryAcquireEvent {
   channel?: string | undefined;
   cost?: number | undefined;
   reply: { waitMs?: number; error?: Error; cancelled?: boolean };
-}
-
-/**
- * Permits valid now for a sender that starts the work itself (lease.ts): the machine writes into
- * `lease.granted` how many messages of cost 1 on no channel may start at this moment, at most `want`
- * (0 while anything waits, while a listener hears `delivered`, with deliveries tracked in flight, with a
- * store, or with a strategy other than sliding-window). The sender starts up to that many synchronously,
- * counting each in `lease.spent`, then sends LEASE_END in the same synchronous stretch; any other event
- * ends the lease first. What was spent is recorded as delivered when the lease ends.
- */
-export interface LeaseEvent {
-  type: 'LEASE';
-  want: number;
-  lease: Lease;
 }
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */
@@ -185,21 +140,13 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
    */
   | { type: 'storeSlow'; roundTripMs: number; graceMs: number; at: number };
 
-export interface ThrottlerContext<TMessage extends EventObject = AnyEventObject> {
-  /** The queue and the policies; mutated only by the machine's own actions. */
-  readonly dispatcher: Dispatcher<TMessage>;
-  /** The time now: the `now` option's reading, checked and never running backwards. */
-  readonly now: () => number;
-  /** What `now` reads through; it keeps what went wrong with the source until the machine reports it. */
-  readonly clock: MonotoneClock;
-  /** How many more sends this turn may make, and the adapter's gate; scratch state, never saved. */
-  readonly pacer: DeliveryPacer;
-  /** The adapter's check of a message's kind (ThrottlerInput.messageCheck); never saved. */
-  readonly messageCheck: ((message: AnyEventObject) => Error | undefined) | undefined;
+/** What a snapshot's `context` tells: `actor.getSnapshot().context`. */
+export interface ThrottlerContext {
+  /** The actor messages go to; undefined until SET_TARGET, and again after `targetLost`. */
   target: AnyActorRef | undefined;
-  /** When the pending wake-up timer fires; Infinity when none is pending. */
+  /** When the pending wake-up timer fires, on the throttler's clock; Infinity when none is pending. */
   wakeAt: number;
-  /** A copy of the counts as of this snapshot. */
+  /** Messages waiting now, and delivered, dropped and rejected so far. */
   counts: ThrottlerCounts;
   /** Deliveries not yet settled (with maxConcurrent or countUntil 'done'). */
   inFlight: number;

@@ -6,7 +6,7 @@
 import { describeValue, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { AnswerGate, unreadable } from './answer-gate.js';
 import type { ServerLimitsSource } from './header-fields.js';
-import { resolveServerLimitsOptions, type ServerLimitsOptions } from './options.js';
+import { type ReadServerLimitsOptions, resolveServerLimitsOptions } from './options.js';
 import { readWithOptions } from './read-server-limits.js';
 import { throttlerInForce } from './throttler-in-force.js';
 import type { ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
@@ -103,7 +103,7 @@ export type ServerLimitsListener = (value: unknown, error?: unknown) => Error | 
 export function serverLimitsListener(
   throttler: ServerLimitsTarget,
   pick: ServerLimitsPick,
-  options?: ServerLimitsOptions,
+  options?: ReadServerLimitsOptions,
 ): ServerLimitsListener {
   senderFor(throttler);
   if (typeof pick !== 'function') {
@@ -127,7 +127,7 @@ export function serverLimitsListener(
 }
 
 /** The options of `serverLimits`: readServerLimits' own, and where a failure to apply an answer goes. */
-export interface ServerLimitsOptionOptions extends ServerLimitsOptions {
+export interface ServerLimitsOptions extends ReadServerLimitsOptions {
   /**
    * Told when an answer could not be applied (a `pick` that threw, a channel the throttler lacks). The
    * task itself is not failed for it. Default: `console.warn`, so that a broken `pick` never goes unseen.
@@ -143,7 +143,7 @@ export interface ServerLimitsOptionOptions extends ServerLimitsOptions {
  */
 export function serverLimits(
   pick: ServerLimitsPick = (value) => value,
-  options: ServerLimitsOptionOptions = {},
+  options: ServerLimitsOptions = {},
 ): { bind(throttler: ServerLimitsTarget): (value: unknown, error?: unknown) => void } {
   const { onError = warn, ...readOptions } = options ?? {};
   if (typeof onError !== 'function') throw new ThrottlerOptionError('onError', 'a function', onError);

@@ -1,20 +1,16 @@
+/**
+ * xstate-throttler/server-limits: what a response says about the server's limits (Retry-After,
+ * X-RateLimit-*, IETF RateLimit / RateLimit-Policy), as a PAUSE and a SET_RATE for a throttler. Runs
+ * in browsers too; the core never loads it. Every name here has a heading in docs/reference.md.
+ */
 export {
   applyServerLimits,
-  type PausableThrottler,
-  type ServerLimitsListener,
-  type ServerLimitsOptionOptions,
+  type ServerLimitsOptions,
   type ServerLimitsPick,
   type ServerLimitsTarget,
   serverLimits,
-  type ThrottlerRef,
 } from './apply-server-limits.js';
-export type {
-  HeadersInput,
-  HeadersWithForEach,
-  HeaderValue,
-  ResponseInput,
-  ServerLimitsSource,
-} from './header-fields.js';
-export type { ServerLimitsOptions } from './options.js';
+export type { ServerLimitsSource } from './header-fields.js';
+export type { ReadServerLimitsOptions } from './options.js';
 export { readServerLimits } from './read-server-limits.js';
 export type { IgnoredServerValue, ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';

@@ -11,7 +11,7 @@ import {
   ThrottlerOptionError,
 } from '../rate/index.js';
 
-export interface ServerLimitsOptions {
+export interface ReadServerLimitsOptions {
   /**
    * The response's status, for a bare set of headers (it wins over a response's own). Retry-After
    * is read on 429 and 503, and when the status is unknown; a 429 always pauses (see `pauseOn429`).
@@ -57,7 +57,7 @@ export const DEFAULT_PAUSE_ON_429_MS = 1_000;
 export const DEFAULT_MAX_WINDOW_MS = 86_400_000;
 
 /** Throws a ThrottlerOptionError naming the first bad option. */
-export function resolveServerLimitsOptions(options: ServerLimitsOptions | undefined): ResolvedServerLimitsOptions {
+export function resolveServerLimitsOptions(options: ReadServerLimitsOptions | undefined): ResolvedServerLimitsOptions {
   if (options === undefined) options = {};
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('options', 'an object such as { maxPause: "1h" }, or undefined', options);

@@ -27,10 +27,10 @@ import { readHttpDate } from './field-values.js';
 import { readResponseFields, type ServerLimitsSource } from './header-fields.js';
 import { type PauseCandidate, readPolicies, readRateLimitField, type StatedPolicies } from './ietf-fields.js';
 import {
+  type ReadServerLimitsOptions,
   type ResolvedServerLimitsOptions,
   readClock,
   resolveServerLimitsOptions,
-  type ServerLimitsOptions,
 } from './options.js';
 import type { IgnoredServerValue, ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
 
@@ -42,7 +42,7 @@ export const MAX_SERVER_RATES = 8;
  * in any case). Never throws on what the server sent; throws a ThrottlerOptionError for a bad option,
  * or when `response` is not a response or headers at all.
  */
-export function readServerLimits(response: ServerLimitsSource, options?: ServerLimitsOptions): ServerLimits {
+export function readServerLimits(response: ServerLimitsSource, options?: ReadServerLimitsOptions): ServerLimits {
   return readWithOptions(response, resolveServerLimitsOptions(options));
 }
 

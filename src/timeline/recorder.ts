@@ -16,7 +16,7 @@ export interface TimelineRecording {
 /** What {@link recordTimeline} takes besides the actor. */
 export interface RecordTimelineOptions extends TimelineRates {
   title?: string | undefined;
-  /** The throttler's time source, for stamping drops. Default: the throttler's own (`context.now`). */
+  /** The throttler's time source, for stamping drops. Default: the throttler's own clock. */
   now?: (() => number) | undefined;
 }
 

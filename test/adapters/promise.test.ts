@@ -6,6 +6,7 @@ import {
   ThrottlerOptionError,
   ThrottlerStoppedError,
 } from '../../src/index.js';
+import { machineContext } from '../support/machine-context.js';
 import { now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -477,7 +478,7 @@ describe('createThrottler: abort, stop, overflow', () => {
     await advance(2);
     const copy = restoreThrottler(throttler.actor.getPersistedSnapshot());
     // The copy holds task b too; cancelling it there must not touch b's place in the original.
-    copy.send({ type: 'CANCEL', id: copy.getSnapshot().context.dispatcher.waiting()[0]?.id });
+    copy.send({ type: 'CANCEL', id: machineContext(copy).dispatcher.waiting()[0]?.id });
     copy.stop();
     await advance(30);
     expect(out.sort()).toEqual(['a:ok:a', 'b:ok:b']);

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { type ThrottlerInput, throttlerMachine, turnClock } from '../../src/index.js';
+import { DELIVERY_GATE, type MachineInput } from '../../src/machine/machine-types.js';
+import { internalThrottlerMachine } from '../../src/machine/throttler-machine.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -195,9 +197,14 @@ describe('deliveryGate (for adapters)', () => {
       asked.push(target.received.length);
       return open;
     };
-    const input: ThrottlerInput = { rate: '10/1s', strategy: 'sliding-window', target: target.ref, deliveryGate };
+    const input: MachineInput = {
+      rate: '10/1s',
+      strategy: 'sliding-window',
+      target: target.ref,
+      [DELIVERY_GATE]: deliveryGate,
+    };
     const { clock, nextTurn, pendingTurns } = turnsClock();
-    const actor = createActor(throttlerMachine, { input, clock }).start();
+    const actor = createActor(internalThrottlerMachine, { input, clock }).start();
     actor.send({ type: 'PAUSE' });
     actor.send(batchOf(3));
     // Nothing was due: the gate was not asked.
@@ -222,9 +229,19 @@ describe('deliveryGate (for adapters)', () => {
   });
 
   it('must be a function', () => {
-    const actor = createActor(throttlerMachine, { input: { rate: '1/s', deliveryGate: 'open' as never } });
+    const input = { rate: '1/s', [DELIVERY_GATE]: 'open' as never };
+    const actor = createActor(internalThrottlerMachine, { input });
     expect(actor.getSnapshot().status).toBe('error');
     expect((actor.getSnapshot().error as Error).message).toBe('deliveryGate must be a function, got "open"');
+  });
+
+  it('is no user option: a `deliveryGate` in the input is an unknown key, and changes nothing', () => {
+    const target = createRecorder<Numbered>();
+    const input = { rate: '10/1s', strategy: 'sliding-window', target: target.ref, deliveryGate: () => false } as const;
+    const actor = createActor(throttlerMachine, { input: input as ThrottlerInput }).start();
+    actor.send(batchOf(3));
+    expect(target.received.map((r) => r.message.n)).toEqual([0, 1, 2]);
+    actor.stop();
   });
 
   it('without it (the machine API), an event a target sends back during a delivery takes effect after the pass', () => {

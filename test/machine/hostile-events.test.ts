@@ -178,12 +178,44 @@ describe('hostile events: reported, never fatal, the queue intact', () => {
     },
   );
 
-  it('the machine’s own events (WAKE, WORK_WAITING, DRAINED) sent from outside are harmless and not reported', () => {
+  /** The machine's own event types (own-events.ts), as a user could send them: none of them is a user's event. */
+  const ownEvents = [
+    { type: 'WAKE' },
+    { type: 'WORK_WAITING' },
+    { type: 'DRAINED' },
+    { type: 'CLEARANCE' },
+    { type: 'STORE_STATUS', up: false, error: new Error('forged') },
+    { type: 'LEASE', want: 5, lease: { granted: -1, spent: 0 } },
+    { type: 'LEASE_END' },
+  ];
+
+  it('the machine’s own event types sent from outside (active): refused as unknown, nothing changes', () => {
     const started = withOneWaiting();
-    for (const type of ['WAKE', 'WORK_WAITING', 'DRAINED']) started.send({ type });
-    expect(errors(started.emitted, 'invalidEvent')).toEqual([]);
+    const before = started.actor.getSnapshot().context;
+    const heardBefore = started.emitted.length;
+    for (const event of ownEvents) started.send(event);
+    expect(errors(started.emitted, 'invalidEvent')).toEqual(
+      ownEvents.map(({ type }) =>
+        expect.stringMatching(new RegExp(`^type must be one of QUEUE, .*TRY_ACQUIRE, got "${type}"$`)),
+      ),
+    );
+    expect(started.emitted.slice(heardBefore).map((event) => event.type)).toEqual(ownEvents.map(() => 'invalidEvent'));
+    expect(ownEvents[5]).toMatchObject({ lease: { granted: -1 } });
+    const after = started.actor.getSnapshot().context;
+    expect([after.counts, after.wakeAt, after.target]).toEqual([before.counts, before.wakeAt, before.target]);
     expect(pendingTimers()).toBe(1);
     expectStillWorking(started);
+  });
+
+  it('the machine’s own event types sent from outside (idle, nothing waiting): refused, still idle', () => {
+    const target = createRecorder<Numbered>();
+    const started = startThrottler({ rate: '1/1s', strategy: 'sliding-window', target: target.ref });
+    for (const event of ownEvents) started.send(event);
+    expect(errors(started.emitted, 'invalidEvent')).toHaveLength(ownEvents.length);
+    expect(started.actor.getSnapshot().value).toBe('idle');
+    expect(pendingTimers()).toBe(0);
+    started.send({ type: 'QUEUE', message: msg(1) });
+    expect(target.messages().map((m) => m.n)).toEqual([1]);
   });
 
   it('a WAKE sent from outside leaves no orphaned timer: after stop() no timer is pending', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, type InspectionEvent } from 'xstate';
 import { summarizeInspection, ThrottlerOptionError, throttlerMachine } from '../../src/index.js';
+import { WAKE_EVENT } from '../../src/machine/own-events.js';
 import { msg } from '../support/recorder.js';
 
 describe('summarizeInspection', () => {
@@ -56,7 +57,8 @@ describe('summarizeInspection', () => {
     actor.send({ type: 'SET_TARGET', target: createActor(throttlerMachine, { input: { rate: '1/1s' } }).start() });
     const messages = Array.from({ length: 100_000 }, (_, n) => ({ message: msg(n) }));
     actor.send({ type: 'QUEUE_BATCH', messages });
-    actor.send({ type: 'WAKE' });
+    // The machine's own wake-up (marked as the library marks it): a transition with microsteps.
+    actor.send(WAKE_EVENT as never);
     const types = new Set(seen.map((event) => event.type));
     expect(types).toContain('@xstate.microstep');
     for (const event of seen) {

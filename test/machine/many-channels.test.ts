@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, type EventObject, fromCallback } from 'xstate';
-import { type Overflow, throttlerMachine } from '../../src/index.js';
+import type { Overflow } from '../../src/engine/options/options.js';
+import { throttlerMachine } from '../../src/index.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { monotonicNow, resolveOptions, type ThrottleOptions } from '../../src/engine/options/options.js';
+import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
 import { expectOptionError } from '../support/option-error.js';
 
 /** Options as a JavaScript caller could pass them, whatever the types say. */
-const resolve = (options: Record<string, unknown>) => resolveOptions(options as unknown as ThrottleOptions);
+const resolve = (options: Record<string, unknown>) => resolveOptions(options as unknown as CommonOptions);
 
 describe('resolveOptions', () => {
   it('applies the defaults to a bare rate', () => {
@@ -79,7 +79,7 @@ describe('resolveOptions', () => {
     ['null', null, 'null'],
     ['a string', '3/1s', '"3/1s"'],
   ])('rejects %s as the options object', (_what, options, shown) => {
-    expectOptionError(() => resolveOptions(options as ThrottleOptions), {
+    expectOptionError(() => resolveOptions(options as CommonOptions), {
       message: `options must be an object with at least a rate, e.g. { rate: "10/1s" }, got ${shown}`,
       option: 'options',
       value: options,

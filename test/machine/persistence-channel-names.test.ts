@@ -1,12 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, type EventObject } from 'xstate';
-import {
-  restoreThrottler,
-  type ThrottleOptions,
-  type ThrottlerActor,
-  type ThrottlerEmitted,
-  throttlerMachine,
-} from '../../src/index.js';
+import type { CommonOptions } from '../../src/engine/options/options.js';
+import { restoreThrottler, type ThrottlerActor, type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
 import { expectOptionError } from '../support/option-error.js';
 import { type Delivery, overfullWindows, type RateConfig } from '../support/oracle.js';
 import { createRecorder, type Received } from '../support/recorder.js';
@@ -62,7 +57,7 @@ describe.each(PROTOTYPE_NAMES)('a channel named "%s"', (name) => {
         overall: [{ limit: 10, interval: 1_000 }],
         channels: { [name]: [{ limit: 2, interval: 1_000 }], other: [{ limit: 3, interval: 1_000 }] },
       };
-      const options: ThrottleOptions = {
+      const options: CommonOptions = {
         rate: '10/1s',
         strategy: 'sliding-window',
         channels: { [name]: '1/1s', other: '3/1s' },
@@ -92,7 +87,7 @@ describe.each(PROTOTYPE_NAMES)('a channel named "%s"', (name) => {
   });
 
   it.each(['timer', 'token-bucket', 'warming-up'] as const)('keeps its %s state across the restart', (strategy) => {
-    const options: ThrottleOptions = {
+    const options: CommonOptions = {
       rate: '10/1s',
       strategy,
       warmup: strategy === 'warming-up' ? '2s' : undefined,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { restoreThrottler, type ThrottlerActor, type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
+import { machineContext } from '../support/machine-context.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -97,7 +98,7 @@ describe('persisting priorities and deadlines', () => {
     const saved = persist(actor);
     delete saved.context.dispatcher.options.maxPriorityWait;
     const restored = restoreThrottler(saved);
-    expect(restored.getSnapshot().context.dispatcher.toJSON().options.maxPriorityWait).toBe(60_000);
+    expect(machineContext(restored).dispatcher.toJSON().options.maxPriorityWait).toBe(60_000);
     const target = createRecorder<Numbered>();
     restored.send({ type: 'QUEUE', message: msg(2), priority: 9 });
     restored.send({ type: 'SET_TARGET', target: target.ref });

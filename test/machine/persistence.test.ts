@@ -7,6 +7,7 @@ import {
   ThrottlerOptionError,
   throttlerMachine,
 } from '../../src/index.js';
+import { machineContext } from '../support/machine-context.js';
 import { advance, now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -357,7 +358,7 @@ describe('persisting and restoring a throttler across a process restart', () => 
     const saved = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
     actor.stop();
     const back = restoreThrottler(saved);
-    expect(back.getSnapshot().context.dispatcher.maxDeliveriesPerTurn).toBe(restored);
+    expect(machineContext(back).dispatcher.maxDeliveriesPerTurn).toBe(restored);
     back.stop();
   });
 
@@ -459,7 +460,7 @@ describe('persisting and restoring a throttler across a process restart', () => 
     actor.send({ type: 'CANCEL', id: 'job-1' });
     expect(actor.getSnapshot().context.counts.queued).toBe(1);
     expect(restored.getSnapshot().context.counts.queued).toBe(2);
-    expect(restored.getSnapshot().context.dispatcher).not.toBe(actor.getSnapshot().context.dispatcher);
+    expect(machineContext(restored).dispatcher).not.toBe(machineContext(actor).dispatcher);
   });
 
   it('refuses a snapshot that holds no throttler, naming what it expected', () => {

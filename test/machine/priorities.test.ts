@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { resolveOptions } from '../../src/engine/options/options.js';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { machineContext } from '../support/machine-context.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -227,6 +228,6 @@ describe('hostile priorities', () => {
       );
     }
     const actor = createActor(throttlerMachine, { input: { rate: '1/1s', maxPriorityWait: '2m' } }).start();
-    expect(actor.getSnapshot().context.dispatcher.toJSON().options.maxPriorityWait).toBe(120_000);
+    expect(machineContext(actor).dispatcher.toJSON().options.maxPriorityWait).toBe(120_000);
   });
 });

@@ -1,12 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type ActorOptions, type AnyActorLogic, createActor, createMachine } from 'xstate';
-import {
-  MAX_TIMER_DELAY,
-  type ThrottlerEmitted,
-  type ThrottlerInput,
-  ThrottlerOptionError,
-  throttlerMachine,
-} from '../../src/index.js';
+import { type ThrottlerEmitted, type ThrottlerInput, ThrottlerOptionError, throttlerMachine } from '../../src/index.js';
+import { MAX_TIMER_DELAY } from '../../src/machine/effects.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 

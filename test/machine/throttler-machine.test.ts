@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine, type EventObject, fromCallback } from 'xstate';
-import { MAX_TIMER_DELAY, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { MAX_TIMER_DELAY } from '../../src/machine/effects.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 

@@ -13,14 +13,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import { resolveOptions } from '../../src/engine/options/options.js';
-import {
-  type Clock,
-  createThrottler,
-  PRECISE_CLOCK_LEAD_MS,
-  preciseClock,
-  restoreThrottler,
-  throttlerMachine,
-} from '../../src/index.js';
+import { createThrottler, preciseClock, restoreThrottler, throttlerMachine } from '../../src/index.js';
+import { PRECISE_CLOCK_LEAD_MS } from '../../src/machine/precise-clock.js';
+import type { Clock } from '../../src/machine/types.js';
+import { machineContext } from '../support/machine-context.js';
 import { expectOptionError } from '../support/option-error.js';
 import { createRecorder } from '../support/recorder.js';
 import { restoreRealTime } from '../support/virtual-time.js';
@@ -85,12 +81,12 @@ describe('timerPrecision', () => {
     actor.stop();
     expect(saved.context.dispatcher.options.timerPrecision).toBe('exact');
     const restored = restoreThrottler(saved);
-    expect(restored.getSnapshot().context.dispatcher.wakesExactly).toBe(true);
+    expect(machineContext(restored).dispatcher.wakesExactly).toBe(true);
     restored.stop();
 
     delete saved.context.dispatcher.options.timerPrecision;
     const older = restoreThrottler(saved);
-    expect(older.getSnapshot().context.dispatcher.wakesExactly).toBe(false);
+    expect(machineContext(older).dispatcher.wakesExactly).toBe(false);
     older.stop();
   });
 });

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { resolveOptions, type ThrottleOptions } from '../../src/engine/options/options.js';
+import { type CommonOptions, resolveOptions } from '../../src/engine/options/options.js';
 import { type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
 import { createPolicy, WarmingUpPolicy } from '../../src/policies/index.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
@@ -15,7 +15,7 @@ import { expectOptionError } from '../support/option-error.js';
 import { createRecorder, msg } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
-const resolve = (options: Record<string, unknown>) => resolveOptions(options as unknown as ThrottleOptions);
+const resolve = (options: Record<string, unknown>) => resolveOptions(options as unknown as CommonOptions);
 
 const SLOPE = '(cold interval² - stable interval²) / (2 × warmup), is finite';
 

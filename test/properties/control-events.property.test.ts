@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler, type Throttler } from '../../src/index.js';
 import { STRATEGIES } from '../../src/policies/index.js';
+import { machineContext } from '../support/machine-context.js';
 import { now, restoreRealTime } from '../support/virtual-time.js';
 
 afterEach(restoreRealTime);
@@ -63,7 +64,7 @@ function expectProgressOrDocumentedWait(throttler: Throttler, step: string): voi
     expect(vi.getTimerCount(), `${step}: idle means idle`).toBe(0);
     return;
   }
-  if (context.dispatcher.clearance.pausedUntil === Number.POSITIVE_INFINITY) return;
+  if (machineContext(throttler.actor).dispatcher.clearance.pausedUntil === Number.POSITIVE_INFINITY) return;
   expect(context.wakeAt, `${step}: active, a wake-up is armed`).toBeLessThan(Number.POSITIVE_INFINITY);
   expect(vi.getTimerCount(), `${step}: active, and the wake-up is a timer virtual time runs`).toBeGreaterThan(0);
 }

@@ -11,7 +11,8 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
-import { type Clock, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import type { Clock } from '../../src/machine/types.js';
 import { type GuavaLimiterShape, GuavaSmoothRateLimiter } from '../support/guava-port.js';
 import type { Arrival, OracleRate } from '../support/oracle.js';
 import type { SendAs } from '../support/scenarios.js';

@@ -4,6 +4,7 @@ import { createThrottler } from '../../src/index.js';
 import type { ThrottlerEmitted } from '../../src/machine/types.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import { type DelayingProxy, startDelayingProxy } from '../support/delaying-proxy.js';
+import { machineContext } from '../support/machine-context.js';
 import { overfullWindows } from '../support/oracle.js';
 import { deleteLimiters, grantTimeOf, REDIS_URL, uniqueName } from '../support/redis.js';
 
@@ -40,7 +41,7 @@ describe('a store behind a 30 ms round trip', () => {
     const slow: Array<Extract<ThrottlerEmitted, { type: 'storeSlow' }>> = [];
     throttler.actor.on('storeSlow', (event) => slow.push(event));
     // The Redis time of each grant a task went on (tests only: the reservation names it).
-    const clearance = throttler.actor.getSnapshot().context.dispatcher.clearance as unknown as {
+    const clearance = machineContext(throttler.actor).dispatcher.clearance as unknown as {
       grants: { get(seq: number): { reservation: string } | undefined };
       recordDelivery(request: { seq: number }, at: number, requestedAt: number): void;
     };

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { machineContext } from '../support/machine-context.js';
 import { type Arrival, deadlineOf, overfullWindows, type RateConfig } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
 import { machineRates, overtakings } from '../support/scenarios.js';
@@ -67,7 +68,7 @@ async function run(config: RateConfig, ahead: number, arrivals: readonly Arrival
   t.actor.on('dropped', (event) => expired.push({ id: event.message.n as number, at: t.clock.now() }));
   // Virtual time must stand still while a reserve call is out, as Redis TIME does not move during one
   // round trip: a grant is a wait from the moment Redis answered (read here, private, for the test only).
-  const clearance = t.actor.getSnapshot().context.dispatcher.clearance as unknown as { asking: boolean };
+  const clearance = machineContext(t.actor).dispatcher.clearance as unknown as { asking: boolean };
   const quiet = async () => {
     const giveUpAt = performance.now() + 5_000;
     do await settle(5);

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { readServerLimits, type ServerLimitsOptions } from '../../src/server-limits/index.js';
+import { type ReadServerLimitsOptions, readServerLimits } from '../../src/server-limits/index.js';
 import { expectOptionError } from '../support/option-error.js';
 
 /** Lets a test hand an option what a JavaScript caller could, whatever the types say. */
-const untyped = (options: unknown) => options as ServerLimitsOptions;
+const untyped = (options: unknown) => options as ReadServerLimitsOptions;
 const ask = (options: unknown) => () => readServerLimits({ 'retry-after': '1' }, untyped(options));
 
 describe('readServerLimits: bad options throw a ThrottlerOptionError naming them', () => {

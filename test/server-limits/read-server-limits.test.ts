@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type HeadersInput,
-  readServerLimits,
-  type ServerLimits,
-  type ServerLimitsOptions,
-} from '../../src/server-limits/index.js';
+import type { HeadersInput } from '../../src/server-limits/header-fields.js';
+import { type ReadServerLimitsOptions, readServerLimits, type ServerLimits } from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
 /** 2025-01-01 12:00:00 UTC: every absolute time below is measured from here. */
@@ -13,7 +9,7 @@ const now = () => NOW;
 const HOUR = 3_600_000;
 const EPOCH_SECONDS = NOW / 1000;
 
-function read(headers: HeadersInput, status?: number, options: ServerLimitsOptions = {}): ServerLimits {
+function read(headers: HeadersInput, status?: number, options: ReadServerLimitsOptions = {}): ServerLimits {
   return readServerLimits(headers, { now, ...(status === undefined ? {} : { status }), ...options });
 }
 

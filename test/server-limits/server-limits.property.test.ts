@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRates, type Rate } from '../../src/index.js';
-import { readServerLimits, type ServerLimits, type ServerLimitsOptions } from '../../src/server-limits/index.js';
+import { type ReadServerLimitsOptions, readServerLimits, type ServerLimits } from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
 
 const NUM_RUNS = 1_000;
@@ -96,12 +96,12 @@ const optionsArbitrary = fc.record(
     maxPause: fc.integer({ min: 1, max: 7_200_000 }),
     pauseOn429: fc.integer({ min: 0, max: 10_000 }),
     maxWindow: fc.integer({ min: 1, max: 2 * 86_400_000 }),
-    ceiling: fc.constantFrom<ServerLimitsOptions['ceiling']>('10/1s', ['5/1s', '100/1m'], 'none', 'configured'),
+    ceiling: fc.constantFrom<ReadServerLimitsOptions['ceiling']>('10/1s', ['5/1s', '100/1m'], 'none', 'configured'),
   },
   { requiredKeys: [] },
 );
 
-function checkInvariants(limits: ServerLimits, now: number, options: ServerLimitsOptions): void {
+function checkInvariants(limits: ServerLimits, now: number, options: ReadServerLimitsOptions): void {
   const maxPause = (options.maxPause as number | undefined) ?? 3_600_000;
   const maxWindow = (options.maxWindow as number | undefined) ?? 86_400_000;
   if (limits.pause !== undefined) {

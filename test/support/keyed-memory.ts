@@ -13,6 +13,7 @@
 import { createActor, fromCallback, SimulatedClock } from 'xstate';
 import type { LocalClearance } from '../../src/engine/clearance/local-clearance.js';
 import { throttlerMachine } from '../../src/index.js';
+import { machineContext } from './machine-context.js';
 
 const KEYS_PER_MS = 100;
 const MB = 1024 * 1024;
@@ -42,7 +43,7 @@ function run(ordering: 'fifo' | 'per-channel', keyCount: number, perKey: number)
       target,
     },
   }).start();
-  const dispatcher = actor.getSnapshot().context.dispatcher;
+  const dispatcher = machineContext(actor).dispatcher;
   const clearance = dispatcher.clearance as LocalClearance;
   let maxLive = 0;
   let maxQueued = 0;

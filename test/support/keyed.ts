@@ -6,6 +6,7 @@ import {
   type ThrottlerOptionError,
   throttlerMachine,
 } from '../../src/index.js';
+import { machineContext } from './machine-context.js';
 import { createRecorder, msg, type Numbered } from './recorder.js';
 
 /**
@@ -29,7 +30,7 @@ export function startKeyed(input: Partial<ThrottlerInput> = {}) {
     /** [message number, delivery time] in the order the target received them. */
     deliveries: () => target.received.map((received) => [received.message.n, received.at]),
     /** How many keys the throttler holds now. */
-    liveKeys: () => (actor.getSnapshot().context.dispatcher.clearance as LocalClearance).liveKeys,
+    liveKeys: () => (machineContext(actor).dispatcher.clearance as LocalClearance).liveKeys,
     /** The keys a persisted snapshot holds, by name, with their own rates (null: the template's). */
     savedKeys: () => {
       const saved = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));

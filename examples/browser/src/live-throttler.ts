@@ -145,7 +145,8 @@ export class LiveThrottler {
       state: value,
       paused: this.paused,
       counts,
-      wakeInMs: Number.isFinite(context.wakeAt) ? Math.max(0, context.wakeAt - context.now()) : undefined,
+      // wakeAt is on the throttler's clock: performance.now(), since this page gives no `now`.
+      wakeInMs: Number.isFinite(context.wakeAt) ? Math.max(0, context.wakeAt - performance.now()) : undefined,
       firstWaiting,
       busiest: this.busiestWindows(),
     };

@@ -28,7 +28,7 @@ export type TimerPrecision = (typeof TIMER_PRECISIONS)[number];
 const TIMER_PRECISIONS = ['ms', 'exact'] as const;
 
 /** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
-export interface ThrottleOptions {
+export interface CommonOptions {
   /** `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. */
   rate: RatesInput;
   /**
@@ -119,7 +119,7 @@ export interface ResolvedOptions {
   readonly maxPriorityWait: number;
 }
 
-/** How long a wait outweighs any priority, by default (ThrottleOptions.maxPriorityWait). */
+/** How long a wait outweighs any priority, by default (CommonOptions.maxPriorityWait). */
 export const DEFAULT_MAX_PRIORITY_WAIT = 60_000;
 
 /** Deliveries in one go by default: about half a millisecond of work at the machine's batch speed. */
@@ -176,7 +176,7 @@ function withDefault<T>(value: T | undefined, fallback: T): T {
 }
 
 /** Validates options up front; every error names the option and the value. */
-export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOptions {
+export function resolveOptions(options: CommonOptions | undefined): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('options', 'an object with at least a rate, e.g. { rate: "10/1s" }', options);
   }
@@ -255,7 +255,7 @@ export function resolveOptions(options: ThrottleOptions | undefined): ResolvedOp
  */
 function resolveStrategyOptions(
   strategy: StrategyName,
-  options: ThrottleOptions,
+  options: CommonOptions,
   rates: readonly Rate[],
   channels: ReadonlyMap<string, Rate[]>,
   keys: KeyTemplate | undefined,

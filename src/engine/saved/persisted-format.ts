@@ -21,7 +21,7 @@
 import type { PolicyState } from '../../policies/index.js';
 import { field, isRecord, readArray, readCount, readRecord, readTime } from '../../policies/saved-fields.js';
 import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
-import type { ResolvedOptions, ThrottleOptions } from '../options/options.js';
+import type { CommonOptions, ResolvedOptions } from '../options/options.js';
 import { describeChannels, readKeyStates, readKeysOption } from './persisted-keys.js';
 import { readMessage, type SavedMessage } from './persisted-message.js';
 import type { SavedKey, SavedPolicy } from './saved-policy.js';
@@ -98,7 +98,7 @@ export interface RestoredState<TMessage> {
 /** A saved dispatcher whose format is one this version reads, with its options as `resolveOptions` takes them. */
 export interface PersistedParts {
   readonly format: string;
-  readonly options: ThrottleOptions;
+  readonly options: CommonOptions;
   readonly state: unknown;
 }
 
@@ -141,7 +141,7 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
     maxPriorityWait: field(options, 'maxPriorityWait'),
   };
   // resolveOptions checks every one of these at run time, as it does a user's options.
-  return { format: format as string, options: input as ThrottleOptions, state: field(record, 'state') };
+  return { format: format as string, options: input as CommonOptions, state: field(record, 'state') };
 }
 
 /**
