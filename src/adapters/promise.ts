@@ -50,22 +50,15 @@
  *   promise settles and before its slot is reported free.
  */
 
-import {
-  isKeyName,
-  type ResolvedOptions,
-  resolveOptions,
-  tracksInFlight,
-  unknownChannelError,
-} from '../engine/index.js';
-import { rateScope } from '../machine/event-checks.js';
+import { resolveOptions, tracksInFlight } from '../engine/index.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
-import type { ThrottlerEvent } from '../machine/types.js';
-import { parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
+import { busyError, countsOf, notATaskError, rateEvent } from './promise-requests.js';
 import { Task } from './task.js';
 import { TaskLease } from './task-lease.js';
 import { TaskRunner } from './task-runner.js';
@@ -287,38 +280,4 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   };
   hear = serverLimits?.bind(throttler);
   return throttler;
-}
-
-/** The SET_RATE for `setRate(rate, scope)`, checked as the machine would check it (it throws instead of reporting). */
-function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOptions): ThrottlerEvent {
-  const keyTemplate = typeof scope === 'object' && scope !== null && (scope as { keyTemplate?: unknown }).keyTemplate;
-  const { channel, option } = rateScope(
-    keyTemplate === undefined || keyTemplate === false ? { channel: scope } : { keyTemplate },
-  );
-  if (keyTemplate === true && resolved.keys === undefined) {
-    throw new ThrottlerOptionError('keyTemplate', 'set only with the keys option', keyTemplate);
-  }
-  parseRates(rate, option);
-  const known =
-    channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
-  if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
-  return keyTemplate === true ? { type: 'SET_RATE', rate, keyTemplate: true } : { type: 'SET_RATE', rate, channel };
-}
-
-/** The published counts; none for an actor whose context never came to be (it errored as it started). */
-function countsOf(actor: Throttler['actor']): ThrottlerCounts {
-  const counts = actor.getSnapshot().context?.counts as ThrottlerCounts | undefined;
-  return counts === undefined ? { queued: 0, delivered: 0, dropped: 0, rejected: 0 } : { ...counts };
-}
-
-function notATaskError(message: unknown): ThrottlerOptionError {
-  return new ThrottlerOptionError(
-    'message',
-    'a task of this throttler (send work with throttler.schedule(), not a QUEUE to throttler.actor)',
-    message,
-  );
-}
-
-function busyError(): Error {
-  return new Error('tryAcquire() cannot be called while the throttler is delivering (from a task or actor.on)');
 }
