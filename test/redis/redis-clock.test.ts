@@ -132,7 +132,8 @@ describe('RedisClock', () => {
           expect(clock.uncertainty(from)).toBeGreaterThan(grace / 2);
           const send = from + where * (until - from);
           expect(redisAt(send)).toBeGreaterThanOrEqual(grant - 1e-6);
-          expect(redisAt(send)).toBeLessThanOrEqual(grant + grace + clock.uncertainty(from) + 1e-6);
+          // Redis' clock may run MAX_DRIFT faster than ours across the window of the grace too.
+          expect(redisAt(send)).toBeLessThanOrEqual(grant + grace * (1 + MAX_DRIFT) + clock.uncertainty(from) + 1e-6);
         },
       ),
       { numRuns: 2000 },
