@@ -1,38 +1,23 @@
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createThrottler } from '../../src/adapters/promise.js';
 import { createRedisStore } from '../../src/redis/index.js';
-import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
+import { redisForFile } from '../support/redis.js';
 
 /**
  * A raw limiter (`store.open`) and a throttler on the same name, each with its defaults, open the same
  * configuration: one default grace (20 ms for sliding-window) and reserve-ahead for both.
  */
-let redis: Redis;
-const names: string[] = [];
+const file = redisForFile();
 
-beforeAll(async () => {
-  redis = await connectRedis();
-});
-afterAll(async () => {
-  if (!redis) return;
-  await deleteLimiters(redis, names);
-  redis.disconnect();
-});
-
-const fresh = () => {
-  const name = uniqueName('defaults');
-  names.push(name);
-  return name;
-};
+const fresh = () => file.fresh('defaults');
 
 describe('a raw limiter and a throttler on one name, default options', () => {
   it('the throttler first, then the raw limiter: no conflict', async () => {
     const name = fresh();
-    const throttlerStore = createRedisStore({ redis, name });
+    const throttlerStore = createRedisStore({ redis: file.redis, name });
     const throttler = createThrottler({ rate: '5/1s', strategy: 'sliding-window', store: throttlerStore });
     await expect(throttler.schedule(() => 'sent')).resolves.toBe('sent');
-    const rawStore = createRedisStore({ redis, name });
+    const rawStore = createRedisStore({ redis: file.redis, name });
     const outcomes = await rawStore.open({ strategy: 'sliding-window', rates: '5/1s' }).reserve([{ cost: 1 }]);
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['granted']);
     throttler.stop();
@@ -41,10 +26,10 @@ describe('a raw limiter and a throttler on one name, default options', () => {
 
   it('the raw limiter first, then the throttler: no conflict', async () => {
     const name = fresh();
-    const rawStore = createRedisStore({ redis, name });
+    const rawStore = createRedisStore({ redis: file.redis, name });
     const outcomes = await rawStore.open({ strategy: 'sliding-window', rates: '5/1s' }).reserve([{ cost: 1 }]);
     expect(outcomes.map((outcome) => outcome.kind)).toEqual(['granted']);
-    const throttlerStore = createRedisStore({ redis, name });
+    const throttlerStore = createRedisStore({ redis: file.redis, name });
     const throttler = createThrottler({ rate: '5/1s', store: throttlerStore });
     const heard: string[] = [];
     throttler.actor.on('*', (event) => heard.push(event.type));
@@ -56,7 +41,7 @@ describe('a raw limiter and a throttler on one name, default options', () => {
 
   it("the store's own grantGraceMs and maxReserveAheadMs apply to both", async () => {
     const name = fresh();
-    const storeOptions = { redis, name, grantGraceMs: 5, maxReserveAheadMs: 3000 };
+    const storeOptions = { redis: file.redis, name, grantGraceMs: 5, maxReserveAheadMs: 3000 };
     const rawStore = createRedisStore(storeOptions);
     const limiter = rawStore.open({ strategy: 'sliding-window', rates: '5/1s' });
     expect(limiter.grantGraceMs).toBe(5);

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { firstValueFrom, of } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { createThrottler } from '../../src/adapters/promise.js';
 import { throttleQueue } from '../../src/adapters/rxjs.js';
@@ -8,29 +7,17 @@ import { throttlerMachine } from '../../src/machine/throttler-machine.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisStoreOptions } from '../../src/redis/types.js';
-import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
+import { redisForFile } from '../support/redis.js';
 
 /**
  * What a store refuses (a strategy it cannot share, per-channel ordering, countUntil 'done', a bad
  * reserve-ahead or grace, a closed store) throws at the call for the adapters, and leaves the machine
  * in status 'error' with that error: never a throttler that hangs, nor an uncaught exception.
  */
-let redis: Redis;
-const names: string[] = [];
-
-beforeAll(async () => {
-  redis = await connectRedis();
-});
-afterAll(async () => {
-  if (!redis) return;
-  await deleteLimiters(redis, names);
-  redis.disconnect();
-});
+const file = redisForFile();
 
 const storeOf = (options: Partial<RedisStoreOptions> = {}) => {
-  const name = uniqueName('refusals');
-  names.push(name);
-  return createRedisStore({ redis, name, ...options });
+  return createRedisStore({ redis: file.redis, name: file.fresh('refusals'), ...options });
 };
 
 const REFUSED: Array<[string, Record<string, unknown>, Partial<RedisStoreOptions>, RegExp]> = [

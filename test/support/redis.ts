@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterAll, beforeAll } from 'vitest';
 import { hashTagOf } from '../../src/redis/keys.js';
 
 /**
@@ -59,4 +60,32 @@ export async function deleteLimiters(redis: Redis, names: Iterable<string>): Pro
 export function grantTimeOf(reservation: string): number {
   const member = reservation.split(' ')[1] as string;
   return Number(member.split(':')[0]) / 1000;
+}
+
+/**
+ * One connection for a test file: opened before its tests, and after them every limiter named through
+ * `fresh` is deleted and the connection closed.
+ */
+export function redisForFile(): { readonly redis: Redis; fresh(label: string): string } {
+  let redis: Redis | undefined;
+  const names: string[] = [];
+  beforeAll(async () => {
+    redis = await connectRedis();
+  });
+  afterAll(async () => {
+    if (!redis) return;
+    await deleteLimiters(redis, names);
+    redis.disconnect();
+  });
+  return {
+    get redis(): Redis {
+      if (redis === undefined) throw new Error('redisForFile: Redis is connected in beforeAll, read it inside a test');
+      return redis;
+    },
+    fresh(label: string): string {
+      const name = uniqueName(label);
+      names.push(name);
+      return name;
+    },
+  };
 }
