@@ -1,5 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { PAGE_SUITES, SHARED_WORKERS, SLOW_SUITES } from './test/support/tiers.js';
+import { PAGE_SUITES, QUICK_WORKERS, SLOW_SUITES } from './test/support/tiers.js';
 
 /**
  * `npm run test:quick`, for the edit loop: the node project's unit, property and virtual-time suites,
@@ -11,7 +11,7 @@ export default defineConfig({
     name: 'quick',
     include: ['test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, ...PAGE_SUITES, ...SLOW_SUITES],
-    ...SHARED_WORKERS,
+    ...QUICK_WORKERS,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

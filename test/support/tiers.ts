@@ -34,8 +34,9 @@ export const SLOW_SUITES = [
 export const PAGE_SUITES = ['test/examples/browser-page.test.ts'];
 
 /**
- * How node files run, in both tiers: two at a time on two cores (Vitest's default is cores - 1: one).
+ * How the quick tier runs: two files at a time on two cores (Vitest's default is cores - 1: one;
+ * the node project of `npm test` keeps it, as its real-time suites failed beside a second worker).
  * Each file keeps a process of its own: with modules shared between the files of a worker
  * (`isolate: false`, a third of the CPU) the Redis store's tests hung late in a run, cause not found.
  */
-export const SHARED_WORKERS = { maxWorkers: 2 };
+export const QUICK_WORKERS = { maxWorkers: 2 };
