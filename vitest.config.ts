@@ -1,9 +1,11 @@
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { chromiumArgs, findChromium, missingChromiumIsAnError, NO_CHROMIUM } from './test/support/chromium.js';
+import { PAGE_SUITES } from './test/support/tiers.js';
 
 /**
- * Two projects: `node` runs every suite; `browser` runs the core ones (the
+ * Three projects: `node` runs every suite (its quick tier alone is `npm run test:quick`,
+ * vitest.quick.config.ts; the tiers are in test/support/tiers.ts); `browser` runs the core ones (the
  * machine in virtual time, the promise API, the operator, a real-timer check of
  * strictness) in real headless Chromium, since the core entry point promises to
  * run in browsers unchanged. Playwright cannot download its browser here, so
@@ -53,13 +55,18 @@ function browserProject(executablePath: string): TestProjectInlineConfiguration 
   };
 }
 
-/** The live page's test drives Chromium itself (Playwright from Node), after the node project for the same reason. */
-const PAGE_SUITES = ['test/examples/browser-page.test.ts'];
+// The live page's test (PAGE_SUITES) drives Chromium itself (Playwright from Node), after the node project for the same reason.
 
 function projects(): TestProjectInlineConfiguration[] {
   const node: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: 'node', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...PAGE_SUITES] },
+    test: {
+      name: 'node',
+      include: ['test/**/*.test.ts'],
+      // One file at a time (Vitest's default on two cores): the slow tier's real-time suites (examples,
+      // the benchmark) failed beside a second worker on a busy machine. test:quick runs two at a time.
+      exclude: [...configDefaults.exclude, ...PAGE_SUITES],
+    },
   };
   // Always there: without Chromium its test says in one line why it skipped (and fails under CI).
   const page: TestProjectInlineConfiguration = {

@@ -1,13 +1,27 @@
 // Builds dist/esm (ES modules) and dist/cjs (CommonJS), each with .d.ts files,
 // using only the TypeScript compiler, and marks each folder's module type.
-import { execFileSync } from 'node:child_process';
+// The two compilations are independent, so they run side by side.
+import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 
-const tsc = (...args) =>
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', ...args], { stdio: 'inherit' });
+const run = promisify(execFile);
+const tsc = async (...args) => {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['node_modules/typescript/bin/tsc', ...args]);
+    process.stdout.write(stdout);
+    process.stderr.write(stderr);
+  } catch (error) {
+    process.stdout.write(error.stdout ?? '');
+    process.stderr.write(error.stderr ?? '');
+    throw new Error(`tsc ${args.join(' ')} failed`);
+  }
+};
 
 rmSync('dist', { recursive: true, force: true });
-tsc('-p', 'tsconfig.build.json');
-tsc('-p', 'tsconfig.build.json', '--module', 'commonjs', '--moduleResolution', 'node10', '--outDir', 'dist/cjs');
+await Promise.all([
+  tsc('-p', 'tsconfig.build.json'),
+  tsc('-p', 'tsconfig.build.json', '--module', 'commonjs', '--moduleResolution', 'node10', '--outDir', 'dist/cjs'),
+]);
 writeFileSync('dist/esm/package.json', `${JSON.stringify({ type: 'module' }, null, 2)}\n`);
 writeFileSync('dist/cjs/package.json', `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);

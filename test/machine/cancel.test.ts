@@ -1,5 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
@@ -48,24 +46,4 @@ describe('CANCEL with an id several waiting messages share', () => {
     advance(5_000);
     expect(target.messages()).toEqual([msg(1), msg(3)]);
   });
-});
-
-describe('memory of cancelled messages', () => {
-  it('is let go of at once, even for messages cancelled in the middle of the queue', () => {
-    // A process of its own: garbage is collected on demand there (--expose-gc), and it reads real time.
-    const script = fileURLToPath(new URL('../support/cancelled-memory.ts', import.meta.url));
-    const output = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', script], {
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
-    const { machine, promiseApi } = JSON.parse(output) as Record<string, { queuedMB: number; heldMB: number }>;
-    console.log(
-      `10,000 waiting messages took ${machine?.queuedMB.toFixed(1)} MB, ${machine?.heldMB.toFixed(1)} MB held once ` +
-        `all but two were cancelled; 10,000 tasks ${promiseApi?.queuedMB.toFixed(1)} MB, ` +
-        `${promiseApi?.heldMB.toFixed(1)} MB held once all but two were aborted`,
-    );
-    // Before: cancelled entries stayed in the queue, with their messages, until the head passed them.
-    expect(machine?.heldMB).toBeLessThan(0.1 * (machine?.queuedMB ?? 0));
-    expect(promiseApi?.heldMB).toBeLessThan(0.1 * (promiseApi?.queuedMB ?? 0));
-  }, 300_000);
 });

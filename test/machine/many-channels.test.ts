@@ -23,8 +23,8 @@ const GENEROUS_FACTOR = 6;
 const CAPACITY = 1_000;
 const BATCH = 1_000;
 /** Every one of them holds a message at some point: the old scan grew with the channels ever used. */
-const OVERFLOW_CHANNELS = 50_000;
-const OVERFLOW_MESSAGES = 50_000;
+const OVERFLOW_CHANNELS = 20_000;
+const OVERFLOW_MESSAGES = 20_000;
 
 interface Job extends EventObject {
   type: 'job';

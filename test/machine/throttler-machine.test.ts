@@ -433,21 +433,22 @@ describe('invalid input', () => {
 const IN_A_BROWSER = typeof window !== 'undefined';
 
 describe('the queue', () => {
-  it.skipIf(IN_A_BROWSER)('enqueues 1,000,000 messages in linear time (a ring buffer, no copy per event)', () => {
-    const timings: number[] = [];
-    // Real time is measured with process.hrtime, which fake timers leave alone.
-    for (const size of [100_000, 200_000]) {
-      const fresh = createActor(throttlerMachine, { input: { rate: '1/1d' } }).start();
-      const begin = process.hrtime.bigint();
-      for (let n = 0; n < size; n++) fresh.send({ type: 'QUEUE', message: { type: 'm' } as EventObject });
-      timings.push(Number(process.hrtime.bigint() - begin));
-      expect(fresh.getSnapshot().context.counts.queued).toBe(size);
-    }
-    // Twice the messages may take about twice the time; quadratic growth would be 4x. Generous bound.
-    expect((timings[1] as number) / (timings[0] as number)).toBeLessThan(3.5);
-    const big = createActor(throttlerMachine, { input: { rate: '1/1d' } }).start();
-    for (let n = 0; n < 1_000_000; n++) big.send({ type: 'QUEUE', message: { type: 'm' } });
-    expect(big.getSnapshot().context.counts.queued).toBe(1_000_000);
-    big.stop();
-  });
+  // Linear growth is what a ring buffer shows; a million waiting messages are the soak test's (slow tier).
+  it.skipIf(IN_A_BROWSER)(
+    'enqueues in linear time: twice the messages, about twice the time (a ring buffer, no copy per event)',
+    () => {
+      const timings: number[] = [];
+      // Real time is measured with process.hrtime, which fake timers leave alone.
+      for (const size of [100_000, 200_000]) {
+        const fresh = createActor(throttlerMachine, { input: { rate: '1/1d' } }).start();
+        const begin = process.hrtime.bigint();
+        for (let n = 0; n < size; n++) fresh.send({ type: 'QUEUE', message: { type: 'm' } as EventObject });
+        timings.push(Number(process.hrtime.bigint() - begin));
+        expect(fresh.getSnapshot().context.counts.queued).toBe(size);
+        fresh.stop();
+      }
+      // Twice the messages may take about twice the time; quadratic growth would be 4x. Generous bound.
+      expect((timings[1] as number) / (timings[0] as number)).toBeLessThan(3.5);
+    },
+  );
 });

@@ -1,11 +1,10 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { machineContext } from '../support/machine-context.js';
 import { type Arrival, deadlineOf, overfullWindows, type RateConfig } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
 import { machineRates, overtakings } from '../support/scenarios.js';
-import { settle, storeThrottler } from '../support/store-throttler.js';
+import { storeThrottler } from '../support/store-throttler.js';
 
 /**
  * A throttler with a Redis store, random priorities and deadlines, in virtual time against the
@@ -66,18 +65,13 @@ async function run(config: RateConfig, ahead: number, arrivals: readonly Arrival
   );
   const expired: Array<{ id: number; at: number }> = [];
   t.actor.on('dropped', (event) => expired.push({ id: event.message.n as number, at: t.clock.now() }));
-  // Virtual time must stand still while a reserve call is out, as Redis TIME does not move during one
-  // round trip: a grant is a wait from the moment Redis answered (read here, private, for the test only).
-  const clearance = machineContext(t.actor).dispatcher.clearance as unknown as { asking: boolean };
-  const quiet = async () => {
-    const giveUpAt = performance.now() + 5_000;
-    do await settle(5);
-    while (clearance.asking && performance.now() < giveUpAt);
-  };
+  // Virtual time stands still while a store call is out, as Redis TIME does not move during one
+  // round trip: a grant is a wait from the moment Redis answered. (Moving it meanwhile is a slow
+  // reply; with grantGraceMs 0 a grant may then go late, and only Redis time keeps the windows.)
   // Moves virtual time to `at`, stopping at every wake-up on the way, Redis answering in between.
   const advanceTo = async (at: number) => {
     for (;;) {
-      await quiet();
+      await t.quiet();
       const { wakeAt } = t.actor.getSnapshot().context;
       const next = Math.min(wakeAt, at);
       if (next > t.clock.now()) t.clock.increment(next - t.clock.now());
@@ -89,12 +83,13 @@ async function run(config: RateConfig, ahead: number, arrivals: readonly Arrival
     const { priority, deadline, maxWait } = arrival;
     t.actor.send({ type: 'QUEUE', message: { type: 'job', n: arrival.id }, priority, deadline, maxWait });
   }
-  const giveUpAt = performance.now() + 20_000;
-  while (t.deliveries.length + expired.length < arrivals.length && performance.now() < giveUpAt) {
-    await advanceTo(t.clock.now());
-    await quiet();
+  // With nothing out and every answer handled, a message still waiting has a wake-up armed.
+  for (;;) {
+    await t.quiet();
+    if (t.deliveries.length + expired.length >= arrivals.length) break;
     const { wakeAt } = t.actor.getSnapshot().context;
-    if (Number.isFinite(wakeAt)) t.clock.increment(Math.max(0, wakeAt - t.clock.now()));
+    if (!Number.isFinite(wakeAt)) break;
+    t.clock.increment(Math.max(0, wakeAt - t.clock.now()));
   }
   t.actor.stop();
   await t.store.close();
@@ -112,7 +107,24 @@ describe('a throttler with a Redis store, random priorities and deadlines (virtu
         const ids = [...deliveries, ...expired].map(({ id }) => id).sort((a, b) => a - b);
         expect(ids).toEqual(arrivals.map((arrival) => arrival.id));
       }),
-      { numRuns: 25 },
+      {
+        numRuns: 25,
+        examples: [
+          // Failed on a loaded machine while the test moved virtual time with a reserve call out
+          // (grace 0: a grant sent late, and the next on time, crowding one window of sends).
+          [
+            {
+              config: { overall: [{ limit: 1, interval: 534 }], channels: {} },
+              ahead: 0,
+              arrivals: [
+                { id: 0, at: 0, channel: undefined, cost: 1, priority: 7, maxWait: 490 },
+                { id: 1, at: 0, channel: undefined, cost: 1, priority: 4, maxWait: undefined },
+                { id: 2, at: 1037, channel: undefined, cost: 1, priority: 5, maxWait: undefined },
+              ],
+            },
+          ],
+        ],
+      },
     );
   }, 300_000);
 });

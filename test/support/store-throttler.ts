@@ -4,6 +4,7 @@ import { throttlerMachine } from '../../src/machine/throttler-machine.js';
 import type { ThrottlerEmitted, ThrottlerInput } from '../../src/machine/types.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisStore, RedisStoreOptions } from '../../src/redis/types.js';
+import { countedClient } from './counted-client.js';
 
 /**
  * A throttler machine with a Redis store, in virtual time: XState's SimulatedClock runs the
@@ -17,6 +18,8 @@ export interface StoreThrottler {
   /** Every delivery: the message's `n` and the virtual time it went. */
   readonly deliveries: Array<{ n: number; at: number; channel: string | undefined; cost: number }>;
   readonly emitted: ThrottlerEmitted[];
+  /** Resolves once no call of the store is out and every answer was handled (counted-client.ts). */
+  quiet(): Promise<void>;
   /** Waits for Redis to answer what is out, then moves virtual time to the next wake-up; false when none. */
   step(): Promise<boolean>;
   /** Steps until `deliveries` holds `count`, or `realMs` of real time passed; returns the virtual time. */
@@ -35,7 +38,14 @@ export function storeThrottler(
   storeOptions: Partial<RedisStoreOptions> = {},
   clock = new SimulatedClock(),
 ): StoreThrottler {
-  const store = createRedisStore({ redis, name, testClock: () => clock.now(), commandTimeout: 5000, ...storeOptions });
+  const counted = countedClient(redis);
+  const store = createRedisStore({
+    redis: counted.redis,
+    name,
+    testClock: () => clock.now(),
+    commandTimeout: 5000,
+    ...storeOptions,
+  });
   const deliveries: StoreThrottler['deliveries'] = [];
   const emitted: ThrottlerEmitted[] = [];
   const target = createEmptyActor() as AnyActorRef;
@@ -51,7 +61,7 @@ export function storeThrottler(
   });
   actor.start();
   const step = async (): Promise<boolean> => {
-    await settle();
+    await counted.quiet();
     const { wakeAt } = actor.getSnapshot().context;
     if (!Number.isFinite(wakeAt)) return false;
     clock.increment(Math.max(0, wakeAt - clock.now()));
@@ -63,6 +73,7 @@ export function storeThrottler(
     clock,
     deliveries,
     emitted,
+    quiet: counted.quiet,
     step,
     async runUntil(count, realMs = 10_000) {
       // Nothing armed means a reply is still out (or a test waits in vain): real time bounds the wait.
