@@ -4,7 +4,8 @@ import { Dispatcher } from '../engine/dispatcher.js';
 import type { ResolvedOptions } from '../engine/options/options.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryPacer } from './delivery-pacer.js';
-import type { MachineContext } from './machine-types.js';
+import { checkTarget } from './event-checks.js';
+import { DELIVERY_GATE, type MachineContext, type MachineInput, MESSAGE_CHECK } from './machine-types.js';
 import { MonotoneClock } from './monotone-clock.js';
 import {
   CLEARANCE_EVENT,
@@ -13,6 +14,7 @@ import {
   storeSlowEvent,
   storeStatusEvent,
 } from './own-events.js';
+import { optionsOfInput } from './resolved-input.js';
 import { listensTo } from './xstate-internals.js';
 
 /** What else a throttler starts with besides its options and target. */
@@ -93,4 +95,28 @@ export function closeClearanceOnStop(actor: AnyActorRef, context: MachineContext
   if (typeof clearance.close !== 'function') return;
   const close = (): void => clearance.close?.();
   actor.subscribe({ complete: close, error: close });
+}
+
+/** A new throttler's context from its input (checked whole: options, target, the adapters' hooks, the store). */
+export function contextFromInput(input: MachineInput, self: AnyActorRef): MachineContext {
+  const options = optionsOfInput(input);
+  const target = checkTarget(input.target);
+  // Keyed by a symbol: only the adapters give it (machine-types.ts).
+  const deliveryGate = input[DELIVERY_GATE];
+  const messageCheck = input[MESSAGE_CHECK];
+  if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
+    throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
+  }
+  if (messageCheck !== undefined && typeof messageCheck !== 'function') {
+    throw new ThrottlerOptionError('messageCheck', 'a function', messageCheck);
+  }
+  const store = checkStore(input.store);
+  const context = initialContext(options, target, {
+    deliveryGate,
+    messageCheck,
+    store: store && { store, actor: () => self },
+    self: () => self,
+  });
+  closeClearanceOnStop(self, context);
+  return context;
 }

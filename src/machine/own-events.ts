@@ -102,3 +102,23 @@ export function storeSlowEvent(roundTripMs: number, graceMs: number): StoreSlowE
 export function isOwnEvent(event: object): boolean {
   return (event as Partial<Own>)[OWN_EVENT] === true;
 }
+
+/** The event types a user sends (the machine's own, own-events.ts, are refused from outside). */
+export const EVENT_TYPES = [
+  'QUEUE',
+  'QUEUE_BATCH',
+  'SET_TARGET',
+  'SET_RATE',
+  'CANCEL',
+  'PAUSE',
+  'RESUME',
+  'SETTLED',
+  'TRY_ACQUIRE',
+] as const;
+
+/** First for each of the machine's own events: the same type sent by a user is refused as unknown. */
+export const REFUSED_FROM_OUTSIDE = {
+  guard: 'sentFromOutside',
+  actions: 'refuseUnknownEvent',
+  description: "The machine's own event type, sent from outside: reported as invalidEvent.",
+} as const;

@@ -14,42 +14,14 @@ import {
 } from './control.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
 import { published, refuse, WAKE_UP_ID, withEffects } from './effects.js';
-import { checkTarget } from './event-checks.js';
-import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
+import { contextFromInput } from './initial-context.js';
 import { endLease, grantLease } from './lease-actions.js';
-import {
-  DELIVERY_GATE,
-  type MachineContext,
-  type MachineEvent,
-  type MachineInput,
-  MESSAGE_CHECK,
-} from './machine-types.js';
-import { isOwnEvent } from './own-events.js';
+import type { MachineContext, MachineEvent, MachineInput } from './machine-types.js';
+import { EVENT_TYPES, isOwnEvent, REFUSED_FROM_OUTSIDE } from './own-events.js';
 import type { PublicMachine } from './public-machine.js';
 import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
-import { optionsOfInput } from './resolved-input.js';
 import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
-
-/** The event types a user sends (the machine's own, own-events.ts, are refused from outside). */
-const EVENT_TYPES = [
-  'QUEUE',
-  'QUEUE_BATCH',
-  'SET_TARGET',
-  'SET_RATE',
-  'CANCEL',
-  'PAUSE',
-  'RESUME',
-  'SETTLED',
-  'TRY_ACQUIRE',
-] as const;
-
-/** First for each of the machine's own events: the same type sent by a user is refused as unknown. */
-const REFUSED_FROM_OUTSIDE = {
-  guard: 'sentFromOutside',
-  actions: 'refuseUnknownEvent',
-  description: "The machine's own event type, sent from outside: reported as invalidEvent.",
-} as const;
 
 /** The machine with the library's own types; exported below as users see it and as the library does. */
 const machine = setup({
@@ -134,28 +106,7 @@ const machine = setup({
 }).createMachine({
   id: 'throttler',
   description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
-  context: ({ input, self }) => {
-    const options = optionsOfInput(input);
-    const target = checkTarget(input.target);
-    // Keyed by a symbol: only the adapters give it (machine-types.ts).
-    const deliveryGate = input[DELIVERY_GATE];
-    const messageCheck = input[MESSAGE_CHECK];
-    if (deliveryGate !== undefined && typeof deliveryGate !== 'function') {
-      throw new ThrottlerOptionError('deliveryGate', 'a function', deliveryGate);
-    }
-    if (messageCheck !== undefined && typeof messageCheck !== 'function') {
-      throw new ThrottlerOptionError('messageCheck', 'a function', messageCheck);
-    }
-    const store = checkStore(input.store);
-    const context = initialContext(options, target, {
-      deliveryGate,
-      messageCheck,
-      store: store && { store, actor: () => self },
-      self: () => self,
-    });
-    closeClearanceOnStop(self, context);
-    return context;
-  },
+  context: ({ input, self }) => contextFromInput(input, self),
   initial: 'idle',
   states: {
     idle: {
