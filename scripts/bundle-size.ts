@@ -15,9 +15,13 @@ import { build } from 'esbuild';
  * the adapters' share of them (per-task priority and maxWait, ThrottlerExpiredError, setRate per key
  * and template, the hook the serverLimits option binds to: +0.5 kB); the timeline, the server limits
  * (their parsers, and the serverLimits option itself) and the Redis store are entry points of their
- * own. Raise it only with a reason here.
+ * own. Raise it only with a reason here. 28.5 kB after issue 22's hardening and issue 23's surface
+ * (26.0 -> 27.8 kB measured): hostile answer objects checked by descriptor (answer-object.ts), the
+ * machine's own events marked and refused from outside, the store's conflict / quarantine / slow-link
+ * events, the adapters' message check, stop() without side effects, the timer's take-over on SET_RATE.
+ * Issue 24 asks to cut what a one-strategy user pays: that is where it comes down again.
  */
-export const GZIP_BUDGET_BYTES = 26_500;
+export const GZIP_BUDGET_BYTES = 28_500;
 
 export interface BundleSize {
   minified: number;
