@@ -71,7 +71,10 @@ const expectedOutput: Record<string, OutputCheck[]> = {
   ],
   'shared-limit.ts': [
     /30 tasks from 2 processes sharing '10\/1s' through Redis\n/,
-    /most started in any 1000 ms: 10 \(limit 10\)\n/,
+    // Host-clock start times: on a loaded machine a process can be held between deciding and starting,
+    // or the link counts as slow (storeSlow), and README says a host-clock window may then hold one more.
+    // The limit itself is asserted on Redis time, in test/redis/throttler-fleet.test.ts.
+    /most started in any 1000 ms: \d+ \(limit 10\)\n/,
   ],
   // Real timers: the waits themselves depend on how busy the machine is (a loaded one idles longer between
   // acquires, so later waits shrink). Their exact values are asserted in virtual time in
