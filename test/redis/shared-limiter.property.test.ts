@@ -1,10 +1,9 @@
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPolicy } from '../../src/policies/index.js';
 import { type Arrival, type Delivery, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
 import { seededRandom } from '../support/random.js';
-import { connectRedis, deleteLimiters, grantTimeOf, uniqueName } from '../support/redis.js';
+import { deleteLimiters, grantTimeOf, redisForFile } from '../support/redis.js';
 import { driveArrivals, storeConfig, virtualLimiter } from '../support/redis-driver.js';
 import { arrivalsArbitrary, rateConfigArbitrary, sendAsArbitrary } from '../support/scenarios.js';
 
@@ -13,18 +12,7 @@ import { arrivalsArbitrary, rateConfigArbitrary, sendAsArbitrary } from '../supp
  * store's testClock replaces Redis TIME): the grants' times are checked by brute force against the
  * oracle, as the local strategies are.
  */
-let redis: Redis;
-const names: string[] = [];
-
-beforeAll(async () => {
-  redis = await connectRedis();
-});
-
-afterAll(async () => {
-  if (!redis) return;
-  await deleteLimiters(redis, names);
-  redis.disconnect();
-});
+const file = redisForFile();
 
 const NUM_RUNS = 60;
 
@@ -44,12 +32,11 @@ async function runSlidingWindow(
   sendAs: 'events' | 'batches' | 'unheard',
   ahead: number,
 ) {
-  const name = uniqueName('sw-prop');
-  names.push(name);
-  const virtual = virtualLimiter(redis, name, storeConfig(config, 'sliding-window', { maxReserveAheadMs: ahead }));
+  const name = file.fresh('sw-prop');
+  const virtual = virtualLimiter(file.redis, name, storeConfig(config, 'sliding-window', { maxReserveAheadMs: ahead }));
   const grants = await driveArrivals(virtual, arrivals, sendAs);
   await virtual.store.close();
-  await deleteLimiters(redis, [name]);
+  await deleteLimiters(file.redis, [name]);
   return grants;
 }
 
@@ -91,10 +78,9 @@ describe('shared sliding window with releases', () => {
   it('stays safe when unused reservations are given back (cancelled messages) at random', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, fc.integer(), async ({ config, ahead, arrivals }, seed) => {
-        const name = uniqueName('sw-release');
-        names.push(name);
+        const name = file.fresh('sw-release');
         const virtual = virtualLimiter(
-          redis,
+          file.redis,
           name,
           storeConfig(config, 'sliding-window', { maxReserveAheadMs: ahead }),
         );
@@ -123,7 +109,7 @@ describe('shared sliding window with releases', () => {
           }
         }
         await virtual.store.close();
-        await deleteLimiters(redis, [name]);
+        await deleteLimiters(file.redis, [name]);
         expect(kept.length + cancelled).toBe(arrivals.length);
         expect(overfullWindows(config, kept)).toEqual([]);
       }),
@@ -142,18 +128,17 @@ describe('shared token bucket (the Redis script in virtual time) against the loc
   it('grants each request when the local TokenBucketPolicy (one per rate, overall and channel) would, in arrival order', async () => {
     await fc.assert(
       fc.asyncProperty(bucketScenario, async ({ config, sendAs, maxBurst, arrivals }) => {
-        const name = uniqueName('tb-prop');
-        names.push(name);
+        const name = file.fresh('tb-prop');
         const start = (arrivals[0] as Arrival).at;
         const virtual = virtualLimiter(
-          redis,
+          file.redis,
           name,
           storeConfig(config, 'token-bucket', { maxBurst, maxReserveAheadMs: 1e9 }),
           start,
         );
         const grants = await driveArrivals(virtual, arrivals, sendAs);
         await virtual.store.close();
-        await deleteLimiters(redis, [name]);
+        await deleteLimiters(file.redis, [name]);
 
         // The local policies, created when the shared state was (at the first request), fed the same requests.
         const overall = createPolicy('token-bucket', config.overall, { maxBurst }, start);

@@ -1,8 +1,7 @@
 import fc from 'fast-check';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Arrival, deadlineOf, overfullWindows, type RateConfig } from '../support/oracle.js';
-import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
+import { redisForFile } from '../support/redis.js';
 import { machineRates, overtakings } from '../support/scenarios.js';
 import { storeThrottler } from '../support/store-throttler.js';
 
@@ -13,17 +12,7 @@ import { storeThrottler } from '../support/store-throttler.js';
  * is by rank, no message goes after its deadline, and every message is delivered or expired once:
  * nothing waits for ever behind a grant nobody can use.
  */
-let redis: Redis;
-const names: string[] = [];
-
-beforeAll(async () => {
-  redis = await connectRedis();
-});
-afterAll(async () => {
-  if (!redis) return;
-  await deleteLimiters(redis, names);
-  redis.disconnect();
-});
+const file = redisForFile();
 
 const rateArbitrary = fc.record({
   limit: fc.integer({ min: 1, max: 4 }),
@@ -55,10 +44,9 @@ const scenario = rateArbitrary.chain((rate) => {
 });
 
 async function run(config: RateConfig, ahead: number, arrivals: readonly Arrival[]) {
-  const name = uniqueName('prio-prop');
-  names.push(name);
+  const name = file.fresh('prio-prop');
   const t = storeThrottler(
-    redis,
+    file.redis,
     name,
     { strategy: 'sliding-window', maxPriorityWait: 900, ...machineRates(config) },
     { grantGraceMs: 0, ...(ahead === 1_000_000 ? {} : { maxReserveAheadMs: ahead }) },
