@@ -19,9 +19,10 @@ import { build } from 'esbuild';
  * (26.0 -> 27.8 kB measured): hostile answer objects checked by descriptor (answer-object.ts), the
  * machine's own events marked and refused from outside, the store's conflict / quarantine / slow-link
  * events, the adapters' message check, stop() without side effects, the timer's take-over on SET_RATE.
- * Issue 24 asks to cut what a one-strategy user pays: that is where it comes down again.
+ * Issue 24 asks to cut what a one-strategy user pays: that is where it comes down again. 29.2 kB with
+ * issue 25's audit of every window (engine/audit/, 29.05 kB measured), which runs on every delivery.
  */
-export const GZIP_BUDGET_BYTES = 28_500;
+export const GZIP_BUDGET_BYTES = 29_200;
 
 export interface BundleSize {
   minified: number;

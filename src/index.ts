@@ -12,11 +12,14 @@ export {
   throttleQueue,
 } from './adapters/index.js';
 export {
+  auditThrottler,
   preciseClock,
+  type RateAudit,
   type RestoreOptions,
   restoreThrottler,
   summarizeInspection,
   type ThrottlerActor,
+  type ThrottlerAuditReport,
   type ThrottlerContext,
   type ThrottlerCounts,
   type ThrottlerEmitted,

@@ -88,6 +88,9 @@ export interface Clearance {
   /** Replaces the keys' template: every live key without rates of its own, and every later one (`keys` option only). */
   setKeyTemplate(rates: Rate[], now: number): void;
 
+  /** A live key's rates of its own (a SET_RATE named it); undefined while it follows the template. A question (the audit's). */
+  ownRatesOf?(key: string): readonly Rate[] | undefined;
+
   /** Nothing goes before `until` (Infinity: until resumed). */
   pause(until: number): void;
   resume(): void;

@@ -167,6 +167,10 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     this.scopes.setTemplate(rates, now);
   }
 
+  ownRatesOf(key: string): readonly Rate[] | undefined {
+    return this.scopes.find(key)?.ownRates;
+  }
+
   pause(until: number): void {
     this.pausedUntil = until;
   }
