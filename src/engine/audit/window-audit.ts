@@ -11,7 +11,8 @@ export interface WindowFindings {
   mostAt: number | undefined;
   /**
    * How many deliveries closed a window holding more than `limit`: each delivery at `t` closes the
-   * window `(t - interval, t]`, holding it and every delivery before it in that window. 0 is the promise kept.
+   * window `(t - interval, t]`, holding it and every earlier delivery at `s` with `s + interval > t`.
+   * 0 is the promise kept.
    */
   windowsOver: number;
 }
@@ -74,9 +75,9 @@ export class WindowAudit implements WindowFindings {
 
   /** Drops the deliveries that a window ending at `at` no longer holds (at or before `at - interval`). */
   private forgetBefore(at: number): void {
-    // The same comparison as the definition (`at - t < interval` is held), not `t <= at - interval`,
-    // which rounds differently for fractional times.
-    while (this.count > 0 && at - (this.times[this.head] as number) >= this.interval) {
+    // `t + interval <= at`, the policies' own arithmetic: a strict window sends its next message at
+    // exactly `t + interval`, which `at - t >= interval` may round to just inside the window.
+    while (this.count > 0 && (this.times[this.head] as number) + this.interval <= at) {
       this.held -= this.costs[this.head] as number;
       this.head = (this.head + 1) & this.mask;
       this.count -= 1;

@@ -75,6 +75,16 @@ describe('WindowAudit against a brute-force count over the delivery log', () => 
     }
   });
 
+  it("counts a send at exactly t + interval outside t's window, as the strict policy computed it", () => {
+    // (a + 1000) - a rounds below 1000 for this a: a subtraction would see both in one window.
+    const a = 16174.722826411258;
+    expect(a + 1000 - a).toBeLessThan(1000);
+    const audit = new WindowAudit({ limit: 1, interval: 1000 });
+    audit.record(a, 1);
+    audit.record(a + 1000, 1);
+    expect({ most: audit.most, windowsOver: audit.windowsOver }).toEqual({ most: 1, windowsOver: 0 });
+  });
+
   it('keeps one entry per distinct time: a burst at one moment costs no memory per delivery', () => {
     const audit = new WindowAudit({ limit: 10, interval: 1000 });
     for (let i = 0; i < 100_000; i += 1) audit.record(5, 1);
