@@ -4,7 +4,8 @@ import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
 import type { RestoredState } from '../saved/persisted-format.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
 import { InFlightDeliveries } from './in-flight.js';
-import { type Scope, ScopePolicies } from './scope-policies.js';
+import type { Scope } from './scope.js';
+import { ScopePolicies } from './scope-policies.js';
 
 /**
  * The clearance the local policies give, at once: the overall policy and each
