@@ -29,7 +29,7 @@ const CLIENT_METHODS = ['defineCommand', 'duplicate', 'on', 'once', 'off', 'conn
 
 /**
  * A shared limiter in Redis, named `name`: every process that opens a store of that name shares
- * every rate, channel rate and cost accounting. See the README, "Sharing a limit across processes".
+ * every rate, channel rate and cost accounting. See docs/redis.md.
  */
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   if (typeof options !== 'object' || options === null) {

@@ -42,7 +42,7 @@ export interface RedisStoreOptions {
    * What a throttler using this store does while Redis does not answer (it emits `storeDown`, keeps
    * its queue and asks again by itself, then emits `storeUp`). `'pause'` (default): nothing new goes
    * until Redis answers (grants already held are still used on time). `'local'`: a local window
-   * with `localShare` of every limit decides meanwhile; not a global guarantee (README).
+   * with `localShare` of every limit decides meanwhile; not a global guarantee (docs/redis.md, "Redis down").
    */
   onStoreDown?: 'pause' | 'local' | undefined;
   /** With onStoreDown 'local': the share of every limit one process may use alone, in (0, 1]. */
