@@ -24,6 +24,7 @@ export interface EntryPoint {
 export const ENTRY_POINTS: readonly EntryPoint[] = [
   { name: 'main', specifier: 'xstate-throttler', file: 'src/index.ts' },
   { name: 'redis', specifier: 'xstate-throttler/redis', file: 'src/redis/index.ts' },
+  { name: 'rxjs', specifier: 'xstate-throttler/rxjs', file: 'src/rxjs/index.ts' },
   { name: 'server-limits', specifier: 'xstate-throttler/server-limits', file: 'src/server-limits/index.ts' },
   { name: 'timeline', specifier: 'xstate-throttler/timeline', file: 'src/timeline/index.ts' },
 ];
