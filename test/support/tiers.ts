@@ -32,6 +32,8 @@ export const SLOW_SUITES = [
   'test/examples.test.ts',
   'test/build/prod-build.test.ts',
   'test/build/package-install.test.ts',
+  // The compiler over every TypeScript block of README.md and docs/, twice (node16 and bundler).
+  'test/build/doc-snippets.test.ts',
   'test/build/bundle-size.test.ts',
 ];
 
