@@ -24,7 +24,7 @@ import { repo } from '../support/module-graph.js';
  * skips a block that is deliberately not code on its own (a line of an options object, a signature).
  * Keep those rare: a block that can compile should.
  */
-export const FRAGMENT_MARKER = '<!-- snippet: fragment -->';
+const FRAGMENT_MARKER = '<!-- snippet: fragment -->';
 const GIVEN = /^<!-- snippet: given (.*) -->$/;
 
 interface Snippet {
