@@ -1,40 +1,22 @@
+/**
+ * Every optional property a user can reach from the public surface should read `?: T | undefined`, so
+ * that a project compiled with `exactOptionalPropertyTypes` may pass `undefined` for an option it
+ * leaves out (as `{ ...defaults, maxWait: maybe }` does). Walked from each entry point's exports through
+ * every type they name (interfaces, aliases, the parameters and results of exported functions and
+ * classes' public members), into any file of src/; test/build/api-report.test.ts holds the surface to
+ * it, and test/build/package-install.test.ts compiles such a consumer against the packed package.
+ */
 import { join, relative } from 'node:path';
 import ts from 'typescript';
-import { describe, expect, it } from 'vitest';
 import { ENTRY_POINTS } from '../../scripts/api-report.js';
-import { repo } from '../support/module-graph.js';
-
-/**
- * Every optional property a user can reach from the public surface reads `?: T | undefined`, so that a
- * project compiled with `exactOptionalPropertyTypes` may pass `undefined` for an option it leaves out
- * (as `{ ...defaults, maxWait: maybe }` does). Walked from each entry point's exports through every type
- * they name (interfaces, aliases, the parameters and results of exported functions and classes' public
- * members), into any file of src/. test/build/package-install.test.ts compiles such a consumer against
- * the packed package.
- */
-function program(): { program: ts.Program; checker: ts.TypeChecker } {
-  const config = ts.getParsedCommandLineOfConfigFile(
-    join(repo, 'tsconfig.json'),
-    {},
-    {
-      ...ts.sys,
-      onUnRecoverableConfigFileDiagnostic: (diagnostic) => {
-        throw new Error(ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
-      },
-    },
-  );
-  if (config === undefined) throw new Error('tsconfig.json could not be read');
-  const files = ENTRY_POINTS.map(({ file }) => join(repo, file));
-  const built = ts.createProgram(files, { ...config.options, exactOptionalPropertyTypes: true });
-  return { program: built, checker: built.getTypeChecker() };
-}
+import { repo } from './module-graph.js';
 
 /**
  * `file:line Owner.property` for each optional property whose type does not take undefined, and how
  * many optional properties the walk checked (so that a walk that reaches nothing cannot pass).
  */
-function optionalPropertiesWithoutUndefined(): { offenders: string[]; checked: number } {
-  const { program: built, checker } = program();
+export function optionalPropertiesWithoutUndefined(built: ts.Program): { offenders: string[]; checked: number } {
+  const checker = built.getTypeChecker();
   const seen = new Set<ts.Node>();
   const found: string[] = [];
   let checked = 0;
@@ -102,11 +84,3 @@ function optionalPropertiesWithoutUndefined(): { offenders: string[]; checked: n
   while (queue.length > 0) visit(queue.shift() as ts.Node);
   return { offenders: found.sort(), checked };
 }
-
-describe('the public types, for exactOptionalPropertyTypes users', () => {
-  it('type every optional property as `?: T | undefined`', () => {
-    const { offenders, checked } = optionalPropertiesWithoutUndefined();
-    expect(checked).toBeGreaterThan(80);
-    expect(offenders, 'these optional properties need `| undefined` in their type').toEqual([]);
-  });
-});
