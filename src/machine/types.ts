@@ -92,7 +92,7 @@ export interface TryAcquireEvent {
   type: 'TRY_ACQUIRE';
   channel?: string | undefined;
   cost?: number | undefined;
-  reply: { waitMs?: number; error?: Error; cancelled?: boolean };
+  reply: { waitMs?: number | undefined; error?: Error | undefined; cancelled?: boolean | undefined };
 }
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */
