@@ -2,14 +2,14 @@ import { ThrottlerOptionError } from '../rate/index.js';
 import { type AuditRead, FleetAuditState, type FleetAuditStateJSON, type PendingGrant } from './fleet-audit-state.js';
 import type { GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
-import type { ScriptRunner } from './shared-limiter.js';
 import type { FleetAuditReport } from './types.js';
 
 /** What a fleet audit needs of a store: its client, its scripts, its keys and the test clock if any. */
 export interface AuditAccess {
   readonly name: string;
   readonly client: GuardedClient;
-  readonly runScript: ScriptRunner;
+  /** The store's script runner (shared-limiter.ts' ScriptRunner, named here so that neither file imports the other). */
+  readonly runScript: (script: 'auditRead' | 'auditCommit', keys: string[], args: string[]) => Promise<unknown[]>;
   readonly keys: LimiterKeys;
   readonly testClock: (() => number) | undefined;
 }
