@@ -49,7 +49,7 @@ export interface ReadServerLimitsOptions {
    * them. Pauses come from every exhausted quota, whatever this says.
    */
   dimension?: LimitDimension;
-  /** The window a provider's limit is stated for (OpenAI and Anthropic state theirs per minute). Default `'1m'`. */
+  /** The window a provider's limit is stated for (OpenAI and Anthropic state theirs per minute), at most `maxWindow`. Default `'1m'`. */
   providerWindow?: DurationInput;
 }
 
@@ -96,12 +96,17 @@ export function resolveServerLimitsOptions(options: ReadServerLimitsOptions | un
       dimension,
     );
   }
+  const maxWindow = duration('maxWindow', options.maxWindow, DEFAULT_MAX_WINDOW_MS);
+  const providerWindow = duration('providerWindow', options.providerWindow, DEFAULT_PROVIDER_WINDOW_MS);
+  if (providerWindow > maxWindow) {
+    throw new ThrottlerOptionError('providerWindow', `at most maxWindow (${maxWindow} ms)`, options.providerWindow);
+  }
   return {
     status,
     now,
     maxPause: duration('maxPause', options.maxPause, DEFAULT_MAX_PAUSE_MS),
     pauseOn429: pauseOn429(options.pauseOn429),
-    maxWindow: duration('maxWindow', options.maxWindow, DEFAULT_MAX_WINDOW_MS),
+    maxWindow,
     channel,
     ceiling:
       ceiling === undefined || ceiling === 'configured' || ceiling === 'none'
@@ -109,7 +114,7 @@ export function resolveServerLimitsOptions(options: ReadServerLimitsOptions | un
         : rates(ceiling),
     followPolicy,
     dimension,
-    providerWindow: duration('providerWindow', options.providerWindow, DEFAULT_PROVIDER_WINDOW_MS),
+    providerWindow,
   };
 }
 

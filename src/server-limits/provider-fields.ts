@@ -137,7 +137,7 @@ function readQuota(
     if (resetIn !== undefined) wait = { ms: resetIn, field: resetField, value: resetText as string };
     else if (resetText === undefined) skip(remainingField, remainingText, 'nothing left, but no reset time given');
   }
-  const rate: Rate | undefined = limit === undefined || window > maxWindow ? undefined : { limit, interval: window };
+  const rate: Rate | undefined = limit === undefined ? undefined : { limit, interval: window };
   return { limit: { dimension, provider: family.provider, limit, remaining, resetIn, rate }, wait };
 }
 

@@ -11,6 +11,8 @@
  *   0.5% of the requests allows one such probe per 200 of them (250 here), that is per 250 / L intervals
  *   (50 at L = 5). Probing every 3 intervals at L = 5 would refuse 1 request in 15 (6.7%). So below 125
  *   the bound asserted is ceil(250 / L) + 3 intervals, and the test says so.
+ *
+ * Answers come back at once, or (two cases) a round trip after the send.
  */
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -56,9 +58,10 @@ interface Measured {
   changedLimit: number;
 }
 
-async function measure(limit: number, change: 'halves' | 'triples'): Promise<Measured> {
+async function measure(limit: number, change: 'halves' | 'triples', latency = 0): Promise<Measured> {
   const changedLimit = change === 'halves' ? Math.floor(limit / 2) : limit * 3;
-  const run = startAdaptiveRun(limit, { min: MIN, max: MAX, backlog: 4 * Math.max(limit, changedLimit) + 20 });
+  const backlog = 4 * Math.max(limit, changedLimit) + 20;
+  const run = startAdaptiveRun(limit, { min: MIN, max: MAX, backlog, latency });
   // Long enough for 3000 requests once steady, so that one probe more or less moves the share little.
   const steadyEnd = Math.max(30, 10 + Math.ceil(3_000 / limit));
   await run.run(steadyEnd);
@@ -77,9 +80,9 @@ async function measure(limit: number, change: 'halves' | 'triples'): Promise<Mea
 /** The bound on intervals back after L triples: 3, or the probe spacing's, said above. */
 const tripledBound = (limit: number) => (limit * 2 >= PROBE_SPACING ? 3 : Math.ceil(PROBE_SPACING / limit) + 3);
 
-async function check(limit: number, change: 'halves' | 'triples'): Promise<void> {
-  const measured = await measure(limit, change);
-  const context = `L = ${limit}, then ${change}: ${JSON.stringify(measured)}`;
+async function check(limit: number, change: 'halves' | 'triples', latency = 0): Promise<void> {
+  const measured = await measure(limit, change, latency);
+  const context = `L = ${limit}, then ${change}, round trip ${latency} ms: ${JSON.stringify(measured)}`;
   expect(measured.reached, context).toBeGreaterThanOrEqual(0);
   expect(measured.reached, context).toBeLessThanOrEqual(10);
   expect(measured.steadyShare, context).toBeLessThanOrEqual(0.005);
@@ -96,6 +99,14 @@ describe('adaptive against a hidden sliding window', () => {
     [125, 'triples'],
   ] as const)('L = %i, then it %s', async (limit, change) => {
     await check(limit, change);
+  });
+
+  // Answers a round trip after the send: refusals of sends already made arrive after the limit moved.
+  it.each([
+    [50, 'halves', 20],
+    [50, 'triples', 100],
+  ] as const)('L = %i, then it %s, answers %i ms after the send', async (limit, change, latency) => {
+    await check(limit, change, latency);
   });
 
   it('any L from 5 to 500, halved or tripled', async () => {

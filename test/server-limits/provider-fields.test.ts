@@ -194,6 +194,11 @@ describe('options', () => {
       value: 'calls',
     });
     expect(() => readServerLimits({}, { providerWindow: -1 })).toThrow(/providerWindow/);
+    expectOptionError(() => readServerLimits({}, { providerWindow: '2d' }), {
+      message: 'providerWindow must be at most maxWindow (86400000 ms), got "2d"',
+      option: 'providerWindow',
+      value: '2d',
+    });
     expect(read(OPENAI_EXAMPLE, { providerWindow: '1d' }).setRate?.rate).toEqual([{ limit: 60, interval: 86_400_000 }]);
   });
 

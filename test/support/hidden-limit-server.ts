@@ -47,7 +47,11 @@ export interface AdaptiveRun {
  * A client with `backlog` requests always waiting (each one answered is replaced), adapting between
  * `min` and `max` per `window`; the throttler is created at `max`, its configured ceiling.
  */
-export function startAdaptiveRun(limit: number, options: { min: number; max: number; backlog: number }): AdaptiveRun {
+export function startAdaptiveRun(
+  limit: number,
+  options: { min: number; max: number; backlog: number; latency?: number },
+): AdaptiveRun {
+  const latency = options.latency ?? 0;
   const window = 1_000;
   const server = new HiddenLimitServer(limit, window);
   const intervals: IntervalCounts[] = [];
@@ -63,7 +67,9 @@ export function startAdaptiveRun(limit: number, options: { min: number; max: num
   const send = (): void => {
     if (stopped) return;
     throttler
-      .schedule(() => {
+      .schedule(async () => {
+        // Half the round trip there, half back: the server decides at arrival.
+        if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency / 2));
         const time = Date.now();
         const status = server.request(time);
         const index = Math.floor((time - start) / window);
@@ -71,6 +77,7 @@ export function startAdaptiveRun(limit: number, options: { min: number; max: num
         const counts = intervals[index] as IntervalCounts;
         if (status === 200) counts.accepted += 1;
         else counts.refused += 1;
+        if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency / 2));
         return { status, headers: {} };
       })
       .then(send, () => undefined);
