@@ -49,7 +49,7 @@ export interface ReadServerLimitsOptions {
    * them. Pauses come from every exhausted quota, whatever this says.
    */
   dimension?: LimitDimension;
-  /** The window a provider's limit is stated for (OpenAI and Anthropic state theirs per minute), at most `maxWindow`. Default `'1m'`. */
+  /** The window a provider's limit is stated for (OpenAI and Anthropic state theirs per minute), at most `maxWindow`. Default `'1m'`; under a shorter `maxWindow`, provider limits are listed, not followed. */
   providerWindow?: DurationInput;
 }
 
@@ -98,7 +98,8 @@ export function resolveServerLimitsOptions(options: ReadServerLimitsOptions | un
   }
   const maxWindow = duration('maxWindow', options.maxWindow, DEFAULT_MAX_WINDOW_MS);
   const providerWindow = duration('providerWindow', options.providerWindow, DEFAULT_PROVIDER_WINDOW_MS);
-  if (providerWindow > maxWindow) {
+  // Given by hand, a window over maxWindow is a contradiction; by default, maxWindow wins (the readers list each limit left out).
+  if (options.providerWindow !== undefined && providerWindow > maxWindow) {
     throw new ThrottlerOptionError('providerWindow', `at most maxWindow (${maxWindow} ms)`, options.providerWindow);
   }
   return {

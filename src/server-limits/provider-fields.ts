@@ -137,7 +137,12 @@ function readQuota(
     if (resetIn !== undefined) wait = { ms: resetIn, field: resetField, value: resetText as string };
     else if (resetText === undefined) skip(remainingField, remainingText, 'nothing left, but no reset time given');
   }
-  const rate: Rate | undefined = limit === undefined ? undefined : { limit, interval: window };
+  let rate: Rate | undefined;
+  if (limit !== undefined && window > maxWindow) {
+    skip(limitField, limitText as string, `a limit per providerWindow (${window} ms), over maxWindow: not followed`);
+  } else if (limit !== undefined) {
+    rate = { limit, interval: window };
+  }
   return { limit: { dimension, provider: family.provider, limit, remaining, resetIn, rate }, wait };
 }
 

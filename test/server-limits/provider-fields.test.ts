@@ -200,6 +200,13 @@ describe('options', () => {
       value: '2d',
     });
     expect(read(OPENAI_EXAMPLE, { providerWindow: '1d' }).setRate?.rate).toEqual([{ limit: 60, interval: 86_400_000 }]);
+    // Under a maxWindow shorter than the default window, the limits are listed, not followed.
+    const short = read(OPENAI_EXAMPLE, { maxWindow: '30s' });
+    expect(short.setRate).toBeUndefined();
+    expect(reasons(short)).toEqual([
+      'x-ratelimit-limit-requests: a limit per providerWindow (60000 ms), over maxWindow: not followed',
+      'x-ratelimit-limit-tokens: a limit per providerWindow (60000 ms), over maxWindow: not followed',
+    ]);
   });
 
   it('a token throttler does not follow the IETF policies, which count requests: they are listed', () => {
