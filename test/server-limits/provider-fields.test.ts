@@ -205,6 +205,7 @@ describe('options', () => {
     expect(short.setRate).toBeUndefined();
     expect(reasons(short)).toEqual([
       'x-ratelimit-limit-requests: a limit per providerWindow (60000 ms), over maxWindow: not followed',
+      'x-ratelimit-reset-tokens: a reset over maxWindow (30000 ms) away: not believed',
       'x-ratelimit-limit-tokens: a limit per providerWindow (60000 ms), over maxWindow: not followed',
     ]);
   });
