@@ -69,6 +69,7 @@ async function measure(limit: number, change: 'halves' | 'triples', latency = 0)
   const afterEnd = steadyEnd + Math.ceil(PROBE_SPACING / Math.min(limit, changedLimit)) + 15;
   await run.run(afterEnd - steadyEnd);
   run.stop();
+  expect(run.errors).toEqual([]);
   return {
     reached: reachedAt(run.intervals, 0, steadyEnd, limit),
     steadyShare: refusedShare(run.intervals, 10, steadyEnd),

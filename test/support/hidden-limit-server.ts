@@ -38,6 +38,8 @@ export interface AdaptiveRun {
   readonly throttler: Throttler;
   /** Counts per interval of `window` ms since the start. */
   readonly intervals: IntervalCounts[];
+  /** What serverLimits' onError was told before `stop()` (after it, a stopped throttler refuses setRate). */
+  readonly errors: Error[];
   /** Runs `count` more intervals. */
   run(count: number): Promise<void>;
   stop(): void;
@@ -55,14 +57,18 @@ export function startAdaptiveRun(
   const window = 1_000;
   const server = new HiddenLimitServer(limit, window);
   const intervals: IntervalCounts[] = [];
+  const errors: Error[] = [];
+  let stopped = false;
   const throttler = createThrottler({
     rate: `${options.max}/1s`,
     strategy: 'sliding-window',
     serverLimits: serverLimits((value) => value, {
       adaptive: { min: `${options.min}/1s`, max: `${options.max}/1s` },
+      onError: (error) => {
+        if (!stopped) errors.push(error);
+      },
     }),
   });
-  let stopped = false;
   const start = Date.now();
   const send = (): void => {
     if (stopped) return;
@@ -87,6 +93,7 @@ export function startAdaptiveRun(
     server,
     throttler,
     intervals,
+    errors,
     async run(count) {
       await vi.advanceTimersByTimeAsync(count * window);
     },
