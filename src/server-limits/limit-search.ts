@@ -8,9 +8,12 @@
  * - `limit`: what the throttler holds now, between `min` and `max`.
  *
  * Increase, while the limit binds (the answers accepted in the trailing window reach `limit`) and no
- * 429 came: with no bound known, double (a slow start, as TCP's, so that 5 reaches 500 in 7 windows);
+ * 429 came: with no bound known, double (a slow start, as TCP's, so that 5 reaches 500 in 7 rises);
  * with a bound, go halfway to it; at the bound (good and bad a step apart), probe one step above at most
- * once per `PROBE_SPACING` answers, which keeps the 429s a probe costs under 0.5% of the requests.
+ * once per `PROBE_SPACING` answers, which keeps the 429s a probe costs under 0.5% of the requests. A
+ * probe holds once it held a whole window (a server counting fixed windows lets one more through when
+ * the trailing window spans two of its own); then the limit rises by 1, 2, 4..., since it may have
+ * risen far, and a wrong guess costs little.
  * Decrease, on a 429: when the server had accepted at least `good` in the window, the refusal marks the
  * edge, and the accepted count is the limit (exact for a sliding window: the probe above it is undone);
  * when it accepted less, what held no longer holds, and the limit is halved (a multiplicative decrease,
@@ -29,7 +32,11 @@ export class LimitSearch {
   private readonly accepted: number[] = [];
   private head = 0;
   private sinceProbe = 0;
+  /** What the next rise adds while no bound is known: doubling from the start, from 1 after a probe held. */
+  private step: number;
   private lastDecrease = Number.NEGATIVE_INFINITY;
+  /** When the probe in progress (the limit at `bad`) started. */
+  private probeSince = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly min: number,
@@ -38,6 +45,7 @@ export class LimitSearch {
     start: number,
   ) {
     this.limit = start;
+    this.step = start;
   }
 
   /** An answer at `time`: the limit to hold from now, when it changes; undefined when it does not. */
@@ -78,14 +86,24 @@ export class LimitSearch {
     // Only as many as the largest limit can bind: a throttler set by hand above max needs no longer memory.
     if (this.acceptedCount <= this.max) this.accepted.push(time);
     if (this.acceptedCount < this.limit) return;
-    this.good = Math.max(this.good, this.limit);
-    if (this.bad <= this.limit) this.bad = Number.POSITIVE_INFINITY; // the limit rose past what was refused
+    this.good = Math.max(this.good, Math.min(this.limit, this.bad - 1));
+    if (this.bad <= this.limit) {
+      // A probe holds once it held a whole window: before, a server counting fixed windows may have let
+      // one more through only because the trailing window spans two of its own.
+      if (time < this.probeSince + this.window) return;
+      // The limit rose past what was refused: rise from 1, doubling, so a wrong guess costs little.
+      this.bad = Number.POSITIVE_INFINITY;
+      this.good = this.limit;
+      this.step = 1;
+    }
     if (this.bad === Number.POSITIVE_INFINITY) {
-      this.set(this.limit * 2);
+      this.set(this.limit + this.step);
+      this.step = Math.max(1, this.step * 2);
     } else if (this.bad - this.good > Math.max(1, Math.floor(this.good / 100))) {
       this.set(Math.floor((this.limit + this.bad) / 2));
     } else if (this.sinceProbe >= PROBE_SPACING && this.limit < this.bad) {
       this.sinceProbe = 0;
+      this.probeSince = time;
       this.set(this.bad);
     }
   }

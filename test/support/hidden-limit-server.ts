@@ -12,13 +12,25 @@ export class HiddenLimitServer {
   private readonly accepted: number[] = [];
   private head = 0;
 
+  private fixedStart = 0;
+  private fixedCount = 0;
+
   constructor(
     public limit: number,
     private readonly window = 1_000,
+    /** `'fixed'`: a count per aligned window instead, reset at each window's start. */
+    private readonly kind: 'sliding' | 'fixed' = 'sliding',
   ) {}
 
   /** The status of a request arriving at `time`. */
   request(time: number): 200 | 429 {
+    if (this.kind === 'fixed') {
+      const start = Math.floor(time / this.window) * this.window;
+      if (start !== this.fixedStart) [this.fixedStart, this.fixedCount] = [start, 0];
+      if (this.fixedCount >= this.limit) return 429;
+      this.fixedCount += 1;
+      return 200;
+    }
     while (this.head < this.accepted.length && (this.accepted[this.head] as number) <= time - this.window) {
       this.head += 1;
     }
@@ -51,11 +63,11 @@ export interface AdaptiveRun {
  */
 export function startAdaptiveRun(
   limit: number,
-  options: { min: number; max: number; backlog: number; latency?: number },
+  options: { min: number; max: number; backlog: number; latency?: number; kind?: 'sliding' | 'fixed' },
 ): AdaptiveRun {
   const latency = options.latency ?? 0;
   const window = 1_000;
-  const server = new HiddenLimitServer(limit, window);
+  const server = new HiddenLimitServer(limit, window, options.kind);
   const intervals: IntervalCounts[] = [];
   const errors: Error[] = [];
   let stopped = false;
