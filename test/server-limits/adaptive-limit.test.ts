@@ -147,6 +147,25 @@ describe('adaptiveLimit on a throttler', () => {
     actor.stop();
   });
 
+  it("with serverLimits' channel, the search sets that channel's rate, the overall one untouched", async () => {
+    const throttler = createThrottler({
+      rate: '50/1s',
+      channels: { search: '40/1s' },
+      serverLimits: serverLimits((value) => value, { channel: 'search', adaptive: { min: '3/1s', max: '40/1s' } }),
+    });
+    const inForce = throttlerInForce(throttler);
+    expect(inForce?.rates('search')).toEqual([
+      { limit: 3, interval: 1_000 },
+      { limit: 40, interval: 1_000 },
+    ]);
+    expect(inForce?.rates(undefined)).toEqual([{ limit: 50, interval: 1_000 }]);
+    await Promise.all(
+      [1, 2, 3].map(() => throttler.schedule(() => ({ status: 200, headers: {} }), { channel: 'search' })),
+    );
+    expect(inForce?.rates('search')?.[0]).toEqual({ limit: 6, interval: 1_000 });
+    throttler.stop();
+  });
+
   it('serverLimits({ adaptive }): a bare 429 lowers the rate instead of pausing; a Retry-After still pauses', async () => {
     const throttler = createThrottler({
       rate: '100/1s',
