@@ -4,7 +4,8 @@
  * - OpenAI (https://platform.openai.com/docs/guides/rate-limits, "Rate limits in headers"):
  *   `x-ratelimit-limit-requests`, `x-ratelimit-remaining-requests`, `x-ratelimit-reset-requests` and the
  *   same three for `-tokens`; the reset is a Go duration until the quota is full again (`1s`, `6m0s`).
- * - Anthropic (https://docs.anthropic.com/en/api/rate-limits, "Response headers"):
+ * - Anthropic (https://docs.anthropic.com/en/api/rate-limits, now
+ *   https://platform.claude.com/docs/en/api/rate-limits, "Response headers"):
  *   `anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}`; the reset
  *   is an RFC 3339 date-time, measured from the response's `Date` when it has a valid one.
  *

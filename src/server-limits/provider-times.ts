@@ -5,7 +5,8 @@
  *   `time.Duration.String()` writes it (https://platform.openai.com/docs/guides/rate-limits, "Rate
  *   limits in headers"; the format is Go's, https://pkg.go.dev/time#ParseDuration);
  * - Anthropic: `anthropic-ratelimit-requests-reset: 2025-01-15T14:24:00Z`, an RFC 3339 date-time
- *   (https://docs.anthropic.com/en/api/rate-limits, "Response headers"; RFC 3339 §5.6).
+ *   (https://docs.anthropic.com/en/api/rate-limits, now
+ *   https://platform.claude.com/docs/en/api/rate-limits, "Response headers"; RFC 3339 §5.6).
  *
  * Each reader returns undefined for text it cannot read; none throws, whatever the text, and each is
  * linear in the text's length.
