@@ -32,6 +32,8 @@ const BROWSER_SUITES = [
   // Servers' limits are read in browsers too (a fetch Response's headers).
   'test/server-limits/read-server-limits.test.ts',
   'test/server-limits/structured-field.test.ts',
+  'test/server-limits/provider-fields.test.ts',
+  'test/server-limits/provider-times.property.test.ts',
 ];
 
 function browserProject(executablePath: string): TestProjectInlineConfiguration {

@@ -5,6 +5,7 @@
  * `[name, value]` pairs, or a plain object of names to values; names in any case.
  */
 import { describeValue, ThrottlerOptionError } from '../rate/index.js';
+import { PROVIDER_FIELDS } from './provider-fields.js';
 import type { IgnoredServerValue } from './types.js';
 
 /** Header values as fetch, Node and hand-written objects hold them. */
@@ -47,6 +48,7 @@ export const LIMIT_FIELDS = new Set([
   'x-rate-limit-limit',
   'x-rate-limit-remaining',
   'x-rate-limit-reset',
+  ...PROVIDER_FIELDS,
 ]);
 
 export interface ResponseFields {

@@ -2,6 +2,7 @@
  * The options of `readServerLimits`, checked once: a bad one is a programming error and throws a
  * ThrottlerOptionError naming it. What the server sends is never checked here: it is data.
  */
+
 import {
   type DurationInput,
   parseDuration,
@@ -10,6 +11,8 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../rate/index.js';
+import { LIMIT_DIMENSIONS } from './provider-fields.js';
+import type { LimitDimension } from './types.js';
 
 export interface ReadServerLimitsOptions {
   /**
@@ -39,6 +42,15 @@ export interface ReadServerLimitsOptions {
   ceiling?: RatesInput | 'configured' | 'none' | undefined;
   /** `false`: pauses only, never a SET_RATE. Default `true`. */
   followPolicy?: boolean | undefined;
+  /**
+   * What the throttler's cost counts, so which of a provider's quotas its SET_RATE follows: `'requests'`
+   * (default: a plain cost counts calls), `'tokens'`, `'input-tokens'` or `'output-tokens'` (a throttler
+   * whose `cost` is tokens). The IETF and X-RateLimit policies count requests, so only `'requests'` follows
+   * them. Pauses come from every exhausted quota, whatever this says.
+   */
+  dimension?: LimitDimension | undefined;
+  /** The window a provider's limit is stated for (OpenAI and Anthropic state theirs per minute), at most `maxWindow`. Default `'1m'`; under a shorter `maxWindow`, provider limits are listed, not followed. */
+  providerWindow?: DurationInput | undefined;
 }
 
 export interface ResolvedServerLimitsOptions {
@@ -50,11 +62,14 @@ export interface ResolvedServerLimitsOptions {
   readonly channel: string | undefined;
   readonly ceiling: readonly Rate[] | 'configured' | 'none';
   readonly followPolicy: boolean;
+  readonly dimension: LimitDimension;
+  readonly providerWindow: number;
 }
 
 export const DEFAULT_MAX_PAUSE_MS = 3_600_000;
 export const DEFAULT_PAUSE_ON_429_MS = 1_000;
 export const DEFAULT_MAX_WINDOW_MS = 86_400_000;
+export const DEFAULT_PROVIDER_WINDOW_MS = 60_000;
 
 /** Throws a ThrottlerOptionError naming the first bad option. */
 export function resolveServerLimitsOptions(options: ReadServerLimitsOptions | undefined): ResolvedServerLimitsOptions {
@@ -73,18 +88,34 @@ export function resolveServerLimitsOptions(options: ReadServerLimitsOptions | un
     throw new ThrottlerOptionError('channel', 'a channel name (a string)', channel);
   }
   if (typeof followPolicy !== 'boolean') throw new ThrottlerOptionError('followPolicy', 'true or false', followPolicy);
+  const { dimension = 'requests' } = options;
+  if (!LIMIT_DIMENSIONS.includes(dimension)) {
+    throw new ThrottlerOptionError(
+      'dimension',
+      `one of ${LIMIT_DIMENSIONS.map((name) => `'${name}'`).join(', ')}`,
+      dimension,
+    );
+  }
+  const maxWindow = duration('maxWindow', options.maxWindow, DEFAULT_MAX_WINDOW_MS);
+  const providerWindow = duration('providerWindow', options.providerWindow, DEFAULT_PROVIDER_WINDOW_MS);
+  // Given by hand, a window over maxWindow is a contradiction; by default, maxWindow wins (the readers list each limit left out).
+  if (options.providerWindow !== undefined && providerWindow > maxWindow) {
+    throw new ThrottlerOptionError('providerWindow', `at most maxWindow (${maxWindow} ms)`, options.providerWindow);
+  }
   return {
     status,
     now,
     maxPause: duration('maxPause', options.maxPause, DEFAULT_MAX_PAUSE_MS),
     pauseOn429: pauseOn429(options.pauseOn429),
-    maxWindow: duration('maxWindow', options.maxWindow, DEFAULT_MAX_WINDOW_MS),
+    maxWindow,
     channel,
     ceiling:
       ceiling === undefined || ceiling === 'configured' || ceiling === 'none'
         ? (ceiling ?? 'configured')
         : rates(ceiling),
     followPolicy,
+    dimension,
+    providerWindow,
   };
 }
 

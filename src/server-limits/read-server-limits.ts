@@ -18,7 +18,9 @@
  * The rate: the policies of `RateLimit-Policy` (and `*-Limit: 10;w=1`-style members) with a window,
  * all to hold at once, with `ceiling`'s (the default, the throttler's own, is added by applyServerLimits);
  * at most 8 of the server's, the first ones given. A plain
- * `X-RateLimit-Limit: 100` states no window, so no rate.
+ * `X-RateLimit-Limit: 100` states no window, so no rate. The providers' quotas (provider-fields.ts) are
+ * read by dimension into `dimensions`; the one the `dimension` option names (`requests` by default) is a
+ * rate over `providerWindow`, and any exhausted one a pause until its reset, like the fields above.
  */
 import type { Rate } from '../rate/index.js';
 import { underCeiling } from './ceiling.js';
@@ -32,7 +34,8 @@ import {
   readClock,
   resolveServerLimitsOptions,
 } from './options.js';
-import type { IgnoredServerValue, ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
+import { readProviderFields } from './provider-fields.js';
+import type { IgnoredServerValue, LimitDimension, ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
 
 /** The most rates a SET_RATE carries: each is checked on every delivery, so a server cannot make that cost grow. */
 export const MAX_SERVER_RATES = 8;
@@ -62,17 +65,21 @@ export function readWithOptions(response: unknown, options: ResolvedServerLimits
     readPolicies(field, fields.get(field), options.maxWindow, ignored, policies, true);
   }
 
+  const provided = readProviderFields(fields, serverTime, options.providerWindow, options.maxWindow, ignored);
   const retryAfter = readRetryAfter(fields.get('retry-after'), status, serverTime, now, ignored);
   const quotaWaits = [
     ...readRateLimitField(fields.get('ratelimit'), policies.windows, ignored),
     ...readRemainingFamilies(fields, serverTime, ignored),
+    ...provided.waits,
   ];
   let wait = retryAfter ?? longest(quotaWaits);
   if (status === 429 && !(wait !== undefined && wait.ms > 0) && options.pauseOn429 > 0) {
     wait = { ms: options.pauseOn429, field: 'status 429', value: '429' };
   }
   const pause = pauseFor(wait, options.maxPause, ignored);
-  const setRate = options.followPolicy ? rateEvent(policies.rates, options, ignored) : undefined;
+  const setRate = options.followPolicy
+    ? rateEvent(statedRates(policies.rates, provided.dimensions, options.dimension, ignored), options, ignored)
+    : undefined;
   const events: Array<ServerPauseEvent | ServerRateEvent> = [];
   if (setRate !== undefined) events.push(setRate);
   if (pause !== undefined) events.push(pause);
@@ -83,9 +90,33 @@ export function readWithOptions(response: unknown, options: ResolvedServerLimits
     pauseFrom: pause === undefined ? undefined : wait?.field,
     setRate,
     keepsConfiguredRates: options.followPolicy && options.ceiling === 'configured',
+    dimensions: provided.dimensions,
     events,
     ignored,
   };
+}
+
+/**
+ * The rates the throttler's dimension is stated at: the provider's quota for it, and (for `requests`) the
+ * IETF and X-RateLimit policies, which count requests. A token-counting throttler passes those over, listed.
+ */
+function statedRates(
+  policies: readonly Rate[],
+  dimensions: ServerLimits['dimensions'],
+  dimension: LimitDimension,
+  ignored: IgnoredServerValue[],
+): Rate[] {
+  const provided = dimensions[dimension]?.rate;
+  const rates = provided === undefined ? [] : [provided];
+  if (dimension === 'requests') return [...policies, ...rates];
+  for (const rate of policies) {
+    ignored.push({
+      field: 'ratelimit-policy',
+      value: `${rate.limit} per ${rate.interval / 1000} s`,
+      reason: `counts requests, not ${dimension} (the dimension option): not followed`,
+    });
+  }
+  return rates;
 }
 
 /** The response's own time (its Date field), read the first time an absolute time needs it. */

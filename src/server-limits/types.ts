@@ -27,6 +27,28 @@ export interface ServerRateEvent {
   readonly channel?: string | undefined;
 }
 
+/**
+ * What a throttler's cost counts, as the language-model providers name their quotas: `requests` (a plain
+ * cost of 1 a call), `tokens`, and Anthropic's `input-tokens` and `output-tokens`. The same names as the
+ * dimensions of a multi-dimension `rate` will take (`rate: { requests, tokens }`).
+ */
+export type LimitDimension = 'requests' | 'tokens' | 'input-tokens' | 'output-tokens';
+
+/** One quota a provider states (OpenAI's `x-ratelimit-*-requests|tokens`, Anthropic's `anthropic-ratelimit-*`). */
+export interface DimensionLimit {
+  readonly dimension: LimitDimension;
+  /** Whose fields: `'openai'` (`x-ratelimit-limit-requests`...) or `'anthropic'` (`anthropic-ratelimit-requests-limit`...). */
+  readonly provider: 'openai' | 'anthropic';
+  /** The quota per window, as stated; undefined when absent, malformed or 0. */
+  readonly limit: number | undefined;
+  /** What is left of it now; undefined when absent or malformed. */
+  readonly remaining: number | undefined;
+  /** Milliseconds from the response until the quota is full again; undefined when absent, malformed, past or over `maxWindow`. */
+  readonly resetIn: number | undefined;
+  /** `limit` per `providerWindow` (1 minute): the rate a SET_RATE for this dimension carries, before any ceiling. */
+  readonly rate: Rate | undefined;
+}
+
 /** What a response says about the server's limits, as throttler events. */
 export interface ServerLimits {
   /** The response's status, when known. */
@@ -35,7 +57,7 @@ export interface ServerLimits {
   readonly pause: ServerPauseEvent | undefined;
   /** When the pause ends, on the reader's `now` clock (ms since the epoch by default). */
   readonly resumeAt: number | undefined;
-  /** Which field the pause comes from: `retry-after`, `ratelimit`, `x-ratelimit-reset`..., or `status 429`. */
+  /** Which field the pause comes from: `retry-after`, `ratelimit`, `x-ratelimit-reset`, `x-ratelimit-reset-tokens`..., or `status 429`. */
   readonly pauseFrom: string | undefined;
   /**
    * The server's stated policy as a new rate; undefined when it states none usable. With `ceiling` rates
@@ -49,6 +71,12 @@ export interface ServerLimits {
    * lower them but never raise them.
    */
   readonly keepsConfiguredRates: boolean;
+  /**
+   * The providers' quotas by dimension (`{ requests, tokens }` for OpenAI; Anthropic adds `input-tokens` and
+   * `output-tokens`); `{}` when the response has none of their fields. `setRate` follows the one named by
+   * the `dimension` option (`requests` by default); every exhausted one with a reset ahead is a pause.
+   */
+  readonly dimensions: Readonly<Partial<Record<LimitDimension, DimensionLimit>>>;
   /** The events to send, SET_RATE first: `[]` when the server asks for nothing. */
   readonly events: ReadonlyArray<ServerPauseEvent | ServerRateEvent>;
   /** Every value not used as written, and why. */

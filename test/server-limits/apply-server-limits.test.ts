@@ -5,8 +5,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import { createThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
-import { serverLimitsListener } from '../../src/server-limits/apply-server-limits.js';
 import { applyServerLimits, readServerLimits } from '../../src/server-limits/index.js';
+import { serverLimitsListener } from '../../src/server-limits/server-limits-option.js';
 import { expectOptionError } from '../support/option-error.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';

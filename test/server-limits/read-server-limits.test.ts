@@ -450,6 +450,7 @@ describe('readServerLimits: what it reads', () => {
       pauseFrom: undefined,
       setRate: undefined,
       keepsConfiguredRates: true,
+      dimensions: {},
       events: [],
       ignored: [],
     });

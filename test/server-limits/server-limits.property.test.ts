@@ -25,6 +25,14 @@ const FIELDS = [
   'X-RateLimit-Reset-After',
   'X-Rate-Limit-Remaining',
   'X-Rate-Limit-Reset',
+  'x-ratelimit-limit-requests',
+  'x-ratelimit-remaining-tokens',
+  'x-ratelimit-reset-requests',
+  'x-ratelimit-reset-tokens',
+  'anthropic-ratelimit-requests-limit',
+  'anthropic-ratelimit-requests-remaining',
+  'anthropic-ratelimit-output-tokens-remaining',
+  'anthropic-ratelimit-output-tokens-reset',
 ];
 
 /** Around 2025, give or take thirty years: some resets are then in the past, some far ahead. */
@@ -53,6 +61,22 @@ const numberText = fc.oneof(
 const dateText = fc
   .integer({ min: -8_640_000_000_000, max: 8_640_000_000_000 })
   .map((at) => new Date(at).toUTCString());
+
+/** The providers' resets: RFC 3339 times (Anthropic) and Go durations (OpenAI), some malformed. */
+const providerResetText = fc.oneof(
+  fc.integer({ min: -8_640_000_000_000, max: 8_640_000_000_000 }).map((at) => new Date(at).toISOString()),
+  fc
+    .array(
+      fc.tuple(
+        fc.oneof(fc.nat().map(String), fc.double().map(String)),
+        fc.constantFrom('h', 'm', 's', 'ms', 'µs', 'x', ''),
+      ),
+      {
+        maxLength: 4,
+      },
+    )
+    .map((parts) => parts.map(([value, unit]) => `${value}${unit}`).join('')),
+);
 
 /** Fragments of the structured fields, put together at random: mostly almost-valid. */
 const structuredText = fc
@@ -83,6 +107,7 @@ const valueText = fc.oneof(
   fc.string({ unit: 'binary' }),
   numberText,
   dateText,
+  providerResetText,
   structuredText,
   listText,
   listText,
@@ -97,6 +122,7 @@ const optionsArbitrary = fc.record(
     pauseOn429: fc.integer({ min: 0, max: 10_000 }),
     maxWindow: fc.integer({ min: 1, max: 2 * 86_400_000 }),
     ceiling: fc.constantFrom<ReadServerLimitsOptions['ceiling']>('10/1s', ['5/1s', '100/1m'], 'none', 'configured'),
+    dimension: fc.constantFrom<ReadServerLimitsOptions['dimension']>('requests', 'tokens', 'output-tokens'),
   },
   { requiredKeys: [] },
 );

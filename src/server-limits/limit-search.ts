@@ -1,0 +1,124 @@
+/**
+ * The search behind `adaptive`: a server's limit per window found from its answers alone, when it states
+ * none. Pure and clock-free: it is told each answer's time and whether it was a 429, and answers the limit
+ * the throttler should hold from then on. Three numbers drive it:
+ *
+ * - `good`: the most the server was seen to accept in one window without refusing (0: not known);
+ * - `bad`: the least the throttler was refused at, so the limit is below it (Infinity: not known);
+ * - `limit`: what the throttler holds now, between `min` and `max`.
+ *
+ * Increase, while the limit binds (the answers accepted in the trailing window reach `limit`) and no
+ * 429 came: with no bound known, double (a slow start, as TCP's, so that 5 reaches 500 in 7 rises);
+ * with a bound, go halfway to it; at the bound (good and bad a step apart), probe one step above at most
+ * once per `PROBE_SPACING` answers, which keeps the 429s a probe costs under 0.5% of the requests. A
+ * probe holds once it held a whole window (a server counting fixed windows lets one more through when
+ * the trailing window spans two of its own); then the limit rises by 1, 2, 4..., since it may have
+ * risen far, and a wrong guess costs little.
+ * Decrease, on a 429: when the server had accepted at least `good` in the window, the refusal marks the
+ * edge, and the accepted count is the limit (exact for a sliding window: the probe above it is undone);
+ * when it accepted less, what held no longer holds, and the limit is halved (a multiplicative decrease,
+ * once per window, since the 429s of sends already made say nothing new) and searched for again.
+ */
+
+/** Answers between two probes above the known limit: one refusal in 250 answers is 0.4%. */
+export const PROBE_SPACING = 250;
+
+export class LimitSearch {
+  /** The limit the throttler holds, per `window`. */
+  limit: number;
+  private good = 0;
+  private bad = Number.POSITIVE_INFINITY;
+  /** The times of the answers accepted in the trailing window, oldest first, from `head`. */
+  private readonly accepted: number[] = [];
+  private head = 0;
+  private sinceProbe = 0;
+  /** What the next rise adds while no bound is known: doubling from the start, from 1 after a probe held. */
+  private step: number;
+  private lastDecrease = Number.NEGATIVE_INFINITY;
+  /** When the probe in progress (the limit at `bad`) started. */
+  private probeSince = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly min: number,
+    private readonly max: number,
+    private readonly window: number,
+    start: number,
+  ) {
+    this.limit = start;
+    this.step = start;
+  }
+
+  /** An answer at `time`: the limit to hold from now, when it changes; undefined when it does not. */
+  observe(time: number, refused: boolean): number | undefined {
+    this.forget(time);
+    const before = this.limit;
+    if (refused) this.refused(time);
+    else this.acceptedAt(time);
+    return this.limit === before ? undefined : this.limit;
+  }
+
+  /** What the search knows, for tests and logs. */
+  get known(): { readonly good: number; readonly bad: number } {
+    return { good: this.good, bad: this.bad };
+  }
+
+  private get acceptedCount(): number {
+    return this.accepted.length - this.head;
+  }
+
+  private refused(time: number): void {
+    this.sinceProbe = 0;
+    const taken = this.acceptedCount;
+    if (this.good > 0 && taken >= this.good) {
+      // The edge: the server took what held and refused one more.
+      this.bad = Math.min(this.bad, taken + 1);
+      this.set(Math.min(Math.max(taken, this.good), this.bad - 1));
+    } else if (time >= this.lastDecrease + this.window) {
+      this.lastDecrease = time;
+      this.bad = this.limit;
+      this.good = 0;
+      this.set(Math.floor(this.limit / 2));
+    }
+  }
+
+  private acceptedAt(time: number): void {
+    this.sinceProbe += 1;
+    // Only as many as the largest limit can bind: a throttler set by hand above max needs no longer memory.
+    if (this.acceptedCount <= this.max) this.accepted.push(time);
+    if (this.acceptedCount < this.limit) return;
+    this.good = Math.max(this.good, Math.min(this.limit, this.bad - 1));
+    if (this.bad <= this.limit) {
+      // A probe holds once it held a whole window: before, a server counting fixed windows may have let
+      // one more through only because the trailing window spans two of its own.
+      if (time < this.probeSince + this.window) return;
+      // The limit rose past what was refused: rise from 1, doubling, so a wrong guess costs little.
+      this.bad = Number.POSITIVE_INFINITY;
+      this.good = this.limit;
+      this.step = 1;
+    }
+    if (this.bad === Number.POSITIVE_INFINITY) {
+      this.set(this.limit + this.step);
+      this.step = Math.max(1, this.step * 2);
+    } else if (this.bad - this.good > Math.max(1, Math.floor(this.good / 100))) {
+      this.set(Math.floor((this.limit + this.bad) / 2));
+    } else if (this.sinceProbe >= PROBE_SPACING && this.limit < this.bad) {
+      this.sinceProbe = 0;
+      this.probeSince = time;
+      this.set(this.bad);
+    }
+  }
+
+  private set(limit: number): void {
+    this.limit = Math.min(this.max, Math.max(this.min, limit));
+  }
+
+  /** Drops the answers older than one window before `time`, compacting now and then (amortised O(1)). */
+  private forget(time: number): void {
+    const from = time - this.window;
+    while (this.head < this.accepted.length && (this.accepted[this.head] as number) <= from) this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.accepted.length) {
+      this.accepted.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+}

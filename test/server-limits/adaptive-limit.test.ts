@@ -1,0 +1,197 @@
+/**
+ * The search behind `adaptive` step by step (limit-search.ts), and `adaptiveLimit` on a throttler:
+ * its options, what it sends, what it leaves to the server's stated answers.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createActor } from 'xstate';
+import { createThrottler, throttlerMachine } from '../../src/index.js';
+import { adaptiveLimit, readServerLimits, serverLimits } from '../../src/server-limits/index.js';
+import { LimitSearch, PROBE_SPACING } from '../../src/server-limits/limit-search.js';
+import { throttlerInForce } from '../../src/server-limits/throttler-in-force.js';
+import { expectOptionError } from '../support/option-error.js';
+import { createRecorder, type Numbered } from '../support/recorder.js';
+import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+/** `count` answers at `time`, all accepted or all refused; the limit after them. */
+function answer(search: LimitSearch, time: number, count: number, refused = false): number {
+  for (let n = 0; n < count; n += 1) search.observe(time, refused);
+  return search.limit;
+}
+
+describe('LimitSearch', () => {
+  it('doubles while the window fills and nothing bounds it, never above max', () => {
+    const search = new LimitSearch(5, 30, 1_000, 5);
+    expect(answer(search, 0, 5)).toBe(10);
+    expect(answer(search, 0, 5)).toBe(20);
+    expect(answer(search, 0, 10)).toBe(30);
+    expect(answer(search, 0, 100)).toBe(30);
+  });
+
+  it('a window not filled is no reason to rise: the limit does not bind', () => {
+    const search = new LimitSearch(5, 100, 1_000, 10);
+    for (let second = 0; second < 20; second += 1) expect(answer(search, second * 1_000, 9)).toBe(10);
+  });
+
+  it('a refusal above what held marks the edge at what the server accepted; probes then come one per 250 answers', () => {
+    const search = new LimitSearch(5, 1_000, 1_000, 5);
+    answer(search, 0, 5 + 10 + 20 + 40); // 5 -> 80
+    expect(search.limit).toBe(80);
+    answer(search, 0, 2); // the server took 77 in this window, then refused
+    expect(answer(search, 0, 1, true)).toBe(77);
+    expect(search.known).toEqual({ good: 40, bad: 78 });
+    // Next window: 77 accepted is the limit holding; no probe yet.
+    expect(answer(search, 1_000, 77)).toBe(77);
+    expect(search.known).toEqual({ good: 77, bad: 78 });
+    let time = 2_000;
+    let probes = 0;
+    for (let answers = 0; answers < 10 * PROBE_SPACING; time += 1_000) {
+      answers += 77;
+      if (answer(search, time, 77) === 78) {
+        probes += 1;
+        expect(answer(search, time, 1, true)).toBe(77); // refused: back to the edge
+      }
+    }
+    expect(probes).toBeGreaterThanOrEqual(8);
+    expect(probes).toBeLessThanOrEqual(10);
+  });
+
+  it('a refusal below what held halves the limit, once per window, never below min', () => {
+    const search = new LimitSearch(5, 1_000, 1_000, 40);
+    answer(search, 0, 40); // good 40, now 80
+    answer(search, 1_000, 10);
+    expect(answer(search, 1_000, 1, true)).toBe(40); // 10 accepted < 40 that held: the limit fell
+    expect(search.known).toEqual({ good: 0, bad: 80 });
+    expect(answer(search, 1_500, 5, true)).toBe(40); // the same window: sends already made
+    expect(answer(search, 2_000, 1, true)).toBe(20);
+    expect(answer(search, 3_000, 1, true)).toBe(10);
+    expect(answer(search, 4_000, 1, true)).toBe(5);
+    expect(answer(search, 5_000, 1, true)).toBe(5);
+  });
+
+  it('a probe that holds a whole window clears the bound; the limit then rises by 1, 2, 4...', () => {
+    const search = new LimitSearch(5, 1_000, 1_000, 10);
+    answer(search, 0, 10); // 20
+    answer(search, 0, 1, true); // 10 accepted, as many as held: the edge
+    expect(search.known).toEqual({ good: 10, bad: 11 });
+    let time = 1_000;
+    while (search.limit === 10) answer(search, (time += 1_000), 10);
+    expect(search.limit).toBe(11);
+    // Held, but not for a whole window yet: a fixed-window server may have let it through at its edge.
+    expect(answer(search, time, 1)).toBe(11);
+    expect(answer(search, time + 999, 1)).toBe(11);
+    expect(search.known).toEqual({ good: 10, bad: 11 });
+    expect(answer(search, time + 1_000, 10)).toBe(12); // a window later: the bound is gone, +1
+    expect(answer(search, time + 1_000, 1)).toBe(14); // +2
+    expect(answer(search, time + 1_000, 2)).toBe(18); // +4
+    expect(search.known).toEqual({ good: 14, bad: Number.POSITIVE_INFINITY });
+  });
+});
+
+describe('adaptiveLimit on a throttler', () => {
+  beforeEach(useVirtualTime);
+  afterEach(restoreRealTime);
+
+  it('checks its options, naming each', () => {
+    const throttler = createThrottler({ rate: '100/1s' });
+    expectOptionError(() => adaptiveLimit(throttler, { min: '5/1s', max: '10/1m' }), {
+      message: 'adaptive.max must be a rate over the interval of min (1000 ms), got "10/1m"',
+      option: 'adaptive.max',
+      value: '10/1m',
+    });
+    expect(() => adaptiveLimit(throttler, { min: '5/1s', max: '4/1s' })).toThrow(
+      /adaptive.max must be a rate of at least min/,
+    );
+    expect(() => adaptiveLimit(throttler, { min: '5/1s', max: '9/1s', start: '10/1s' })).toThrow(/adaptive.start/);
+    expect(() => adaptiveLimit(throttler, { min: 'fast', max: '9/1s' })).toThrow(/adaptive.min/);
+    expect(() => adaptiveLimit(throttler, null as never)).toThrow(/adaptive must be an object/);
+    expect(() => serverLimits(undefined, { adaptive: { min: '5/1s', max: 3 as never } })).toThrow(/adaptive.max/);
+    throttler.stop();
+  });
+
+  it('starts at min under the configured rate, which stays the ceiling beside it', () => {
+    const target = createRecorder<Numbered>();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '100/1s', strategy: 'sliding-window', target: target.ref },
+    }).start();
+    const events: unknown[] = [];
+    const send = actor.send.bind(actor);
+    vi.spyOn(actor, 'send').mockImplementation((event) => {
+      events.push(event);
+      send(event);
+    });
+    const adaptive = adaptiveLimit(actor, { min: '5/1s', max: '1000/1s' });
+    expect(events).toEqual([
+      {
+        type: 'SET_RATE',
+        rate: [
+          { limit: 5, interval: 1_000 },
+          { limit: 100, interval: 1_000 },
+        ],
+      },
+    ]);
+    const ok = readServerLimits({ status: 200, headers: {} });
+    for (let n = 0; n < 5; n += 1) adaptive.observe(ok);
+    expect(adaptive.rate).toEqual({ limit: 10, interval: 1_000 });
+    // A stated policy is followed as it is, and teaches the search nothing.
+    const stated = readServerLimits({ status: 200, headers: { 'RateLimit-Policy': '"default";q=3;w=1' } });
+    expect(adaptive.observe(stated)).toEqual([
+      {
+        type: 'SET_RATE',
+        rate: [
+          { limit: 3, interval: 1_000 },
+          { limit: 100, interval: 1_000 },
+        ],
+      },
+    ]);
+    expect(adaptive.rate).toEqual({ limit: 10, interval: 1_000 });
+    actor.stop();
+  });
+
+  it("with serverLimits' channel, the search sets that channel's rate, the overall one untouched", async () => {
+    const throttler = createThrottler({
+      rate: '50/1s',
+      channels: { search: '40/1s' },
+      serverLimits: serverLimits((value) => value, { channel: 'search', adaptive: { min: '3/1s', max: '40/1s' } }),
+    });
+    const inForce = throttlerInForce(throttler);
+    expect(inForce?.rates('search')).toEqual([
+      { limit: 3, interval: 1_000 },
+      { limit: 40, interval: 1_000 },
+    ]);
+    expect(inForce?.rates(undefined)).toEqual([{ limit: 50, interval: 1_000 }]);
+    await Promise.all(
+      [1, 2, 3].map(() => throttler.schedule(() => ({ status: 200, headers: {} }), { channel: 'search' })),
+    );
+    expect(inForce?.rates('search')?.[0]).toEqual({ limit: 6, interval: 1_000 });
+    throttler.stop();
+  });
+
+  it('serverLimits({ adaptive }): a bare 429 lowers the rate instead of pausing; a Retry-After still pauses', async () => {
+    const throttler = createThrottler({
+      rate: '100/1s',
+      strategy: 'sliding-window',
+      serverLimits: serverLimits((value) => value, { adaptive: { min: '2/1s', max: '100/1s', start: '8/1s' } }),
+    });
+    const answers = [200, 200, 200, 200, 429];
+    const starts: number[] = [];
+    const call = () => {
+      starts.push(Date.now());
+      return { status: answers.shift() ?? 200, headers: {} };
+    };
+    // 4 accepted, then a refusal with nothing known to have held: halved to 4, and no pause.
+    await Promise.all([1, 2, 3, 4, 5].map(() => throttler.schedule(call)));
+    expect(starts).toEqual([0, 0, 0, 0, 0]);
+    const inForce = throttlerInForce(throttler);
+    expect(inForce?.rates(undefined)).toEqual([
+      { limit: 4, interval: 1_000 },
+      { limit: 100, interval: 1_000 },
+    ]);
+    expect(inForce?.pausedUntil()).toBe(Number.NEGATIVE_INFINITY);
+    // The window holds 5 sends at 0, so the next goes at 1 s; its Retry-After pauses 5 s from then.
+    const refused = throttler.schedule(() => ({ status: 429, headers: { 'retry-after': '5' } }));
+    await vi.advanceTimersByTimeAsync(1_000);
+    await refused;
+    expect(inForce?.pausedUntil()).toBe(6_000);
+    throttler.stop();
+  });
+});
