@@ -57,7 +57,12 @@ export function initialContext(
     dispatcher,
     now: clock.now,
     clock,
-    pacer: new DeliveryPacer(options.maxDeliveriesPerTurn, deliveryGate, heard(self, 'delivered'), heard(self, 'queued')),
+    pacer: new DeliveryPacer(
+      options.maxDeliveriesPerTurn,
+      deliveryGate,
+      heard(self, 'delivered'),
+      heard(self, 'queued'),
+    ),
     messageCheck,
     target,
     wakeAt: Number.POSITIVE_INFINITY,
