@@ -25,6 +25,7 @@ export type ScriptRunner = (
  */
 export class RedisSharedLimiter implements SharedLimiter {
   private readonly knowledge: Knowledge;
+  roundTrips = 0;
 
   constructor(
     readonly name: string,
@@ -207,6 +208,7 @@ export class RedisSharedLimiter implements SharedLimiter {
       ...own,
     ];
     let reply: unknown[];
+    this.roundTrips += 1;
     try {
       reply = await this.client.run(() => this.runScript(script, keys, args));
     } catch (error) {

@@ -13,7 +13,7 @@
  * grant left unused past `grantGraceMs` (a lost target, a pause, a blocked event loop) is given
  * back and asked for again, with every grant after it, in order.
  */
-import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks } from '../engine/index.js';
+import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks, StoreTraffic } from '../engine/index.js';
 import { InFlightDeliveries, LocalClearance, type ResolvedOptions, tracksInFlight } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
@@ -66,6 +66,10 @@ export class RedisClearance implements StoreClearance {
 
   get rates(): Rate[] {
     return this.limiter.rates;
+  }
+
+  get traffic(): StoreTraffic {
+    return { roundTrips: this.limiter.roundTrips, grantsReturned: this.calls.grantsReturned };
   }
 
   get channelRates(): ReadonlyMap<string, Rate[]> {
