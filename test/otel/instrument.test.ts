@@ -6,7 +6,7 @@ import { listensTo } from '../../src/machine/xstate-internals.js';
 import { instrumentThrottler, THROTTLER_METRICS as M } from '../../src/otel/index.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
-import { inMemoryMetrics, valueOf } from './sdk.js';
+import { inMemoryMetrics, pointValue } from './sdk.js';
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
@@ -46,26 +46,28 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     advance(250);
     let read = await metrics.read();
     const counts = actor.getSnapshot().context.counts;
-    expect(valueOf(read.get(M.messages.name), result('delivered'))).toBe(counts.delivered);
-    expect(valueOf(read.get(M.queuedMessages.name))).toBe(counts.queued);
+    expect(pointValue(read.get(M.messages.name), result('delivered'))).toBe(counts.delivered);
+    expect(pointValue(read.get(M.queuedMessages.name))).toBe(counts.queued);
     for (const name of ['queued', 'expired', 'cancelled', 'rejected'] as const)
-      expect(valueOf(read.get(M.messages.name), result(name))).toBe(own[name]);
-    expect(valueOf(read.get(M.messages.name), { ...result('dropped'), 'throttler.reason': 'drop-oldest' })).toBe(
+      expect(pointValue(read.get(M.messages.name), result(name))).toBe(own[name]);
+    expect(pointValue(read.get(M.messages.name), { ...result('dropped'), 'throttler.reason': 'drop-oldest' })).toBe(
       own.dropped,
     );
     // 3 and 4 displaced by 6 and 7 (the oldest go), 7 expired, 6 cancelled, the non-event refused.
     expect(own).toMatchObject({ queued: 5, dropped: 2, expired: 1, cancelled: 1, rejected: 1 });
     // Two went at t=0: the window of 2/1s is full.
-    expect(valueOf(read.get(M.windowUtilization.name), { 'throttler.rate': '2/1s' })).toBe(1);
+    expect(pointValue(read.get(M.windowUtilization.name), { 'throttler.rate': '2/1s' })).toBe(1);
     advance(5000);
     read = await metrics.read();
-    expect(valueOf(read.get(M.messages.name), result('delivered'))).toBe(actor.getSnapshot().context.counts.delivered);
+    expect(pointValue(read.get(M.messages.name), result('delivered'))).toBe(
+      actor.getSnapshot().context.counts.delivered,
+    );
     const [histogram] = read.get(M.timeInQueue.name) ?? [];
     expect(histogram).toMatchObject({ count: own.waits.length, unit: 's' });
     expect(histogram?.sum).toBeCloseTo(own.waits.reduce((a, b) => a + b, 0));
     // Only 5 waited and went: 1 s, behind 1 and 2's window.
     expect(own.waits).toEqual([1]);
-    expect(valueOf(read.get(M.queuedMessages.name))).toBe(0);
+    expect(pointValue(read.get(M.queuedMessages.name))).toBe(0);
     handle.stop();
     await metrics.shutdown();
   });
@@ -94,15 +96,15 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     const tasks = Array.from({ length: 5 }, () => throttler.schedule(() => started++));
     expect(started).toBe(3);
     let read = await metrics.read();
-    expect(valueOf(read.get(M.messages.name), result('delivered'))).toBe(3);
+    expect(pointValue(read.get(M.messages.name), result('delivered'))).toBe(3);
     // Two are in this stretch's batch, not yet handed to the machine: waiting all the same.
-    expect(valueOf(read.get(M.queuedMessages.name))).toBe(2);
+    expect(pointValue(read.get(M.queuedMessages.name))).toBe(2);
     await Promise.resolve();
     advance(1000);
     await Promise.all(tasks);
     read = await metrics.read();
-    expect(valueOf(read.get(M.messages.name), result('delivered'))).toBe(5);
-    expect(valueOf(read.get(M.messages.name), result('queued'))).toBe(2);
+    expect(pointValue(read.get(M.messages.name), result('delivered'))).toBe(5);
+    expect(pointValue(read.get(M.messages.name), result('queued'))).toBe(2);
     expect(read.get(M.timeInQueue.name)?.[0]).toMatchObject({ count: 2, sum: 2 });
     throttler.stop();
     await metrics.shutdown();
@@ -122,7 +124,10 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     const read = await metrics.read();
     const points = read.get(M.windowUtilization.name) ?? [];
     const gauge = (rate: string, channel?: string) =>
-      valueOf(points, { 'throttler.rate': rate, ...(channel === undefined ? {} : { 'throttler.channel': channel }) });
+      pointValue(points, {
+        'throttler.rate': rate,
+        ...(channel === undefined ? {} : { 'throttler.channel': channel }),
+      });
     expect(gauge('4/1s')).toBe(0.75);
     expect(gauge('10/1m')).toBeCloseTo(0.3);
     expect(gauge('2/1s', 'a')).toBe(0.5);
@@ -198,10 +203,10 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
           const read = await metrics.read();
           const counts = actor.getSnapshot().context.counts;
           const messages = read.get(M.messages.name);
-          expect(valueOf(messages, result('delivered'))).toBe(counts.delivered);
-          expect(valueOf(read.get(M.queuedMessages.name))).toBe(counts.queued);
+          expect(pointValue(messages, result('delivered'))).toBe(counts.delivered);
+          expect(pointValue(read.get(M.queuedMessages.name))).toBe(counts.queued);
           for (const name of ['queued', 'expired', 'cancelled', 'rejected'] as const)
-            expect(valueOf(messages, result(name))).toBe(own[name]);
+            expect(pointValue(messages, result(name))).toBe(own[name]);
           const dropped = (messages ?? [])
             .filter((p) => p.attributes['throttler.result'] === 'dropped')
             .reduce((a, p) => a + p.value, 0);

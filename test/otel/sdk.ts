@@ -66,7 +66,7 @@ export function inMemoryMetrics() {
 }
 
 /** The value of the one point whose attributes include `match`; 0 when there is none. */
-export function valueOf(points: Point[] | undefined, match: Record<string, unknown> = {}): number {
+export function pointValue(points: Point[] | undefined, match: Record<string, unknown> = {}): number {
   const found = (points ?? []).filter((point) =>
     Object.entries(match).every(([key, value]) => point.attributes[key] === value),
   );
