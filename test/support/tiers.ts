@@ -28,6 +28,8 @@ export const SLOW_SUITES = [
   'test/redis/throttler-outage.test.ts',
   // Real round trips through a delaying proxy.
   'test/redis/slow-link.test.ts',
+  // The otel store instruments against a throwaway Redis that is paused and loses its keys.
+  'test/otel/store.test.ts',
   // Every example in its own process, and the built package.
   'test/examples.test.ts',
   'test/build/prod-build.test.ts',
