@@ -30,6 +30,8 @@ export const SLOW_SUITES = [
   'test/redis/slow-link.test.ts',
   // The otel store instruments against a throwaway Redis that is paused and loses its keys.
   'test/otel/store.test.ts',
+  // The Prometheus example in its own process, scraped over HTTP on real time.
+  'test/otel/prometheus.test.ts',
   // Every example in its own process, and the built package.
   'test/examples.test.ts',
   'test/build/prod-build.test.ts',
