@@ -1,9 +1,10 @@
 /**
  * `instrumentThrottler`: OpenTelemetry instruments over one throttler, read at collection wherever
  * the throttler already counts (deliveries, the queue, deliveries in flight, each rate's window, a
- * store's calls), and fed by its emitted events for the rest (`queued`, `dequeued`, `dropped`,
- * `rejected`, the store's). Nothing listens to `delivered`, so a promise API throttler keeps starting
- * tasks inside `schedule`; a message that never waits costs nothing here.
+ * store's calls, the messages it ever queued), and fed by its emitted events for the rest (`dequeued`,
+ * `dropped`, `rejected`, the store's). Nothing listens to `delivered` or `queued`, so a promise API
+ * throttler keeps starting tasks inside `schedule` and a QUEUE that only queues keeps the machine's quiet
+ * path; a message that never waits costs nothing here.
  */
 import type { Attributes, BatchObservableResult, Observable } from '@opentelemetry/api';
 import type { ThrottlerEmitted } from '../machine/index.js';
@@ -53,13 +54,13 @@ export function instrumentThrottler(throttlerOrActor: unknown, options: Instrume
     description: 'How long a message that had to wait was queued before it was delivered.',
     advice: { explicitBucketBoundaries: TIME_IN_QUEUE_BUCKETS },
   });
-  const tallies = new MessageTallies(base, view.counts().delivered);
+  const tallies = new MessageTallies(base, view.counts().delivered, view.queuedTotal());
   const store = view.traffic() === undefined ? undefined : new StoreMetrics(meter, base, view);
   const windows = new WindowSeries(checked, view);
   const observables: Observable[] = [messages, queued, active, utilization, ...(store?.observables ?? [])];
   const observe = (result: BatchObservableResult): void => {
     const counts = view.counts();
-    tallies.observe(result, messages, counts.delivered);
+    tallies.observe(result, messages, counts.delivered, view.queuedTotal());
     result.observe(queued, counts.queued, base);
     result.observe(active, view.inFlight(), base);
     windows.observe(result, utilization);
@@ -68,9 +69,6 @@ export function instrumentThrottler(throttlerOrActor: unknown, options: Instrume
   meter.addBatchObservableCallback(observe, observables);
   const { actor } = view;
   const subscriptions = [
-    actor.on('queued', () => {
-      tallies.queued += 1;
-    }),
     actor.on('dequeued', (event) => {
       const { at, queuedAt } = event as Dequeued;
       timeInQueue.record((at - queuedAt) / 1000, base);

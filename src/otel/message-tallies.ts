@@ -1,8 +1,9 @@
 /**
  * `throttler.messages`, counted as plain numbers as events arrive and read by the observable counter at
- * collection: a message costs one increment, never an SDK call. Deliveries are not heard one by one (a
- * listener to `delivered` would turn the promise API's lease off): they are read from the throttler's
- * own count, less what it had delivered before it was instrumented.
+ * collection: a message costs one increment, never an SDK call. Deliveries and messages queued are not
+ * heard one by one (a listener to `delivered` turns the promise API's lease off, one to `queued` the
+ * machine's quiet path): they are read from the throttler's own counts, less what they held when it
+ * was instrumented.
  */
 import type { Attributes, BatchObservableResult, Observable } from '@opentelemetry/api';
 import type { ThrottlerEmitted } from '../machine/index.js';
@@ -19,7 +20,6 @@ const RESULT_OF_DROP: Partial<Record<Dropped['reason'], MessageResult>> = {
 };
 
 export class MessageTallies {
-  queued = 0;
   /** The other results by result and reason (`dropped|drop-oldest`, `expired|`), each with its attributes. */
   private readonly counted = new Map<string, { value: number; readonly attributes: Attributes }>();
   private readonly deliveredAttributes: Attributes;
@@ -28,6 +28,7 @@ export class MessageTallies {
   constructor(
     private readonly base: Attributes,
     private readonly deliveredBefore: number,
+    private readonly queuedBefore: number,
   ) {
     this.deliveredAttributes = this.attributesOf('delivered', undefined);
     this.queuedAttributes = this.attributesOf('queued', undefined);
@@ -44,9 +45,9 @@ export class MessageTallies {
   }
 
   /** Every result seen so far; deliveries from the throttler's own count (`delivered`, since it was created). */
-  observe(result: BatchObservableResult, instrument: Observable, delivered: number): void {
+  observe(result: BatchObservableResult, instrument: Observable, delivered: number, queued: number): void {
     result.observe(instrument, Math.max(0, delivered - this.deliveredBefore), this.deliveredAttributes);
-    result.observe(instrument, this.queued, this.queuedAttributes);
+    result.observe(instrument, Math.max(0, queued - this.queuedBefore), this.queuedAttributes);
     for (const { value, attributes } of this.counted.values()) result.observe(instrument, value, attributes);
   }
 

@@ -18,6 +18,8 @@ export interface ThrottlerView {
   readonly actor: Listenable;
   /** Waiting now; delivered, dropped, rejected so far (the promise API's count its unsent tasks as waiting). */
   counts(): ThrottlerCounts;
+  /** Messages that ever entered the queue (the dispatcher's count: nobody need listen to `queued`). */
+  queuedTotal(): number;
   /** Deliveries not yet settled (tracked with maxConcurrent or countUntil 'done'; 0 otherwise). */
   inFlight(): number;
   /** The throttler's clock. */
@@ -37,7 +39,7 @@ interface ContextView {
   readonly now: () => number;
   readonly counts: ThrottlerCounts;
   readonly inFlight: number;
-  readonly dispatcher: { readonly clearance: ClearanceView };
+  readonly dispatcher: { readonly clearance: ClearanceView; readonly queuedTotal: number };
 }
 
 const EXPECTED = 'a throttler actor (createActor(throttlerMachine)) or a throttler from createThrottler()';
@@ -54,6 +56,7 @@ export function throttlerView(throttlerOrActor: unknown): ThrottlerView {
   return {
     actor,
     counts: promiseApi === undefined ? () => context().counts : () => promiseApi.counts,
+    queuedTotal: () => context().dispatcher.queuedTotal,
     inFlight: () => context().inFlight,
     now: () => context().now(),
     windowUse: (channel) => {
@@ -77,6 +80,7 @@ function listenable(value: unknown): Listenable | undefined {
 function contextOf(actor: Listenable): ContextView | undefined {
   const context = (actor.getSnapshot() as { context?: Partial<ContextView> } | undefined)?.context;
   const dispatcher = context?.dispatcher as { clearance?: unknown } | undefined;
-  if (typeof context?.now !== 'function' || typeof dispatcher?.clearance !== 'object') return undefined;
+  const valid = typeof context?.now === 'function' && typeof dispatcher?.clearance === 'object';
+  if (!valid || typeof (dispatcher as { queuedTotal?: unknown }).queuedTotal !== 'number') return undefined;
   return context as ContextView;
 }

@@ -77,7 +77,11 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     const target = createRecorder<Numbered>();
     const actor = createActor(throttlerMachine, { input: { rate: '1/1s', target: target.ref } }).start();
     const handle = instrumentThrottler(actor, { meter: metrics.meter });
-    expect(listensTo(actor, 'queued')).toBe(true);
+    expect(listensTo(actor, 'dequeued')).toBe(true);
+    // Neither a delivery nor a message joining the queue is heard: the promise API's lease and the machine's
+    // quiet paths stay as they are without metrics.
+    expect(listensTo(actor, 'delivered')).toBe(false);
+    expect(listensTo(actor, 'queued')).toBe(false);
     handle.stop();
     handle.stop();
     for (const type of ['queued', 'dequeued', 'dropped', 'rejected', 'delivered', 'storeDown'])
