@@ -17,7 +17,10 @@ import { type ThrottlerView, throttlerView } from './throttler-view.js';
 
 /** What `instrumentThrottler` returns. */
 export interface ThrottlerInstrumentation {
-  /** Removes every listener and callback it added: the instruments report nothing more of this throttler. */
+  /**
+   * Removes every listener and callback it added: the instruments report nothing new of this throttler
+   * (an SDK may go on exporting a cumulative series' last value). Calling it again does nothing.
+   */
   stop(): void;
 }
 

@@ -142,6 +142,32 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     await metrics.shutdown();
   });
 
+  it('two throttlers on one meter: one set of instruments, each throttler its own series by name', async () => {
+    const metrics = inMemoryMetrics();
+    const first = start({});
+    const second = start({ rate: '1/1s' });
+    instrumentThrottler(first.actor, { meter: metrics.meter, name: 'first' });
+    const handle = instrumentThrottler(second.actor, { meter: metrics.meter, name: 'second' });
+    for (let n = 1; n <= 3; n++) {
+      first.actor.send({ type: 'QUEUE', message: msg(n) });
+      second.actor.send({ type: 'QUEUE', message: msg(n) });
+    }
+    let read = await metrics.read();
+    const delivered = (name: string) =>
+      pointValue(read.get(M.messages.name), { 'throttler.name': name, 'throttler.result': 'delivered' });
+    expect([delivered('first'), delivered('second')]).toEqual([2, 1]);
+    expect(pointValue(read.get(M.queuedMessages.name), { 'throttler.name': 'second' })).toBe(2);
+    handle.stop();
+    advance(1000);
+    first.actor.send({ type: 'QUEUE', message: msg(4) });
+    read = await metrics.read();
+    // A stopped instrumentation reports nothing more (this SDK keeps exporting a cumulative series' last
+    // value); the other goes on.
+    expect([delivered('first'), delivered('second')]).toEqual([4, 1]);
+    expect(second.actor.getSnapshot().context.counts.delivered).toBe(2);
+    await metrics.shutdown();
+  });
+
   it('refuses a bad option or throttler, naming the field and the value', () => {
     const { meter } = inMemoryMetrics();
     const { actor } = start({});
