@@ -48,6 +48,10 @@ export function instrumentThrottler(throttlerOrActor: unknown, options: Instrume
     unit: m.activeDeliveries.unit,
     description: 'Deliveries not yet settled (with maxConcurrent or countUntil done).',
   });
+  const paused = meter.createObservableGauge(m.paused.name, {
+    unit: m.paused.unit,
+    description: 'Whether a pause is in force: 1 while the throttler starts nothing for a PAUSE, else 0.',
+  });
   const utilization = meter.createObservableGauge(m.windowUtilization.name, {
     unit: m.windowUtilization.unit,
     description: "What a rate's current window holds, as a fraction of its limit.",
@@ -60,12 +64,13 @@ export function instrumentThrottler(throttlerOrActor: unknown, options: Instrume
   const tallies = new MessageTallies(base, view.counts().delivered, view.queuedTotal());
   const store = view.traffic() === undefined ? undefined : new StoreMetrics(meter, base, view);
   const windows = new WindowSeries(checked, view);
-  const observables: Observable[] = [messages, queued, active, utilization, ...(store?.observables ?? [])];
+  const observables: Observable[] = [messages, queued, active, paused, utilization, ...(store?.observables ?? [])];
   const observe = (result: BatchObservableResult): void => {
     const counts = view.counts();
     tallies.observe(result, messages, counts.delivered, view.queuedTotal());
     result.observe(queued, counts.queued, base);
     result.observe(active, view.inFlight(), base);
+    result.observe(paused, view.paused() ? 1 : 0, base);
     windows.observe(result, utilization);
     store?.observe(result);
   };

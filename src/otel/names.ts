@@ -13,6 +13,8 @@ export const THROTTLER_METRICS = {
   activeDeliveries: { name: 'throttler.active_deliveries', unit: '{delivery}' },
   /** Histogram, `s`: how long a message that waited was queued before it went. */
   timeInQueue: { name: 'throttler.message.time_in_queue', unit: 's' },
+  /** Gauge, `1`: 1 while a pause is in force (PAUSE, a server's Retry-After, a fleet-wide pause), else 0. */
+  paused: { name: 'throttler.paused', unit: '1' },
   /** Gauge, `1`: what the current window of a rate holds, as a fraction of its limit. */
   windowUtilization: { name: 'throttler.window.utilization', unit: '1' },
   /** Counter, `{round_trip}`: calls to the store that waited for its reply. */

@@ -24,6 +24,8 @@ export interface ThrottlerView {
   inFlight(): number;
   /** The throttler's clock. */
   now(): number;
+  /** Whether a pause is in force now (its end is later than now; Infinity until RESUME). */
+  paused(): boolean;
   /** Each rate's window at now, overall (undefined) or for a channel or key; empty with a store. */
   windowUse(channel: string | undefined): ReadonlyArray<{ readonly rate: Rate; readonly held: number }>;
   /** A store's traffic so far; undefined without a store. */
@@ -31,6 +33,7 @@ export interface ThrottlerView {
 }
 
 interface ClearanceView {
+  readonly pausedUntil: number;
   windowUse?(channel: string | undefined, now: number): Array<{ rate: Rate; held: number }>;
   readonly traffic?: StoreTraffic;
 }
@@ -59,6 +62,10 @@ export function throttlerView(throttlerOrActor: unknown): ThrottlerView {
     queuedTotal: () => context().dispatcher.queuedTotal,
     inFlight: () => context().inFlight,
     now: () => context().now(),
+    paused: () => {
+      const view = context();
+      return view.dispatcher.clearance.pausedUntil > view.now();
+    },
     windowUse: (channel) => {
       const view = context();
       return view.dispatcher.clearance.windowUse?.(channel, view.now()) ?? [];

@@ -168,6 +168,24 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     await metrics.shutdown();
   });
 
+  it('a pause in force reads 1, and 0 once it ends or is lifted', async () => {
+    const metrics = inMemoryMetrics();
+    const { actor } = start({});
+    instrumentThrottler(actor, { meter: metrics.meter });
+    const paused = async () => pointValue((await metrics.read()).get(M.paused.name));
+    expect(await paused()).toBe(0);
+    actor.send({ type: 'PAUSE', duration: 500 });
+    expect(await paused()).toBe(1);
+    advance(500);
+    expect(await paused()).toBe(0);
+    actor.send({ type: 'PAUSE' });
+    advance(60_000);
+    expect(await paused()).toBe(1);
+    actor.send({ type: 'RESUME' });
+    expect(await paused()).toBe(0);
+    await metrics.shutdown();
+  });
+
   it('refuses a bad option or throttler, naming the field and the value', () => {
     const { meter } = inMemoryMetrics();
     const { actor } = start({});
