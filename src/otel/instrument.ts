@@ -29,7 +29,8 @@ type Dequeued = Extract<ThrottlerEmitted, { type: 'dequeued' }>;
 /**
  * Instruments a throttler: an actor of `throttlerMachine` (or one restored) or a `createThrottler()`
  * throttler, with or without a store. Throws a ThrottlerOptionError naming the field for a bad option,
- * or `throttler` for anything else. Instrumenting the same throttler twice counts it twice.
+ * or `throttler` for anything else. Instrument each throttler once per meter: a second instrumentation
+ * under the same name reports the same series again, and its histogram times every wait a second time.
  */
 export function instrumentThrottler(throttlerOrActor: unknown, options: InstrumentOptions): ThrottlerInstrumentation {
   const view = throttlerView(throttlerOrActor);
