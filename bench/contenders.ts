@@ -15,7 +15,8 @@ import PQueue from 'p-queue';
 import pThrottle from 'p-throttle';
 import { Subject } from 'rxjs';
 import { type AnyActorRef, assign, createActor, fromCallback, sendTo, setup } from 'xstate';
-import { createThrottler, preciseClock, throttleQueue, throttlerMachine } from '../src/index.js';
+import { createThrottler, preciseClock, throttlerMachine } from '../src/index.js';
+import { throttleQueue } from '../src/rxjs/index.js';
 
 /** At most `limit` task starts per `interval` milliseconds. */
 export interface RateSpec {

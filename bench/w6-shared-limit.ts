@@ -216,6 +216,22 @@ function failedPhase(tasks: number, error: string): SharedPhaseRun {
   };
 }
 
+/** One contender through one phase, on a connection of its own (bench/w6-start-spans.ts). */
+export async function sharedPhase(
+  contender: SharedContender,
+  phaseName: SharedPhaseName,
+  phase: SharedPhase,
+  processes: number,
+): Promise<SharedPhaseRun> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    await redis.ping();
+    return await runFleet(redis, contender, phaseName, phase, processes);
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** Every contender through both phases, one fleet at a time unless told otherwise. */
 export async function sharedLimit(
   contenders: readonly SharedContender[],

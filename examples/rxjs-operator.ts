@@ -1,6 +1,6 @@
 // The RxJS operator: a burst of 8 values paced to 4 per 200 ms, strictly; completes after the last.
 import { from, map } from 'rxjs';
-import { throttleQueue } from '../src/index.js';
+import { throttleQueue } from '../src/rxjs/index.js';
 
 const started = performance.now();
 from(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'])

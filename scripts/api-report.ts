@@ -24,6 +24,7 @@ export interface EntryPoint {
 export const ENTRY_POINTS: readonly EntryPoint[] = [
   { name: 'main', specifier: 'xstate-throttler', file: 'src/index.ts' },
   { name: 'redis', specifier: 'xstate-throttler/redis', file: 'src/redis/index.ts' },
+  { name: 'rxjs', specifier: 'xstate-throttler/rxjs', file: 'src/rxjs/index.ts' },
   { name: 'server-limits', specifier: 'xstate-throttler/server-limits', file: 'src/server-limits/index.ts' },
   { name: 'timeline', specifier: 'xstate-throttler/timeline', file: 'src/timeline/index.ts' },
   { name: 'otel', specifier: 'xstate-throttler/otel', file: 'src/otel/index.ts' },
@@ -80,8 +81,8 @@ function membersOf(checker: ts.TypeChecker, symbol: ts.Symbol): string[] {
     .sort();
 }
 
-/** Every entry point's exports, as the compiler sees them in the source. */
-export function readSurface(): Map<EntryPoint, ExportedName[]> {
+/** The compiler's view of every entry point's source, as tsconfig.json sets it up. */
+export function surfaceProgram(): ts.Program {
   const files = ENTRY_POINTS.map((entry) => join(root, entry.file));
   const config = ts.getParsedCommandLineOfConfigFile(
     join(root, 'tsconfig.json'),
@@ -94,7 +95,12 @@ export function readSurface(): Map<EntryPoint, ExportedName[]> {
     },
   );
   if (config === undefined) throw new Error('tsconfig.json could not be read');
-  const program = ts.createProgram(files, config.options);
+  return ts.createProgram(files, config.options);
+}
+
+/** Every entry point's exports, as the compiler sees them in the source. */
+export function readSurface(program: ts.Program = surfaceProgram()): Map<EntryPoint, ExportedName[]> {
+  const files = ENTRY_POINTS.map((entry) => join(root, entry.file));
   const checker = program.getTypeChecker();
   const surface = new Map<EntryPoint, ExportedName[]>();
   for (const [index, entry] of ENTRY_POINTS.entries()) {

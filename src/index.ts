@@ -1,22 +1,24 @@
 /**
- * xstate-throttler: the machine, the promise API, the RxJS operator and the rate helpers. Every name
- * here has a heading in docs/reference.md; api/main.api.txt lists them (test/build/api-report.test.ts).
+ * xstate-throttler: the machine, the promise API and the rate helpers (the RxJS operator is
+ * xstate-throttler/rxjs, so this entry never loads rxjs). Every name here has a heading in
+ * docs/reference.md; api/main.api.txt lists them (test/build/api-report.test.ts).
  */
 export {
   createThrottler,
   type ScheduleOptions,
-  type ThrottleQueueOptions,
   type Throttler,
   type ThrottlerOptions,
   ThrottlerStoppedError,
-  throttleQueue,
 } from './adapters/index.js';
 export {
+  auditThrottler,
   preciseClock,
+  type RateAudit,
   type RestoreOptions,
   restoreThrottler,
   summarizeInspection,
   type ThrottlerActor,
+  type ThrottlerAuditReport,
   type ThrottlerContext,
   type ThrottlerCounts,
   type ThrottlerEmitted,

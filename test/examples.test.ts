@@ -83,7 +83,7 @@ const expectedOutput: Record<string, OutputCheck[]> = {
   'shared-limit.ts': [
     /30 tasks from 2 processes sharing '10\/1s' through Redis\n/,
     // Host-clock start times: on a loaded machine a process can be held between deciding and starting,
-    // or the link counts as slow (storeSlow), and README says a host-clock window may then hold one more.
+    // or the link counts as slow (storeSlow), and docs/guarantees.md says a host-clock window may then hold one more.
     // The limit itself is asserted on Redis time, in test/redis/throttler-fleet.test.ts.
     /most started in any 1000 ms: \d+ \(limit 10\)\n/,
   ],

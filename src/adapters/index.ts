@@ -6,4 +6,3 @@ export {
   type ThrottlerOptions,
   ThrottlerStoppedError,
 } from './promise-api.js';
-export { type ThrottleQueueOptions, throttleQueue } from './rxjs.js';

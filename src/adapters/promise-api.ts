@@ -12,9 +12,9 @@ export interface ThrottlerOptions extends CommonOptions {
   /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
   store?: ThrottleStore | undefined;
   /** XState's clock for the wake-up timer (`setTimeout` by default); pair it with `now`. */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Hands every inspection event to an inspector (see `summarizeInspection`). */
-  inspect?: (event: InspectionEvent) => void;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
   /**
    * Listens to what each task returned or threw, before its promise settles: `serverLimits(...)` from
    * xstate-throttler/server-limits applies a server's Retry-After / RateLimit answers after every task.
@@ -30,17 +30,17 @@ export interface TaskOutcomeListener {
 /** Per-task options. */
 export interface ScheduleOptions {
   /** A channel named in `channels`; without it only the overall rate applies. */
-  channel?: string;
+  channel?: string | undefined;
   /** How much of the limit the task spends (a positive integer, default 1). */
-  cost?: number;
+  cost?: number | undefined;
   /** Aborting it takes the task out of the queue and rejects its promise, if it has not started. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** 0 (goes last) to 9 (goes first), default 5: among tasks the rates allow, higher first (see Priorities). */
-  priority?: number;
+  priority?: number | undefined;
   /** The most it may wait, in ms: if it cannot start by then it is rejected with a ThrottlerExpiredError. */
-  maxWait?: number;
+  maxWait?: number | undefined;
   /** The last moment it may start, on the throttler's clock (`now`, performance.now() by default); or use maxWait. */
-  deadline?: number;
+  deadline?: number | undefined;
 }
 
 export interface Throttler {

@@ -47,22 +47,22 @@ export interface ThrottleQueueOptions<T> extends CommonOptions {
   /** Share every rate with every process using a store of the same name (`createRedisStore`, xstate-throttler/redis). */
   store?: ThrottleStore | undefined;
   /** Where the timer and the time come from: pass the TestScheduler in marble tests. */
-  scheduler?: SchedulerLike;
+  scheduler?: SchedulerLike | undefined;
   /** The channel of a value (a name in `channels`), or undefined for the overall rate only. */
-  channel?: (value: T) => string | undefined;
+  channel?: ((value: T) => string | undefined) | undefined;
   /** How much of the limit a value spends (default 1). */
-  cost?: (value: T) => number;
+  cost?: ((value: T) => number) | undefined;
   /** A value's priority, 0 (goes last) to 9 (goes first), default 5 (see Priorities and deadlines). */
-  priority?: (value: T) => number | undefined;
+  priority?: ((value: T) => number | undefined) | undefined;
   /**
    * The most a value may wait, in ms (undefined: no limit): one that cannot go by then is dropped and
    * handed to `onDropped` with a ThrottlerExpiredError, and the stream goes on. Needs `onDropped`.
    */
-  maxWait?: (value: T) => number | undefined;
+  maxWait?: ((value: T) => number | undefined) | undefined;
   /** Receives every value that a full queue rejected or dropped (with `capacity`); without it, such a value errors the stream. */
-  onDropped?: (value: T, error: Error) => void;
+  onDropped?: ((value: T, error: Error) => void) | undefined;
   /** Hands every inspection event of each subscription's throttler to an inspector (see `summarizeInspection`). */
-  inspect?: (event: InspectionEvent) => void;
+  inspect?: ((event: InspectionEvent) => void) | undefined;
 }
 
 /** A value in the queue: the machine queues events, so each value travels in one. */

@@ -1,4 +1,5 @@
 import type { Rate } from '../rate/index.js';
+import { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
@@ -35,6 +36,8 @@ export class Dispatcher<TMessage> {
   private chosenQueue: ChannelQueue<TMessage> | undefined;
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
   private readonly readNow: () => number;
+  /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports. */
+  readonly audit: ThrottlerAudit;
 
   constructor(
     options: ResolvedOptions,
@@ -45,6 +48,7 @@ export class Dispatcher<TMessage> {
     this.options = options;
     this.readNow = readNow;
     this.clearance = clearance;
+    this.audit = new ThrottlerAudit(options, now, clearance.ownRatesOf?.bind(clearance));
     this.schedule =
       options.ordering === 'per-channel'
         ? scheduleOver(clearance, {
@@ -201,6 +205,7 @@ export class Dispatcher<TMessage> {
    */
   recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
     this.clearance.recordDelivery(request, at, requestedAt);
+    this.audit.record(request.channel, request.cost, at);
     this.counts.delivered += 1;
   }
 
@@ -244,6 +249,7 @@ export class Dispatcher<TMessage> {
   /** Replaces the overall rates, or one channel's or key's; a name that is neither is an error. */
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
+    this.audit.setRates(rates, channel);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
   }
@@ -251,6 +257,7 @@ export class Dispatcher<TMessage> {
   /** Replaces the keys' template; every head is looked at again, as for the overall rates. */
   setKeyTemplate(rates: Rate[], now: number): void {
     this.clearance.setKeyTemplate(rates, now);
+    this.audit.setKeyTemplate(rates);
     this.schedule?.refileAll();
   }
 

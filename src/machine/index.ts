@@ -2,8 +2,10 @@
  * The machine's face: what src/index.ts makes public (it picks its names one by one) and what the
  * adapters use besides (the machine with its own events, the delivery gate's key, the lease's events).
  */
+export type { RateAudit, ThrottlerAuditReport } from '../engine/audit/throttler-audit.js';
 export type { CommonOptions } from '../engine/options/options.js';
 export type { ThrottlerCounts } from '../engine/queue/message-queues.js';
+export { type AuditedThrottler, auditThrottler } from './audit.js';
 export { ThrottlerExpiredError } from './expired-error.js';
 export { summarizeInspection } from './inspection.js';
 export { DELIVERY_GATE, type MachineEvent, MESSAGE_CHECK } from './machine-types.js';

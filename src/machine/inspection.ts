@@ -25,7 +25,7 @@ import { ThrottlerOptionError } from '../rate/index.js';
  */
 export function summarizeInspection(
   inspect: Observer<InspectionEvent> | ((event: InspectionEvent) => void),
-  { maxMessages = 10 }: { maxMessages?: number } = {},
+  { maxMessages = 10 }: { maxMessages?: number | undefined } = {},
 ): (event: InspectionEvent) => void {
   if (typeof maxMessages !== 'number' || !Number.isSafeInteger(maxMessages) || maxMessages < 0) {
     throw new ThrottlerOptionError('maxMessages', 'an integer >= 0 (waiting messages shown)', maxMessages);

@@ -11,7 +11,7 @@ export interface ThrottlerInput extends CommonOptions {
   /**
    * Share every rate with every throttler, in any process, that uses a store of the same name:
    * `createRedisStore({ redis, name })` from `xstate-throttler/redis`. The store then decides when
-   * each message may go, on its own clock (README, "Sharing a limit across processes").
+   * each message may go, on its own clock (docs/redis.md).
    */
   store?: ThrottleStore | undefined;
 }
@@ -92,7 +92,7 @@ export interface TryAcquireEvent {
   type: 'TRY_ACQUIRE';
   channel?: string | undefined;
   cost?: number | undefined;
-  reply: { waitMs?: number; error?: Error; cancelled?: boolean };
+  reply: { waitMs?: number | undefined; error?: Error | undefined; cancelled?: boolean | undefined };
 }
 
 /** What the throttler emits; subscribe with `actor.on(type, handler)` or `actor.on('*', handler)`. */
@@ -149,7 +149,7 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   /**
    * Once per throttler: the round trip to the store (`roundTripMs`, the fastest recent one) is too
    * long for its grace, so grants are sent up to `graceMs` (the grace + the round trip) after their
-   * time on Redis' clock: strict on Redis time, not on this host's clock (README, "Late sends").
+   * time on Redis' clock: strict on Redis time, not on this host's clock (docs/redis.md, "Late sends").
    */
   | { type: 'storeSlow'; roundTripMs: number; graceMs: number; at: number };
 

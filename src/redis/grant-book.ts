@@ -19,12 +19,14 @@ export interface Grant {
    * Its time on Redis' clock (ms), where it counts. When it may be sent on this process's clock is
    * worked out as it is about to go (redis-clock.ts), with the freshest knowledge of the offset.
    */
-  readonly redisTime: number;
-  readonly reservation: Reservation;
+  redisTime: number;
+  reservation: Reservation;
   /** The message that holds it (changes when two messages swap). */
   request: ClearanceRequest;
   /** Used or given back: left behind in its kind's deque until it reaches the front. */
   spent: boolean;
+  /** Late, and being moved to Redis' now (late-grants.ts): not sent until the answer comes. */
+  retiming: boolean;
 }
 
 export class GrantBook {
@@ -42,7 +44,7 @@ export class GrantBook {
   }
 
   add(request: ClearanceRequest, redisTime: number, reservation: Reservation): void {
-    const grant: Grant = { redisTime, reservation, request, spent: false };
+    const grant: Grant = { redisTime, reservation, request, spent: false, retiming: false };
     this.bySeq.set(request.seq, grant);
     let byCost = this.byKind.get(request.channel);
     if (byCost === undefined) {
@@ -64,6 +66,19 @@ export class GrantBook {
     this.bySeq.delete(seq);
     grant.spent = true;
     return grant;
+  }
+
+  /** The grants held, in the order they were granted. */
+  held(): IterableIterator<Grant> {
+    return this.bySeq.values();
+  }
+
+  /** Takes out a grant wherever it is held (it was given back); false when it is no longer held. */
+  drop(grant: Grant): boolean {
+    if (grant.spent || this.bySeq.get(grant.request.seq) !== grant) return false;
+    this.bySeq.delete(grant.request.seq);
+    grant.spent = true;
+    return true;
   }
 
   /** Takes out every grant, in the order they were granted. */

@@ -18,7 +18,7 @@ import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfi
  * ioredis' defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (a restarted Redis).
  */
 const COMMANDS = {
-  reserve: { name: 'xthrottlerReserveV2', lua: RESERVE_SCRIPT },
+  reserve: { name: 'xthrottlerReserveV3', lua: RESERVE_SCRIPT },
   release: { name: 'xthrottlerReleaseV2', lua: RELEASE_SCRIPT },
   control: { name: 'xthrottlerControlV2', lua: CONTROL_SCRIPT },
 } as const;
@@ -29,7 +29,7 @@ const CLIENT_METHODS = ['defineCommand', 'duplicate', 'on', 'once', 'off', 'conn
 
 /**
  * A shared limiter in Redis, named `name`: every process that opens a store of that name shares
- * every rate, channel rate and cost accounting. See the README, "Sharing a limit across processes".
+ * every rate, channel rate and cost accounting. See docs/redis.md.
  */
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   if (typeof options !== 'object' || options === null) {

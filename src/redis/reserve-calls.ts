@@ -39,6 +39,8 @@ export class ReserveCalls {
   down: Error | undefined;
   /** Grants given back so far (StoreTraffic.grantsReturned). */
   grantsReturned = 0;
+  /** How long the last reply took (ms): how far ahead a late grant is moved (late-grants.ts). */
+  roundTripMs = 0;
   /** Where Redis' clock stands from here, learned from every reply: when a grant may go. */
   readonly redisClock: RedisClock;
   private closed = false;
@@ -78,6 +80,10 @@ export class ReserveCalls {
       this.flushQueued = false;
       this.ask(reportsOnly);
     });
+  }
+
+  get graceMs(): number {
+    return this.limiter.grantGraceMs;
   }
 
   /** Where a grant at `redisTime` may be sent (redis-clock.ts: within the grace, widened on a slow link). */
@@ -190,11 +196,9 @@ export class ReserveCalls {
   ): void {
     this.asking = false;
     const now = this.hooks.now();
+    this.roundTripMs = now - askedAt;
     const first = all.find((outcome) => outcome.kind === 'granted');
-    if (first !== undefined) {
-      this.redisClock.learn(askedAt, now, first.redisTime - first.waitMs);
-      this.noticeSlowLink(now);
-    }
+    if (first !== undefined) this.learnClock(askedAt, now, first);
     this.up();
     const late: Reservation[] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -220,6 +224,15 @@ export class ReserveCalls {
     this.hooks.wake();
   }
 
+  /**
+   * Redis' clock learned from a reply that left at `askedAt` and was handled at `arrivedAt` (local),
+   * from a grant in it (its Redis time less its wait was Redis' now); the store answered.
+   */
+  learnClock(askedAt: number, arrivedAt: number, grant: { redisTime: number; waitMs: number }): void {
+    this.redisClock.learn(askedAt, arrivedAt, grant.redisTime - grant.waitMs);
+    this.noticeSlowLink(arrivedAt);
+  }
+
   /** Says once, with its facts, that the link is too slow for the grace (`sendWindow` widens it). */
   private noticeSlowLink(now: number): void {
     const grace = this.limiter.grantGraceMs;
@@ -229,7 +242,8 @@ export class ReserveCalls {
     this.hooks.slow(roundTrip, grace + roundTrip);
   }
 
-  private up(): void {
+  /** The store answered a call (storeUp if it was down). */
+  up(): void {
     this.retryDelay = FIRST_RETRY_MS;
     this.heard();
   }

@@ -3,20 +3,28 @@
  * will ask: arrival order, except that a message can be moved to the front
  * (`promote`: the dispatcher's head, which goes next whatever its arrival) or
  * taken out (`withdraw`: it left the queue, or got a grant another way). At most
- * one live copy of a message waits here; a copy moved or taken out stays in the
+ * one live entry of a message waits here; an entry moved or taken out stays in the
  * deque, skipped when it comes up (taking it out of the middle would be O(n)).
+ * Each push is an entry of its own: the same request object can come back (a
+ * grant taken from it, a rewind) while an old entry of it still waits to be
+ * skipped, and skipping by the request itself took the new one for the old.
  * It also knows which messages the reserve call that is out asks for, so that
  * what that call brings for a message withdrawn meanwhile is given back.
  */
 import type { ClearanceRequest } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
 
+/** One place in the line: skipped when superseded, whichever request object it carries. */
+interface Entry {
+  readonly request: ClearanceRequest;
+}
+
 export class ReserveLine {
-  private readonly line = new Deque<ClearanceRequest>();
-  /** The live copy of each message in the line, by seq. */
-  private readonly live = new Map<number, ClearanceRequest>();
-  /** Copies superseded by a promotion or dropped: skipped when they come up. */
-  private readonly skipped = new Set<ClearanceRequest>();
+  private readonly line = new Deque<Entry>();
+  /** The live entry of each message in the line, by seq. */
+  private readonly live = new Map<number, Entry>();
+  /** Entries superseded by a promotion or dropped: skipped when they come up. */
+  private readonly skipped = new Set<Entry>();
   /** The messages the reserve call that is out asks for. */
   private readonly out = new Set<number>();
   /** Messages of the call out withdrawn meanwhile: what it brings them is given back. */
@@ -33,8 +41,9 @@ export class ReserveLine {
 
   push(request: ClearanceRequest): void {
     this.supersede(request.seq);
-    this.line.push(request);
-    this.live.set(request.seq, request);
+    const entry: Entry = { request };
+    this.line.push(entry);
+    this.live.set(request.seq, entry);
   }
 
   /** Puts requests back at the front, keeping their order (a failed or rewound ask). */
@@ -42,15 +51,15 @@ export class ReserveLine {
     for (let index = requests.length - 1; index >= 0; index--) {
       const request = requests[index] as ClearanceRequest;
       this.supersede(request.seq);
-      this.line.unshift(request);
-      this.live.set(request.seq, request);
+      const entry: Entry = { request };
+      this.line.unshift(entry);
+      this.live.set(request.seq, entry);
     }
   }
 
   /** Moves a message to the front (one not in the line is put there; not one the call out asks for). */
   promote(request: ClearanceRequest): void {
-    // A copy: the object in the line stays behind, skipped, and must not be mistaken for this one.
-    this.putBack([{ seq: request.seq, channel: request.channel, cost: request.cost }]);
+    this.putBack([request]);
   }
 
   /**
@@ -66,12 +75,12 @@ export class ReserveLine {
   takeBatch(max: number): ClearanceRequest[] {
     const batch: ClearanceRequest[] = [];
     while (batch.length < max) {
-      const request = this.line.shift();
-      if (request === undefined) break;
-      if (this.skipped.delete(request)) continue;
-      this.live.delete(request.seq);
-      this.out.add(request.seq);
-      batch.push(request);
+      const entry = this.line.shift();
+      if (entry === undefined) break;
+      if (this.skipped.delete(entry)) continue;
+      this.live.delete(entry.request.seq);
+      this.out.add(entry.request.seq);
+      batch.push(entry.request);
     }
     return batch;
   }

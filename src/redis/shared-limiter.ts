@@ -11,12 +11,13 @@ import { MAX_DRIFT } from './redis-clock.js';
 import { outcomeOf } from './reserve-reply.js';
 import type { Reservation, ReservationRequest, ReserveOutcome, SharedLimiter, StoreNotice } from './types.js';
 
+type StoreScript = 'reserve' | 'release' | 'control';
+
+/** What became of a late grant (`retime`): kept or moved to Redis' now, with its new reservation, or given back. */
+export type RetimeOutcome = Extract<ReserveOutcome, { kind: 'granted' }> | { readonly kind: 'gone' };
+
 /** How the store runs one of its scripts: keys and arguments in, the raw reply out. */
-export type ScriptRunner = (
-  script: 'reserve' | 'release' | 'control',
-  keys: string[],
-  args: string[],
-) => Promise<unknown[]>;
+export type ScriptRunner = (script: StoreScript, keys: string[], args: string[]) => Promise<unknown[]>;
 
 /**
  * One throttler's handle on the shared limiter: builds each script call (the keys of exactly the
@@ -85,13 +86,7 @@ export class RedisSharedLimiter implements SharedLimiter {
         const micros = Number(reply[rest + 3 * n + 1]);
         const member = String(reply[rest + 3 * n + 2]);
         const request = requests[index] as ReservationRequest;
-        outcomes[index] = outcomeOf(
-          kind,
-          micros,
-          member,
-          `${header.epoch} ${member} ${channel === undefined ? '-' : `${scopes.isKey(channel) ? '*' : '+'}${channel}`}`,
-          request,
-        );
+        outcomes[index] = outcomeOf(kind, micros, member, scopes.reservation(header.epoch, member, channel), request);
       }
     }
     return outcomes as ReserveOutcome[];
@@ -110,6 +105,29 @@ export class RedisSharedLimiter implements SharedLimiter {
       triples.push(String(scope), epoch, member);
     }
     await this.call('release', scopes, triples);
+  }
+
+  /**
+   * Sliding window: moves grants that could not be sent within the grace of their time to Redis' now
+   * (+ `leadMs`) where they still fit every window, and gives back those that do not (lua/retime.ts); a grant
+   * whose time has not come is kept as it is. One outcome per reservation, in order. Not part of the
+   * public SharedLimiter: a throttler's clearance uses it for its late grants.
+   */
+  async retime(reservations: readonly Reservation[], leadMs = 0): Promise<RetimeOutcome[]> {
+    const parsed = reservations.map(parseReservation);
+    if (parsed.length === 0 || this.declared.strategy !== 'sliding-window') return parsed.map(() => ({ kind: 'gone' }));
+    const scopes = this.scopes();
+    const triples: string[] = ['retime', String(toMicros(leadMs))];
+    for (const { epoch, member, channel } of parsed) triples.push(String(scopes.of(channel)), epoch, member);
+    const { reply, rest, header } = await this.call('reserve', scopes, triples);
+    return parsed.map(({ channel }, n): RetimeOutcome => {
+      if (Number(reply[rest + 3 * n]) !== 0) return { kind: 'gone' };
+      const member = String(reply[rest + 3 * n + 2]);
+      const micros = Number(reply[rest + 3 * n + 1]);
+      return outcomeOf(0, micros, member, scopes.reservation(header.epoch, member, channel), {
+        cost: 1,
+      }) as RetimeOutcome;
+    });
   }
 
   async setRate(rates: RatesInput, channel?: string): Promise<void> {
@@ -188,7 +206,7 @@ export class RedisSharedLimiter implements SharedLimiter {
 
   /** Runs one script with the common header; learns from the reply; maps a conflict to its error. */
   private async call(
-    script: 'reserve' | 'release' | 'control',
+    script: StoreScript,
     scopes: Scopes,
     own: string[],
   ): Promise<{ reply: unknown[]; rest: number; header: ReplyHeader }> {
@@ -256,6 +274,11 @@ class Scopes {
     readonly isKey: (name: string) => boolean,
     private readonly keys: LimiterKeys,
   ) {}
+
+  /** A grant's reservation: `epoch member -|+channel|*key` (parseReservation reads it back). */
+  reservation(epoch: string, member: string, channel: string | undefined): Reservation {
+    return `${epoch} ${member} ${channel === undefined ? '-' : `${this.isKey(channel) ? '*' : '+'}${channel}`}`;
+  }
 
   of(channel: string | undefined): number {
     if (channel === undefined) return 0;

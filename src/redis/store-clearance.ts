@@ -10,17 +10,20 @@
  *
  * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
  * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
- * grant left unused past `grantGraceMs` (a lost target, a pause, a blocked event loop) is given
- * back and asked for again, with every grant after it, in order.
+ * grant left unused past `grantGraceMs` (a slow reply, a late timer) is moved to Redis' now where it
+ * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held is
+ * given back and asked for again, in order.
  */
 import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks, StoreTraffic } from '../engine/index.js';
-import { InFlightDeliveries, LocalClearance, type ResolvedOptions, tracksInFlight } from '../engine/index.js';
+import { LocalClearance, type ResolvedOptions } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
+import { LateGrants, type RetimingLimiter } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
 import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
+import { StoreInFlight } from './store-in-flight.js';
 import type { SharedLimiter, StoreNotice } from './types.js';
 
 export class RedisClearance implements StoreClearance {
@@ -34,6 +37,8 @@ export class RedisClearance implements StoreClearance {
   private readonly refused = new Set<number>();
   /** The calls to the limiter: one reserve out at a time, retries, up or down (reserve-calls.ts). */
   private readonly calls: ReserveCalls;
+  /** Grants that came back past their grace, moved to Redis' now (sliding window; late-grants.ts). */
+  private readonly late: LateGrants | undefined;
   /** A rewind asked for while a reserve call was out: done when it answers, so that order is kept. */
   private rewindPendingAt: number | undefined;
   private closed = false;
@@ -41,12 +46,11 @@ export class RedisClearance implements StoreClearance {
   private readonly local: LocalClearance;
   /** What went on the local window while the store was down, until it leaves every window (outage-sends.ts). */
   private readonly outage: OutageSends;
-  private readonly inFlight = new InFlightDeliveries();
-  private readonly tracksInFlight: boolean;
+  private readonly inFlight: StoreInFlight;
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly limiter: SharedLimiter,
+    private readonly limiter: SharedLimiter & RetimingLimiter,
     private readonly options: ResolvedOptions,
     private readonly hooks: StoreHooks,
     private readonly whenDown: StoreDownPolicy,
@@ -55,12 +59,14 @@ export class RedisClearance implements StoreClearance {
       whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare) : options,
       hooks.now(),
     );
-    this.tracksInFlight = tracksInFlight(options);
+    this.inFlight = new StoreInFlight(options);
     this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
     const callEnded = () => {
       if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
     };
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
+    if (options.strategy === 'sliding-window')
+      this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
   }
 
@@ -107,6 +113,8 @@ export class RedisClearance implements StoreClearance {
     let grant = this.grants.earliestFor(request);
     if (grant === undefined && this.calls.down === undefined && !(this.pausedUntil > now))
       grant = this.takeForHead(request, now);
+    // Being moved to Redis' now: the answer wakes the throttler.
+    if (grant?.retiming) return Number.POSITIVE_INFINITY;
     if (grant !== undefined) {
       // A fresh reading, not the pass's `now`: a pass that sent before (and ran listeners) may be
       // behind the clock by then, and the message goes right after this answer.
@@ -114,10 +122,15 @@ export class RedisClearance implements StoreClearance {
       const { from, until } = this.calls.sendWindow(grant.redisTime);
       // After an outage on the local window, that window stays in force too (outage-sends.ts).
       const localAt = this.outage.holds(now) ? this.local.clearAt(request, now) : now;
+      const inTime = sendAt <= until && from <= until;
       // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
-      if (sendAt <= until && from <= until && from >= this.pausedUntil && localAt <= until)
+      if (inTime && from >= this.pausedUntil && localAt <= until)
         return this.calls.orCheckAt(Math.max(from, now, localAt), now);
-      // Too late (or in a pause, or past the local window): every grant goes back and is asked for again, in order.
+      if (!inTime && this.late !== undefined && from >= this.pausedUntil && localAt <= now) {
+        this.late.retime();
+        return Number.POSITIVE_INFINITY;
+      }
+      // In a pause or past the local window: every grant goes back and is asked for again, in order.
       this.rewind(Math.max(now, this.pausedUntil, localAt));
     }
     if (this.pausedUntil > now) return this.pausedUntil;
@@ -155,7 +168,7 @@ export class RedisClearance implements StoreClearance {
       // Half the grants held are used: the next batch is asked for while the rest are sent.
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
-    if (this.tracksInFlight) this.inFlight.start(request.channel, request.cost);
+    this.inFlight.start(request.channel, request.cost);
   }
 
   withdraw(request: ClearanceRequest): void {
@@ -199,24 +212,7 @@ export class RedisClearance implements StoreClearance {
   }
 
   settle(channel: unknown, cost: unknown): void {
-    if (!this.tracksInFlight) {
-      throw new ThrottlerOptionError('SETTLED', 'sent only with maxConcurrent (nothing else is tracked in flight)', {
-        channel,
-        cost,
-      });
-    }
-    const settled = cost ?? 1;
-    if (
-      (channel !== undefined && typeof channel !== 'string') ||
-      typeof settled !== 'number' ||
-      !this.inFlight.settle(channel as string | undefined, settled)
-    ) {
-      throw new ThrottlerOptionError(
-        'SETTLED',
-        `the channel and cost of a delivery in flight (in flight: ${this.inFlight.describe()})`,
-        { channel, cost },
-      );
-    }
+    this.inFlight.settle(channel, cost);
   }
 
   tryAcquire(): number {

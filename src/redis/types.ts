@@ -9,7 +9,7 @@ import type { Rate, RatesInput, ThrottlerOptionError } from '../rate/index.js';
 export interface RedisClientLike {
   /** ioredis' connection state: 'wait', 'connecting', 'connect', 'ready', 'reconnecting', 'close', 'end', ... */
   readonly status: string;
-  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number }): void;
+  defineCommand(name: string, definition: { lua: string; numberOfKeys?: number | undefined }): void;
   /** A new connection with the same options: the store's subscriber for fleet-wide notices. */
   duplicate(...args: any[]): RedisClientLike;
   on(event: string, listener: (...args: any[]) => void): unknown;
@@ -18,8 +18,13 @@ export interface RedisClientLike {
   connect(): Promise<unknown>;
   disconnect(): void;
   subscribe(...channels: string[]): Promise<unknown>;
-  readonly options?: { readonly keyPrefix?: string; readonly redisOptions?: { readonly keyPrefix?: string } };
-  readonly isCluster?: boolean;
+  readonly options?:
+    | {
+        readonly keyPrefix?: string | undefined;
+        readonly redisOptions?: { readonly keyPrefix?: string | undefined } | undefined;
+      }
+    | undefined;
+  readonly isCluster?: boolean | undefined;
 }
 
 /** What `createRedisStore` takes. */
@@ -32,17 +37,17 @@ export interface RedisStoreOptions {
   /** The shared limiter's identity: every process using this name shares every rate. Non-empty. */
   name: string;
   /** Each store call gives up after this many ms with a StoreUnavailableError. Default 1000. */
-  commandTimeout?: number;
+  commandTimeout?: number | undefined;
   /**
    * TESTS ONLY: the scripts read this time (ms) instead of Redis `TIME`. Stored with the limiter's
    * configuration, so a process without it conflicts with one that has it instead of mixing clocks.
    */
-  testClock?: () => number;
+  testClock?: (() => number) | undefined;
   /**
    * What a throttler using this store does while Redis does not answer (it emits `storeDown`, keeps
    * its queue and asks again by itself, then emits `storeUp`). `'pause'` (default): nothing new goes
    * until Redis answers (grants already held are still used on time). `'local'`: a local window
-   * with `localShare` of every limit decides meanwhile; not a global guarantee (README).
+   * with `localShare` of every limit decides meanwhile; not a global guarantee (docs/redis.md, "Redis down").
    */
   onStoreDown?: 'pause' | 'local' | undefined;
   /** With onStoreDown 'local': the share of every limit one process may use alone, in (0, 1]. */

@@ -132,7 +132,7 @@ export interface ServerLimitsOptions extends ReadServerLimitsOptions {
    * Told when an answer could not be applied (a `pick` that threw, a channel the throttler lacks). The
    * task itself is not failed for it. Default: `console.warn`, so that a broken `pick` never goes unseen.
    */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
 }
 
 /**

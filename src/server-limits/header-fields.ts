@@ -24,8 +24,8 @@ export type HeadersInput =
 /** A response: anything with `headers` and, optionally, `status` (fetch) or `statusCode` (Node). */
 export interface ResponseInput {
   readonly headers: HeadersInput;
-  readonly status?: number;
-  readonly statusCode?: number;
+  readonly status?: number | undefined;
+  readonly statusCode?: number | undefined;
 }
 
 /** What `readServerLimits` reads. */

@@ -16,17 +16,17 @@ export interface ReadServerLimitsOptions {
    * The response's status, for a bare set of headers (it wins over a response's own). Retry-After
    * is read on 429 and 503, and when the status is unknown; a 429 always pauses (see `pauseOn429`).
    */
-  status?: number;
+  status?: number | undefined;
   /** The wall clock, in ms since the epoch, that HTTP dates and epoch resets are measured against. Default `Date.now`. */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** The longest pause the server can ask for: a longer one is cut to this, and listed. Default `'1h'`. */
-  maxPause?: DurationInput;
+  maxPause?: DurationInput | undefined;
   /** The pause after a 429 that gives no later time to retry at (none, malformed, past or 0). Default `'1s'`; 0 for none. */
-  pauseOn429?: DurationInput;
+  pauseOn429?: DurationInput | undefined;
   /** The longest policy window that becomes a rate; a policy over a longer one is listed and left out. Default `'1d'`. */
-  maxWindow?: DurationInput;
+  maxWindow?: DurationInput | undefined;
   /** The channel whose rate the SET_RATE replaces. Default: the overall rate. */
-  channel?: string;
+  channel?: string | undefined;
   /**
    * What the server's stated policy can never raise the throttler above; its SET_RATE keeps these rates
    * beside the server's (all must hold), so the server can slow the throttler but never speed it past
@@ -36,9 +36,9 @@ export interface ReadServerLimitsOptions {
    * may be above the configured ones (the server can then raise the throttler up to them). `'none'`:
    * the server's policy alone replaces the rates, up or down.
    */
-  ceiling?: RatesInput | 'configured' | 'none';
+  ceiling?: RatesInput | 'configured' | 'none' | undefined;
   /** `false`: pauses only, never a SET_RATE. Default `true`. */
-  followPolicy?: boolean;
+  followPolicy?: boolean | undefined;
 }
 
 export interface ResolvedServerLimitsOptions {

@@ -24,7 +24,7 @@ export interface ServerPauseEvent {
 export interface ServerRateEvent {
   readonly type: 'SET_RATE';
   readonly rate: readonly Rate[];
-  readonly channel?: string;
+  readonly channel?: string | undefined;
 }
 
 /** What a response says about the server's limits, as throttler events. */

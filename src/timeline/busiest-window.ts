@@ -5,7 +5,7 @@ import type { Delivery, ParsedRates, Recorded } from './events.js';
 export interface BusiestWindow {
   /** `'overall'` counts every delivery; `'channel'` only those of `channel`. */
   readonly scope: 'overall' | 'channel';
-  readonly channel?: string;
+  readonly channel?: string | undefined;
   /** The rate, e.g. `3/1s`. */
   readonly rate: string;
   readonly limit: number;

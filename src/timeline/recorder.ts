@@ -10,7 +10,7 @@ export interface TimelineRecording {
   /** Stops listening; the events stay. */
   stop(): void;
   /** The picture so far ({@link renderTimeline}); `rate`, `channels` and `title` override the recorder's. */
-  svg(options?: TimelineOptions & TimelineRates & { title?: string }): string;
+  svg(options?: TimelineOptions & TimelineRates & { title?: string | undefined }): string;
 }
 
 /** What {@link recordTimeline} takes besides the actor. */

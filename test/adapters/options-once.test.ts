@@ -2,7 +2,8 @@ import { of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { resolveOptions } from '../../src/engine/index.js';
-import { createThrottler, ThrottlerOptionError, throttleQueue, throttlerMachine } from '../../src/index.js';
+import { createThrottler, ThrottlerOptionError, throttlerMachine } from '../../src/index.js';
+import { throttleQueue } from '../../src/rxjs/index.js';
 
 /**
  * An adapter checks its options once: the machine it builds takes the options the adapter resolved

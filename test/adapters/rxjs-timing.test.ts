@@ -1,6 +1,7 @@
 import { TestScheduler } from 'rxjs/testing';
 import { describe, expect, it } from 'vitest';
-import { ThrottlerExpiredError, ThrottlerOptionError, throttleQueue } from '../../src/index.js';
+import { ThrottlerExpiredError, ThrottlerOptionError } from '../../src/index.js';
+import { throttleQueue } from '../../src/rxjs/index.js';
 
 /** The operator's per-value priority and maxWait (issue 14), in marble time: one frame is 1 ms. */
 function marbles(): TestScheduler {

@@ -1,7 +1,7 @@
 import { from, Observable, range, Subject, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { throttleQueue } from '../../src/index.js';
+import { throttleQueue } from '../../src/rxjs/index.js';
 import { pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 /** A TestScheduler in run mode: one frame is one millisecond of virtual time. */

@@ -1,14 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ENTRY_POINTS, type EntryPoint, formatReport, readSurface, reportPath } from '../../scripts/api-report.js';
+import {
+  ENTRY_POINTS,
+  type EntryPoint,
+  formatReport,
+  readSurface,
+  reportPath,
+  surfaceProgram,
+} from '../../scripts/api-report.js';
+import { optionalPropertiesWithoutUndefined } from '../support/optional-properties.js';
 
 /**
  * The public surface as a contract: every name of every entry point is in a checked-in report
  * (api/<entry>.api.txt), so that a change to it is a visible diff in review, and every name (and every
  * event type of the event unions) has its own heading in docs/reference.md.
  */
-const surface = readSurface();
+const program = surfaceProgram();
+const surface = readSurface(program);
 const reference = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'reference.md'), 'utf8');
 /** The first code span of every heading: `### \`schedule(task, options?)\`` is `schedule`. */
 const headings = new Set([...reference.matchAll(/^#{2,5} `([A-Za-z_$][\w$]*)/gm)].map((match) => match[1] as string));
@@ -45,5 +54,13 @@ describe('the main entry point', () => {
     expect(byName('ThrottlerInput')?.members).not.toContain('deliveryGate');
     const own = ['WAKE', 'DRAINED', 'WORK_WAITING', 'CLEARANCE', 'STORE_STATUS', 'LEASE', 'LEASE_END'];
     expect(byName('ThrottlerEvent')?.eventTypes.filter((type) => own.includes(type))).toEqual([]);
+  });
+});
+
+describe('the public types, for exactOptionalPropertyTypes users', () => {
+  it('type every optional property a user can reach as `?: T | undefined`', () => {
+    const { offenders, checked } = optionalPropertiesWithoutUndefined(program);
+    expect(checked).toBeGreaterThan(80);
+    expect(offenders, 'these optional properties need `| undefined` in their type').toEqual([]);
   });
 });

@@ -39,7 +39,10 @@ interface CheckResult {
   operatorTimes: number[];
 }
 
-/** The scenario both module formats run; `lib` is the built package, `xstate` the peer dependency. */
+/**
+ * The scenario both module formats run; `lib` is the built package, `operator` its xstate-throttler/rxjs
+ * entry, `xstate` and `rxjs` the peer dependencies.
+ */
 const SCENARIO = `
 const waitFor = async (done, timeoutMs) => {
   const giveUpAt = performance.now() + timeoutMs;
@@ -49,9 +52,10 @@ const waitFor = async (done, timeoutMs) => {
   }
 };
 
-async function scenario(lib, xstate, rxjs) {
+async function scenario(lib, operator, xstate, rxjs) {
   const { createActor, fromCallback } = xstate;
-  const { throttlerMachine, restoreThrottler, createThrottler, throttleQueue } = lib;
+  const { throttlerMachine, restoreThrottler, createThrottler } = lib;
+  const { throttleQueue } = operator;
   const warnings = [];
   const originalWarn = console.warn;
   console.warn = (...args) => warnings.push(args.map(String).join(' '));
@@ -139,11 +143,12 @@ async function scenario(lib, xstate, rxjs) {
 const ESM_CHECK = `
 import { createRequire } from 'node:module';
 import * as lib from 'xstate-throttler';
+import * as operator from 'xstate-throttler/rxjs';
 import * as xstate from 'xstate';
 import * as rxjs from 'rxjs';
 ${SCENARIO}
 const require = createRequire(import.meta.url);
-const result = await scenario(lib, xstate, rxjs);
+const result = await scenario(lib, operator, xstate, rxjs);
 console.log('RESULT ' + JSON.stringify({
   module: 'esm',
   resolved: { throttler: import.meta.resolve('xstate-throttler'), xstate: import.meta.resolve('xstate') },
@@ -155,10 +160,11 @@ console.log('RESULT ' + JSON.stringify({
 
 const CJS_CHECK = `
 const lib = require('xstate-throttler');
+const operator = require('xstate-throttler/rxjs');
 const xstate = require('xstate');
 const rxjs = require('rxjs');
 ${SCENARIO}
-scenario(lib, xstate, rxjs).then((result) => {
+scenario(lib, operator, xstate, rxjs).then((result) => {
   console.log('RESULT ' + JSON.stringify({
     module: 'cjs',
     resolved: { throttler: require.resolve('xstate-throttler'), xstate: require.resolve('xstate') },

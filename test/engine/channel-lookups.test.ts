@@ -6,9 +6,10 @@ import { createRecorder, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 /**
- * A message's channel name is looked up (the name to its channel's or key's policy) once as it is
- * checked and once as it is queued; from then on its queue entry carries what was found, and the
- * questions about it while it waits and its delivery look nothing up. In virtual time.
+ * A message's channel name is looked up (the name to its channel's or key's policy, in the Maps) once:
+ * its check finds it, its admission and the fast path's questions ask again and are answered from the
+ * last lookup; from then on its queue entry carries what was found, and the questions about it while it
+ * waits and its delivery look nothing up. In virtual time.
  */
 beforeEach(useVirtualTime);
 afterEach(() => {
@@ -20,8 +21,8 @@ const ORDERINGS = ['fifo', 'per-channel'] as const;
 
 describe('channel lookups', () => {
   for (const ordering of ORDERINGS) {
-    it(`looks a queued message's channel or key up twice however long it waits (${ordering})`, () => {
-      const lookups = vi.spyOn(ScopePolicies.prototype, 'find');
+    it(`looks a queued message's channel or key up once however long it waits (${ordering})`, () => {
+      const lookups = vi.spyOn(ScopePolicies.prototype as unknown as { lookUp(name: string): unknown }, 'lookUp');
       const recorder = createRecorder<Numbered>();
       const actor = createActor(throttlerMachine, {
         input: { rate: '100/1s', channels: { a: '2/1s' }, keys: { rate: '2/1s' }, ordering, target: recorder.ref },
@@ -30,13 +31,38 @@ describe('channel lookups', () => {
       actor.send({ type: 'QUEUE_BATCH', messages: [1, 2].map((n) => ({ message: { type: 'msg', n }, channel: 'a' })) });
       actor.send({ type: 'QUEUE_BATCH', messages: [3, 4].map((n) => ({ message: { type: 'msg', n }, channel: 'k' })) });
       lookups.mockClear();
-      const waiting = [5, 6, 7, 8].map((n) => ({ message: { type: 'msg', n }, channel: n < 7 ? 'a' : 'k' }));
+      // Names alternate, so that no message is answered from the one before it.
+      const waiting = [5, 6, 7, 8].map((n) => ({ message: { type: 'msg', n }, channel: n % 2 === 1 ? 'a' : 'k' }));
       actor.send({ type: 'QUEUE_BATCH', messages: waiting });
       advance(500);
       expect(recorder.messages().map(({ n }) => n)).toEqual([1, 2, 3, 4]);
       advance(1_000);
-      expect(recorder.messages().map(({ n }) => n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-      expect(lookups).toHaveBeenCalledTimes(2 * waiting.length);
+      expect(
+        recorder
+          .messages()
+          .map(({ n }) => n)
+          .sort((x, y) => x - y),
+      ).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      expect(lookups).toHaveBeenCalledTimes(waiting.length);
+      actor.stop();
+    });
+  }
+
+  for (const [name, input] of [
+    ['a configured channel', { channels: { a: '5/1s', ['__proto__']: '5/1s' } }],
+    ['a key', { keys: { rate: '5/1s' } }],
+  ] as const) {
+    it(`looks the channel of a message sent straight through up once (${name})`, () => {
+      const lookups = vi.spyOn(ScopePolicies.prototype as unknown as { lookUp(name: string): unknown }, 'lookUp');
+      const recorder = createRecorder<Numbered>();
+      const actor = createActor(throttlerMachine, {
+        input: { rate: '100/1s', ...input, target: recorder.ref },
+      }).start();
+      // Two names in turn, each message alone: every one goes at once, on the idle fast path.
+      for (let n = 1; n <= 4; n++)
+        actor.send({ type: 'QUEUE', message: { type: 'msg', n }, channel: n % 2 ? 'a' : '__proto__' });
+      expect(recorder.messages().map(({ n }) => n)).toEqual([1, 2, 3, 4]);
+      expect(lookups).toHaveBeenCalledTimes(4);
       actor.stop();
     });
   }

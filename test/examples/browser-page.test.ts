@@ -35,6 +35,8 @@ interface CardText {
   wake: string;
   queue: string;
   busiest: Array<{ count: number; limit: number; rate: string }>;
+  /** How many windows went over the limit, as the throttler's audit counted them. */
+  over: number;
 }
 
 function readCard(page: Page, lane: number): Promise<CardText> {
@@ -53,6 +55,7 @@ function readCard(page: Page, lane: number): Promise<CardText> {
       wake: field('wake'),
       queue: field('queue'),
       busiest,
+      over: Number(field('over')),
     };
   }, lane);
 }
@@ -69,6 +72,21 @@ function mostInAnyWindow(deliveries: ReadonlyArray<{ at: number; cost: number }>
     most = Math.max(most, cost);
   }
   return most;
+}
+
+/** How many deliveries closed a window (t - interval, t] holding more than `limit`: the brute force. */
+function windowsOverLimit(
+  deliveries: ReadonlyArray<{ at: number; cost: number }>,
+  interval: number,
+  limit: number,
+): number {
+  let over = 0;
+  for (const [k, closing] of deliveries.entries()) {
+    let cost = 0;
+    for (const delivery of deliveries.slice(0, k + 1)) if (delivery.at + interval > closing.at) cost += delivery.cost;
+    if (cost > limit) over += 1;
+  }
+  return over;
 }
 
 /** Waits until both throttlers are idle with `delivered` messages each, as their cards show. */
@@ -91,6 +109,9 @@ async function expectShownWindowsCounted(page: Page): Promise<number[]> {
     expect(card.busiest, `${lane.strategy}: what the card shows`).toEqual([
       { count: counted, limit: LIMIT, rate: '3/1s' },
     ]);
+    expect(card.over, `${lane.strategy}: the windows over the limit`).toBe(
+      windowsOverLimit(lane.deliveries, INTERVAL_MS, LIMIT),
+    );
     most.push(counted);
   }
   return most;

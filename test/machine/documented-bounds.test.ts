@@ -1,7 +1,8 @@
 /**
- * Two claims of README checked as stated (issue 22): `maxPriorityWait` bounds how far a later message of
- * higher priority can overtake a waiting one, not how long that one waits (maxWait does); and a key's
- * length limit counts UTF-16 code units (JavaScript's `length`), not characters.
+ * Two claims of the docs (docs/priorities.md, docs/keyed-limits.md) checked as stated (issue 22):
+ * `maxPriorityWait` bounds how far a later message of higher priority can overtake a waiting one, not
+ * how long that one waits (maxWait does); and a key's length limit counts UTF-16 code units
+ * (JavaScript's `length`), not characters.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';

@@ -2,11 +2,11 @@ import { firstValueFrom, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { createThrottler } from '../../src/adapters/promise.js';
-import { throttleQueue } from '../../src/adapters/rxjs.js';
 import { throttlerMachine } from '../../src/machine/throttler-machine.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisStoreOptions } from '../../src/redis/types.js';
+import { throttleQueue } from '../../src/rxjs/index.js';
 import { redisForFile } from '../support/redis.js';
 
 /**

@@ -33,9 +33,12 @@ export const SLOW_SUITES = [
   'test/otel/store.test.ts',
   // The Prometheus example in its own process, scraped over HTTP on real time.
   'test/otel/prometheus.test.ts',
-  // Every example in its own process, and the built package.
+  // Every example in its own process, and the built package (loaded, packed and installed).
   'test/examples.test.ts',
   'test/build/prod-build.test.ts',
+  'test/build/package-install.test.ts',
+  // The compiler over every TypeScript block of README.md and docs/, twice (node16 and bundler).
+  'test/build/doc-snippets.test.ts',
   'test/build/bundle-size.test.ts',
 ];
 

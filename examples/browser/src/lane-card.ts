@@ -15,6 +15,7 @@ const FIELDS = [
   ['dropped', 'Dropped / rejected'],
   ['wake', 'Next wake-up'],
   ['busiest', 'Most in any window'],
+  ['over', 'Windows over the limit'],
 ] as const;
 
 type Field = (typeof FIELDS)[number][0];
@@ -38,23 +39,23 @@ function setText(element: HTMLElement, text: string): void {
 }
 
 function showBusiest(element: HTMLElement, view: ThrottlerView): void {
-  const key = view.busiest.map((window) => `${window.rate}:${window.count}`).join(' ');
+  const key = view.audit.map((line) => `${line.rate}:${line.most}`).join(' ');
   if (element.dataset.key === key) return;
   element.dataset.key = key;
   element.replaceChildren();
-  for (const window of view.busiest) {
-    const over = window.count > window.limit;
+  for (const line of view.audit) {
+    const over = line.most > line.limit;
     child(
       element,
       'span',
       {
         class: `window ${over ? 'over' : 'within'}`,
-        'data-rate': window.rate,
-        'data-count': String(window.count),
-        'data-limit': String(window.limit),
+        'data-rate': line.rate,
+        'data-count': String(line.most),
+        'data-limit': String(line.limit),
         title: over ? 'more than the limit in one window' : 'within the limit',
       },
-      `${window.count} / ${window.limit} (${window.rate})`,
+      `${line.most} / ${line.limit} (${line.rate})`,
     );
   }
 }
@@ -113,6 +114,9 @@ export function createLaneCard(
       setText(fields.dropped, `${view.counts.dropped} / ${view.counts.rejected}`);
       setText(fields.wake, describeWake(view));
       showBusiest(fields.busiest, view);
+      const over = view.audit.reduce((sum, line) => sum + line.windowsOver, 0);
+      setText(fields.over, String(over));
+      fields.over.className = over > 0 ? 'over' : 'within';
       showQueue(queue, view);
     },
   };

@@ -1,6 +1,6 @@
 import { type AnyEventObject, createActor, fromCallback, type InspectionEvent } from 'xstate';
-import { type StrategyName, throttlerMachine } from '../../../src/index.js';
-import { type BusiestWindow, busiestWindows, recordTimeline, type TimelineInput } from '../../../src/timeline/index.js';
+import { auditThrottler, type RateAudit, type StrategyName, throttlerMachine } from '../../../src/index.js';
+import { recordTimeline, type TimelineInput } from '../../../src/timeline/index.js';
 
 /** What one side of the page shows, read from the throttler's snapshot and its recording. */
 export interface ThrottlerView {
@@ -13,8 +13,11 @@ export interface ThrottlerView {
   wakeInMs: number | undefined;
   /** The numbers of the first waiting messages, oldest first. */
   firstWaiting: number[];
-  /** The busiest window of each rate, since the recording began. */
-  busiest: BusiestWindow[];
+  /**
+   * The throttler's own audit (auditThrottler) of each rate in force, since it was set: the fullest
+   * window, and how many windows went over the limit. Kept as deliveries happen; reading it is O(rates).
+   */
+  audit: RateAudit[];
 }
 
 export interface LiveThrottlerOptions {
@@ -47,7 +50,6 @@ export class LiveThrottler {
   private paused = false;
   /** Bumped whenever the recording gains events or restarts, so the page redraws the timeline only then. */
   private recordingVersion = 0;
-  private busiest: { version: number; windows: BusiestWindow[] } = { version: -1, windows: [] };
 
   constructor({ strategy, rates, inspect, onChange }: LiveThrottlerOptions) {
     this.strategy = strategy;
@@ -148,16 +150,13 @@ export class LiveThrottler {
       // wakeAt is on the throttler's clock: performance.now(), since this page gives no `now`.
       wakeInMs: Number.isFinite(context.wakeAt) ? Math.max(0, context.wakeAt - performance.now()) : undefined,
       firstWaiting,
-      busiest: this.busiestWindows(),
+      audit: this.auditOfRatesInForce(),
     };
   }
 
-  /** Measured again only when the recording changed: the countdown redraws every frame, the events rarely. */
-  private busiestWindows(): BusiestWindow[] {
-    if (this.busiest.version !== this.recordingVersion) {
-      const windows = busiestWindows({ events: this.recording.events, rate: [...this.rateList] });
-      this.busiest = { version: this.recordingVersion, windows };
-    }
-    return this.busiest.windows;
+  /** The audit's overall lines of the rates in force: the last ones (a SET_RATE's older rates come first). */
+  private auditOfRatesInForce(): RateAudit[] {
+    const overall = auditThrottler(this.actor).rates.filter((line) => line.scope === 'overall');
+    return overall.slice(overall.length - this.rateList.length);
   }
 }

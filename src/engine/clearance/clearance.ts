@@ -30,7 +30,7 @@ export interface Clearance {
    * True when every answer is given at once and nothing waits for a delivery pass to start it (the local
    * policies): a QUEUE that only joins the queue may then skip the pass (quiet.ts). A store reserves in passes.
    */
-  readonly answersAtOnce?: boolean;
+  readonly answersAtOnce?: boolean | undefined;
 
   /** Checks a message's channel and cost before it is queued; returns the cost, or throws a ThrottlerOptionError. */
   checkMessage(channel: unknown, cost: unknown): number;
@@ -88,6 +88,9 @@ export interface Clearance {
   /** Replaces the keys' template: every live key without rates of its own, and every later one (`keys` option only). */
   setKeyTemplate(rates: Rate[], now: number): void;
 
+  /** A live key's rates of its own (a SET_RATE named it); undefined while it follows the template. A question (the audit's). */
+  ownRatesOf?(key: string): readonly Rate[] | undefined;
+
   /** Nothing goes before `until` (Infinity: until resumed). */
   pause(until: number): void;
   resume(): void;
@@ -108,7 +111,7 @@ export interface Clearance {
    * everything common to all channels allows, and to hear when a channel's half changed. Only a
    * clearance that can answer the halves separately supports it (the local policies can).
    */
-  readonly perChannel?: PerChannelClearance;
+  readonly perChannel?: PerChannelClearance | undefined;
 
   /** The rates in force, overall and per channel (SET_RATE changes them): what a persisted snapshot keeps. */
   readonly rates: Rate[];

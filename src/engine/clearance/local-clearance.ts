@@ -4,7 +4,8 @@ import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
 import type { RestoredState } from '../saved/persisted-format.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
 import { InFlightDeliveries } from './in-flight.js';
-import { type Scope, ScopePolicies } from './scope-policies.js';
+import type { Scope } from './scope.js';
+import { ScopePolicies } from './scope-policies.js';
 
 /**
  * The clearance the local policies give, at once: the overall policy and each
@@ -171,6 +172,10 @@ export class LocalClearance implements Clearance, PerChannelClearance {
 
   setKeyTemplate(rates: Rate[], now: number): void {
     this.scopes.setTemplate(rates, now);
+  }
+
+  ownRatesOf(key: string): readonly Rate[] | undefined {
+    return this.scopes.find(key)?.ownRates;
   }
 
   pause(until: number): void {

@@ -1,9 +1,10 @@
-import { createPolicy, type PolicyState, type ThrottlePolicy } from '../../policies/index.js';
+import { createPolicy, type PolicyState } from '../../policies/index.js';
 import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import { isKeyName } from '../options/keys-option.js';
 import { type ResolvedOptions, unknownChannelError } from '../options/options.js';
 import type { SavedKey, SavedPolicy } from '../saved/saved-policy.js';
 import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
+import type { Scope } from './scope.js';
 
 /**
  * Idle keys looked at per use of a key. More than one, so that forgetting keeps ahead of keys
@@ -12,49 +13,17 @@ import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
 const SWEEP_STEPS = 4;
 
 /**
- * One channel's or key's policy, and what lazy activation and forgetting need. A waiting message
- * carries its own (QueuedMessage.scope, from its admission on), so that its name is looked up once.
- */
-export interface Scope {
-  readonly policy: ThrottlePolicy<PolicyState>;
-  /** A key's name (KeysByUse files it under it); undefined for a configured channel. */
-  readonly key: string | undefined;
-  /** The last activation this policy has seen: a later one reaches it at its next use. */
-  activation: number;
-  /** Keys: rates of its own (a SET_RATE naming it), or undefined while it follows the template. */
-  ownRates: Rate[] | undefined;
-  /** Keys: how long it must stay idle before it may be forgotten, max(idleAfter, its longest interval). */
-  keepFor: number;
-  /** Keys: when it was last used (a delivery, a settle, a message admitted, a rate set, its creation). */
-  lastUsed: number;
-  /** Keys: messages admitted for it and still waiting. */
-  waiting: number;
-  /**
-   * Keys: whether its policy has recorded a delivery (or was restored, and may hold some). One that never
-   * has (created by a SET_RATE, or by messages cancelled or dropped) has an empty window: it is kept for
-   * `idleAfter` only, not for its longest interval too.
-   */
-  holdsDeliveries: boolean;
-  /** Keys: kept by KeysByUse. */
-  placed: number;
-}
-
-/**
- * The policies of the names a message may carry in `channel`: the configured channels (fixed, kept
- * for good) and, with the `keys` option, keys that appear at run time, each created on its first use
- * with the template's rates. Names are data: Maps only, `__proto__` is a name like any other.
+ * The policies of the names a message may carry in `channel`: the configured channels (kept for good)
+ * and, with `keys`, keys made on their first use with the template's rates. Names are data: Maps only.
  *
- * Forgetting. A key is forgotten once it has been idle longer than both `idleAfter` and its longest
- * interval (one that never delivered: `idleAfter` alone, its windows are empty), with nothing waiting
- * and nothing in flight: by then no window of its rates holds any of its deliveries (a voucher period has ended, a token bucket's next free time has passed), so the
- * fresh policy that a later message creates allows nothing the old one would have refused. Live keys
- * wait in a Map ordered by last use (a use moves a key to the end); each use of a key, and every
- * delivery (keyed or not), looks at a few keys at the oldest end and forgets the expired ones: O(1) per use, and memory bounded by the keys
- * used recently, not by every key ever seen.
+ * Forgetting. A key is forgotten once idle longer than both `idleAfter` and its longest interval (one
+ * that never delivered: `idleAfter` alone), with nothing waiting or in flight: no window of its rates
+ * holds any of its deliveries then, so a fresh policy allows nothing the old one would have refused.
+ * Keys wait in a Map ordered by last use; each use of a key, and every delivery, looks at a few at the
+ * oldest end: O(1) per use, memory bounded by the keys used recently.
  *
- * Activation (the timer strategy's only): becoming active is O(1). A policy hears of the latest
- * activation at its next use, which is the same as hearing it at once, since nothing touched it in
- * between; a key created after an activation starts its voucher period at its first delivery.
+ * Activation (the timer strategy's only) is O(1): a policy hears of the latest one at its next use,
+ * the same as at once, since nothing touched it in between.
  */
 export class ScopePolicies {
   private readonly options: ResolvedOptions;
@@ -72,6 +41,9 @@ export class ScopePolicies {
 
   /** Whether the strategy's policies start anything on activation (so a fresh one would). */
   private readonly startsPeriods: boolean;
+  /** The last name looked up and its scope, or none (creating or forgetting that key replaces this). */
+  private lastName: string | undefined;
+  private lastFound: Scope | undefined;
 
   constructor(options: ResolvedOptions, now: number, startsPeriods: boolean) {
     this.options = options;
@@ -100,8 +72,20 @@ export class ScopePolicies {
   /** A live name's scope, activated; undefined for a key that is not live and for anything unknown. A question. */
   find(name: unknown): Scope | undefined {
     if (typeof name !== 'string') return undefined;
-    const scope = this.channels.get(name) ?? this.keys.get(name);
+    // A message's several questions (its check, the fast path's, its record) look its name up once.
+    const scope = name === this.lastName ? this.lastFound : this.lookUp(name);
+    this.remember(name, scope);
     return scope === undefined ? undefined : this.activated(scope);
+  }
+
+  /** The name's live scope from the Maps: the lookup `find` saves. */
+  private lookUp(name: string): Scope | undefined {
+    return this.channels.get(name) ?? this.keys.get(name);
+  }
+
+  private remember(name: string | undefined, scope: Scope | undefined): void {
+    this.lastName = name;
+    this.lastFound = scope;
   }
 
   /** A known name's scope, activated; a key's is created on its first use. */
@@ -230,6 +214,7 @@ export class ScopePolicies {
     savedAt: number,
     now: number,
   ): void {
+    this.remember(undefined, undefined);
     for (const [name, { saved, path }] of channels) this.channels.get(name)?.policy.load(saved, shift, path, savedAt);
     for (const [name, { saved, path, rates }] of keys) {
       const scope = this.newScope(name, rates ?? (this.templateRates as Rate[]), now, rates);
@@ -246,6 +231,7 @@ export class ScopePolicies {
     const scope = this.newScope(key, this.templateRates as Rate[], now, undefined);
     this.keys.use(key, scope, now);
     this.sweep(now);
+    this.remember(key, scope);
     return scope;
   }
 
@@ -303,7 +289,10 @@ export class ScopePolicies {
 
   private readonly verdict = (name: string, scope: Scope, idle: number): SweepVerdict => {
     if (scope.waiting > 0 || this.holdsInFlight(name)) return 'in-use';
-    if (idle > (scope.holdsDeliveries ? scope.keepFor : this.idleAfter)) return 'forget';
+    if (idle > (scope.holdsDeliveries ? scope.keepFor : this.idleAfter)) {
+      if (name === this.lastName) this.remember(undefined, undefined);
+      return 'forget';
+    }
     return idle > this.templateKeepFor ? 'linger' : 'stop';
   };
 }

@@ -11,7 +11,7 @@ import {
 export interface KeysOption {
   rate: RatesInput;
   /** Kept at least this long after its last use (`'5m'` or ms); never less than its longest interval. Default 0. */
-  idleAfter?: DurationInput;
+  idleAfter?: DurationInput | undefined;
 }
 
 /** The `keys` option after validation. */

@@ -35,12 +35,12 @@ export interface CommonOptions {
    * Default `'timer'` (Akka's voucher timer); with a `store`, `'sliding-window'`, the strict one, which a
    * store shares exactly (it refuses `'timer'` and `'warming-up'`).
    */
-  strategy?: StrategyName;
+  strategy?: StrategyName | undefined;
   /**
    * Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`, or a Map
    * of name to rate. Any name works, `__proto__` included (as a computed key, `{ ['__proto__']: '1/1s' }`).
    */
-  channels?: Record<string, RatesInput> | ReadonlyMap<string, RatesInput>;
+  channels?: Record<string, RatesInput> | ReadonlyMap<string, RatesInput> | undefined;
   /**
    * Keyed limits: a template rate for keys that appear at run time (per customer, user, host), obeyed on top
    * of the overall `rate`: `{ rate: '5/1s', idleAfter: '5m' }`. A message names its key in `channel`: a name
@@ -48,19 +48,19 @@ export interface CommonOptions {
    * window is created on its first message and forgotten once it has been idle (no delivery, nothing in
    * flight, nothing waiting) for longer than both `idleAfter` (default 0) and its longest interval.
    */
-  keys?: KeysOption;
+  keys?: KeysOption | undefined;
   /** `'fifo'` (default): arrival order across channels. `'per-channel'`: order within each channel (and key) only. */
-  ordering?: Ordering;
+  ordering?: Ordering | undefined;
   /** token-bucket: permits stored while idle, at most. Default: one interval's worth (the limit). */
-  maxBurst?: number;
+  maxBurst?: number | undefined;
   /** warming-up: how long the climb from cold to the full rate takes (`'3s'` or ms). Required for warming-up. */
-  warmup?: DurationInput;
+  warmup?: DurationInput | undefined;
   /** warming-up: how many times slower than the full rate a cold throttler starts. Default 3. */
-  coldFactor?: number;
+  coldFactor?: number | undefined;
   /** Most messages waiting at once. Default: unbounded. */
-  capacity?: number;
+  capacity?: number | undefined;
   /** What a full queue does with the next message. Default `'reject'`. */
-  overflow?: Overflow;
+  overflow?: Overflow | undefined;
   /**
    * When a delivery stops counting against the window. `'start'` (default): it
    * counts from the moment it is sent. `'done'` (sliding-window only): a task
@@ -69,11 +69,11 @@ export interface CommonOptions {
    * within one interval. Settling is reported with a SETTLED event (the promise
    * API does it for you).
    */
-  countUntil?: CountUntil;
+  countUntil?: CountUntil | undefined;
   /** Most deliveries in flight at once (each until its SETTLED event). Default: unlimited. */
-  maxConcurrent?: number;
+  maxConcurrent?: number | undefined;
   /** The time source, in milliseconds. Default `performance.now()` (monotonic, never the wall clock). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /**
    * `'ms'` (default): the wake-up timer is armed for whole milliseconds, rounded up, which is all
    * `setTimeout` counts; each wake comes up to about a millisecond after its moment, and with a
@@ -82,14 +82,14 @@ export interface CommonOptions {
    * `throttleQueue` use by themselves unless given a `clock` or `scheduler`. For the machine, pass
    * it to `createActor` as `clock`.
    */
-  timerPrecision?: TimerPrecision;
+  timerPrecision?: TimerPrecision | undefined;
   /**
    * Most deliveries the throttler makes in one go (one event, or one wake-up) before it yields to
    * the event loop: when more are due, it arms its timer with delay 0 and sends the rest in further
    * slices, each on a later turn, at the same time on its clock, so I/O and timers run in between.
    * A positive integer, or Infinity for no bound. Default 1000.
    */
-  maxDeliveriesPerTurn?: number;
+  maxDeliveriesPerTurn?: number | undefined;
   /**
    * How long a wait outweighs any priority (`'1m'` or ms; default 60 s). A message's rank is its
    * arrival time less `priority × maxPriorityWait / 9`, and the lowest rank goes first: a message is
@@ -97,7 +97,7 @@ export interface CommonOptions {
    * `(its priority − this one's) × maxPriorityWait / 9` after it, so once it has waited
    * maxPriorityWait, nothing that arrives later goes before it. No message starves.
    */
-  maxPriorityWait?: DurationInput;
+  maxPriorityWait?: DurationInput | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */

@@ -23,7 +23,7 @@ export interface QueuedMessage<TMessage> {
   /** The last moment it may be delivered, on the throttler's time source; undefined: none. */
   readonly deadline?: number | undefined;
   /** Its position in the heap of deadlines (kept by Deadlines); only a message with a deadline has one. */
-  deadlineSlot?: number;
+  deadlineSlot?: number | undefined;
   /**
    * What the clearance resolved its channel to as it was admitted (the local policies: the channel's or
    * key's scope), kept while it waits so that its name is looked up once; only a message on a channel has one.

@@ -1,4 +1,5 @@
 import { EPILOGUE, PRELUDE } from './prelude.js';
+import { RETIME_BODY } from './retime.js';
 
 /**
  * One decision for a whole batch, in arrival order: each request is granted the earliest time at
@@ -25,12 +26,17 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  * and its state hash are created by its first grant and expire with the rest. A key's token buckets
  * start empty at its first grant, as a local key's do (a channel's start with the state).
  *
- * Script ARGV after the header: pairs of (scope j: 0 none, else the channel or key ARGV[8 + j]; cost).
+ * Script ARGV after the header: pairs of (scope j: 0 none, else the channel or key ARGV[8 + j]; cost);
+ * or 'retime' and the grants to move (retime.ts).
  * Reply: the header, then per request a triple (kind, µs, member): kind 0 granted (µs = wait),
  * 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused (µs = the smallest
  * limit in force, which the cost exceeds).
  */
 export const RESERVE_SCRIPT = `${PRELUDE}
+local results = {}
+if ARGV[HEADER + 1] == 'retime' then
+${RETIME_BODY}
+else
 local tokenBucket = declared.strategy == 'token-bucket'
 local ahead = declared.ahead
 
@@ -113,7 +119,6 @@ local function spend(b, rate, at, cost)
   b.dirty = true
 end
 
-local results = {}
 local laterKind, laterWait
 for index = HEADER + 1, #ARGV, 2 do
   local j = tonumber(ARGV[index])
@@ -197,6 +202,7 @@ for _, b in pairs(buckets) do
   if b.dirty then
     redis.call('HSET', stateKey(b.j), stateField(b.j, 'b' .. b.i), fmt(b.nextFree) .. ' ' .. fmt(b.stored))
   end
+end
 end
 ${EPILOGUE}
 for _, item in ipairs(results) do reply[#reply + 1] = item end

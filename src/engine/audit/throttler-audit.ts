@@ -1,0 +1,188 @@
+import { formatRate, type Rate } from '../../rate/index.js';
+import type { ResolvedOptions } from '../options/options.js';
+import { WindowAudit, type WindowFindings } from './window-audit.js';
+
+/** One rate's findings in one scope, as `audit()` reports them. */
+export interface RateAudit extends WindowFindings {
+  /** `'overall'`, a configured `'channel'`, one live `'key'`, or `'keys'`: every key ever used, together. */
+  scope: 'overall' | 'channel' | 'key' | 'keys';
+  /** The channel's or key's name (scopes `'channel'` and `'key'`). */
+  name?: string | undefined;
+  /** The rate, as `'10/1s'`. */
+  rate: string;
+  limit: number;
+  /** The rate's interval in ms: the length of the windows audited. */
+  interval: number;
+}
+
+/** Everything a throttler's audit has found since it began. */
+export interface ThrottlerAuditReport {
+  /** When the audit began (the throttler's start or restore), on its clock. */
+  since: number;
+  /** Deliveries audited (a lease's permits count one each). */
+  deliveries: number;
+  /** The sum of `windowsOver` over every rate and scope (the `'keys'` lines count each key's once). */
+  windowsOver: number;
+  rates: RateAudit[];
+}
+
+/** Live keys looked at per delivery, to fold into `'keys'` those whose windows have emptied. */
+const SWEEP_STEPS = 2;
+
+/** A scope's audits, one per rate in force, and the audits its earlier rates left (a SET_RATE). */
+class ScopeAudit {
+  private rates: readonly Rate[];
+  current: WindowAudit[];
+  readonly past: WindowAudit[] = [];
+  constructor(rates: readonly Rate[]) {
+    this.rates = rates;
+    this.current = rates.map((rate) => new WindowAudit(rate));
+  }
+  record(at: number, cost: number): void {
+    const { current } = this;
+    for (let i = 0; i < current.length; i += 1) (current[i] as WindowAudit).record(at, cost);
+  }
+  setRates(rates: readonly Rate[]): void {
+    // An audit that saw nothing found nothing: it is not kept as a line of its own.
+    this.past.push(...this.current.filter((audit) => audit.mostAt !== undefined));
+    this.rates = rates;
+    this.current = rates.map((rate) => new WindowAudit(rate));
+  }
+  /** Whether these are the rates it was given as `rates` (a key following the template). */
+  follows(rates: readonly Rate[] | undefined): boolean {
+    return this.rates === rates;
+  }
+  all(): WindowAudit[] {
+    return [...this.past, ...this.current];
+  }
+}
+
+/**
+ * The online audit of every window a throttler's deliveries filled: for each rate in force, overall, per
+ * configured channel and per key. It counts what was sent (`Dispatcher.recordDelivery`), whatever
+ * decided when (the local policies or a store), so it shows what each strategy really does (the timer's
+ * 2N) and proves the strict ones. A key's audit lives while its windows hold deliveries; then its findings
+ * fold into the `'keys'` line, so memory follows the keys in use, not every key ever seen.
+ */
+export class ThrottlerAudit {
+  private readonly since: number;
+  private deliveries = 0;
+  private readonly overall: ScopeAudit;
+  private readonly channels = new Map<string, ScopeAudit>();
+  /** The keys' template, while there is one (a SET_RATE may replace it). */
+  private keyRates: readonly Rate[] | undefined;
+  /** A key's rates in force, its own or the template's (the clearance knows; undefined: the template). */
+  private readonly ratesOfKey: (name: string) => readonly Rate[] | undefined;
+  /** Keys with deliveries in a window, oldest use first (a delivery moves its key to the end). */
+  private readonly keys = new Map<string, ScopeAudit>();
+  /** What the keys folded away found, by rate: the `'keys'` lines start from these. */
+  private readonly folded = new Map<string, { rate: Rate; findings: WindowFindings }>();
+
+  constructor(options: ResolvedOptions, now: number, ratesOfKey?: (name: string) => readonly Rate[] | undefined) {
+    this.since = now;
+    this.overall = new ScopeAudit(options.rates);
+    for (const [name, rates] of options.channels) this.channels.set(name, new ScopeAudit(rates));
+    this.keyRates = options.keys?.rates;
+    this.ratesOfKey = ratesOfKey ?? (() => undefined);
+  }
+
+  /** A delivery of `cost` at `at` on `channel` (undefined: none). O(rates) amortised. */
+  record(channel: string | undefined, cost: number, at: number): void {
+    this.deliveries += cost;
+    this.overall.record(at, cost);
+    if (channel !== undefined) (this.channels.get(channel) ?? this.keyAudit(channel))?.record(at, cost);
+    // Every delivery sweeps, keyed or not, so keys nobody uses any more are folded under any traffic.
+    if (this.keys.size > 0) this.sweep(at);
+  }
+
+  /**
+   * SET_RATE: later deliveries are audited against the new rates; what the old ones found is kept. A key
+   * with no audit live takes its rates from the clearance at its next delivery.
+   */
+  setRates(rates: readonly Rate[], channel: string | undefined): void {
+    if (channel === undefined) this.overall.setRates(rates);
+    else (this.channels.get(channel) ?? this.keys.get(channel))?.setRates(rates);
+  }
+
+  /** SET_RATE of the keys' template: keys that follow it are audited against the new rates. */
+  setKeyTemplate(rates: readonly Rate[]): void {
+    const old = this.keyRates;
+    this.keyRates = rates;
+    for (const scope of this.keys.values()) if (scope.follows(old)) scope.setRates(rates);
+  }
+
+  report(): ThrottlerAuditReport {
+    const rates: RateAudit[] = [];
+    const line = (audit: WindowAudit, scope: RateAudit['scope'], name?: string): void => {
+      rates.push({ scope, ...(name === undefined ? {} : { name }), ...findings(audit, audit) });
+    };
+    for (const audit of this.overall.all()) line(audit, 'overall');
+    for (const [name, scope] of this.channels) for (const audit of scope.all()) line(audit, 'channel', name);
+    const keys = new Map<string, RateAudit>();
+    for (const { rate, findings: found } of this.folded.values()) mergeKeys(keys, rate, found);
+    for (const [name, scope] of this.keys) {
+      for (const audit of scope.all()) {
+        line(audit, 'key', name);
+        mergeKeys(keys, audit, audit);
+      }
+    }
+    rates.push(...keys.values());
+    const windowsOver = rates.reduce((sum, rate) => (rate.scope === 'key' ? sum : sum + rate.windowsOver), 0);
+    return { since: this.since, deliveries: this.deliveries, windowsOver, rates };
+  }
+
+  /** A key's audit, made on its first delivery; undefined for a name that is no key (no `keys` option). */
+  private keyAudit(name: string): ScopeAudit | undefined {
+    const template = this.keyRates;
+    if (template === undefined) return undefined;
+    let scope = this.keys.get(name);
+    if (scope === undefined) scope = new ScopeAudit(this.ratesOfKey(name) ?? template);
+    else this.keys.delete(name);
+    this.keys.set(name, scope);
+    return scope;
+  }
+
+  /** Folds away a few keys at the oldest end whose windows hold nothing at `at`. */
+  private sweep(at: number): void {
+    let steps = SWEEP_STEPS;
+    for (const [name, scope] of this.keys) {
+      if (steps-- === 0 || !scope.current.every((audit) => audit.isEmptyAt(at))) return;
+      this.keys.delete(name);
+      for (const audit of scope.all()) this.fold(audit);
+    }
+  }
+
+  private fold(audit: WindowAudit): void {
+    const id = formatRate(audit);
+    const kept = this.folded.get(id);
+    if (kept === undefined) {
+      this.folded.set(id, { rate: { limit: audit.limit, interval: audit.interval }, findings: copy(audit) });
+      return;
+    }
+    combine(kept.findings, audit);
+  }
+}
+
+function copy(found: WindowFindings): WindowFindings {
+  return { most: found.most, mostAt: found.mostAt, windowsOver: found.windowsOver };
+}
+
+/** Adds `found` into `into`: the larger most (the earlier moment on a tie), the windows over summed. */
+function combine(into: WindowFindings, found: WindowFindings): void {
+  if (found.most > into.most || (found.most === into.most && (found.mostAt ?? Infinity) < (into.mostAt ?? Infinity))) {
+    into.most = found.most;
+    into.mostAt = found.mostAt;
+  }
+  into.windowsOver += found.windowsOver;
+}
+
+function findings(rate: Rate, found: WindowFindings): Omit<RateAudit, 'scope' | 'name'> {
+  return { rate: formatRate(rate), limit: rate.limit, interval: rate.interval, ...copy(found) };
+}
+
+function mergeKeys(keys: Map<string, RateAudit>, rate: Rate, found: WindowFindings): void {
+  const id = formatRate(rate);
+  const line = keys.get(id);
+  if (line === undefined) keys.set(id, { scope: 'keys', ...findings(rate, found) });
+  else combine(line, found);
+}

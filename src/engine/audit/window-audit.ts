@@ -1,0 +1,103 @@
+import type { Rate } from '../../rate/index.js';
+
+/**
+ * What one rate's audit found: the most cost any window of its interval has held, when, and how many
+ * windows held more than its limit. Times are on the throttler's clock (`now`).
+ */
+export interface WindowFindings {
+  /** The most cost (deliveries of cost 1 count 1) that any window of `interval` ms has held since the audit began. */
+  most: number;
+  /** The time of the delivery that closed that fullest window (the first such), or undefined before any delivery. */
+  mostAt: number | undefined;
+  /**
+   * How many deliveries closed a window holding more than `limit`: each delivery at `t` closes the
+   * window `(t - interval, t]`, holding it and every earlier delivery at `s` with `s + interval > t`.
+   * 0 is the promise kept.
+   */
+  windowsOver: number;
+}
+
+/**
+ * One rate's audit over one scope (overall, a channel or a key): the deliveries of the last `interval`
+ * ms, oldest first, with the cost they hold together. A delivery at `t` pushes itself and drops those at
+ * or before `t - interval`; the window that ends at a delivery is the fullest that holds it as its
+ * newest, so the fullest window of all is the fullest of these. O(1) amortised per delivery; memory is
+ * the deliveries of one interval, with deliveries at the same time merged into one entry (at most one
+ * entry per distinct time, so at most `limit` entries while the limit holds).
+ */
+export class WindowAudit implements WindowFindings {
+  readonly limit: number;
+  readonly interval: number;
+  most = 0;
+  mostAt: number | undefined = undefined;
+  windowsOver = 0;
+  /** A ring of (time, cost) pairs, the window's deliveries oldest first; its size is a power of two. */
+  private times = new Float64Array(16);
+  private costs = new Float64Array(16);
+  private mask = 15;
+  private head = 0;
+  private count = 0;
+  /** The cost of the entries in the ring. */
+  private held = 0;
+
+  constructor(rate: Rate) {
+    this.limit = rate.limit;
+    this.interval = rate.interval;
+  }
+
+  /** A delivery of `cost` at `at`; deliveries come in time order (the throttler's clock never runs back). */
+  record(at: number, cost: number): void {
+    if (this.count > 0) this.forgetBefore(at);
+    const newest = (this.head + this.count - 1) & this.mask;
+    if (this.count > 0 && this.times[newest] === at) {
+      this.costs[newest] = (this.costs[newest] as number) + cost;
+    } else {
+      if (this.count === this.times.length) this.grow();
+      const slot = (this.head + this.count) & this.mask;
+      this.times[slot] = at;
+      this.costs[slot] = cost;
+      this.count += 1;
+    }
+    const held = this.held + cost;
+    this.held = held;
+    if (held > this.most) {
+      this.most = held;
+      this.mostAt = at;
+    }
+    if (held > this.limit) this.windowsOver += 1;
+  }
+
+  /** Whether the window ending at `now` holds nothing: a key's audit may then be folded away. */
+  isEmptyAt(now: number): boolean {
+    this.forgetBefore(now);
+    return this.count === 0;
+  }
+
+  /** Drops the deliveries that a window ending at `at` no longer holds (at or before `at - interval`). */
+  private forgetBefore(at: number): void {
+    // `t + interval <= at`, the policies' own arithmetic: a strict window sends its next message at
+    // exactly `t + interval`, which `at - t >= interval` may round to just inside the window.
+    while (this.count > 0 && (this.times[this.head] as number) + this.interval <= at) {
+      this.held -= this.costs[this.head] as number;
+      this.head = (this.head + 1) & this.mask;
+      this.count -= 1;
+    }
+    // Costs are integers: the running total stays exact, and 0 once the ring empties.
+    if (this.count === 0) this.held = 0;
+  }
+
+  private grow(): void {
+    const capacity = this.times.length;
+    const times = new Float64Array(capacity * 2);
+    const costs = new Float64Array(capacity * 2);
+    // Full: the ring is [head, capacity) then [0, head).
+    times.set(this.times.subarray(this.head));
+    times.set(this.times.subarray(0, this.head), capacity - this.head);
+    costs.set(this.costs.subarray(this.head));
+    costs.set(this.costs.subarray(0, this.head), capacity - this.head);
+    this.times = times;
+    this.costs = costs;
+    this.mask = capacity * 2 - 1;
+    this.head = 0;
+  }
+}

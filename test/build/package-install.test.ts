@@ -1,0 +1,222 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The package as a user installs it: `npm pack`, then `npm install` of the tarball in fresh projects.
+ * - A promise-API project installs xstate and this package only: rxjs (an optional peer) is neither
+ *   installed nor loaded, and the operator's entry is the one that would need it.
+ * - A TypeScript project type-checks a consumer of every entry point against the packed declarations
+ *   under `node10`, `node16` (ESM and CommonJS) and `bundler` resolution, with `strict` and
+ *   `exactOptionalPropertyTypes` (passing `undefined` for options it leaves out).
+ * - The tarball holds no source map and no file outside dist/, README, CHANGELOG, LICENSE.
+ * Installs come from npm's cache where it has the packages (`--prefer-offline`).
+ */
+const repo = join(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+const version = (name: string): string =>
+  JSON.parse(readFileSync(join(repo, 'node_modules', name, 'package.json'), 'utf8')).version;
+
+/** The build and the installs may take minutes on a busy machine: their own bound, not the hooks'. */
+const SETUP_TIMEOUT_MS = 600_000;
+/** One compilation, with every declaration file checked, took 23 s here beside other work. */
+const TSC_TIMEOUT_MS = 180_000;
+let sandbox: string;
+let tarball: string;
+const light = () => join(sandbox, 'light');
+const typed = () => join(sandbox, 'typed');
+
+async function npm(cwd: string, ...args: string[]): Promise<string> {
+  const { stdout } = await run('npm', [...args, '--no-audit', '--no-fund'], { cwd, timeout: SETUP_TIMEOUT_MS });
+  return stdout;
+}
+
+async function install(project: string, packages: string[], type: 'module' | 'commonjs'): Promise<void> {
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type }));
+  await npm(project, 'install', '--prefer-offline', '--ignore-scripts', tarball, ...packages);
+}
+
+/** A promise-API app: three tasks at 2/50ms, and what it could load. */
+const LIGHT_ESM = `
+import { createRequire } from 'node:module';
+import { createThrottler } from 'xstate-throttler';
+const throttler = createThrottler({ rate: '2/50ms', strategy: 'sliding-window' });
+const startedAt = performance.now();
+const starts = await Promise.all([1, 2, 3].map(() => throttler.schedule(() => performance.now() - startedAt)));
+throttler.stop();
+let operator;
+try {
+  await import('xstate-throttler/rxjs');
+  operator = 'loaded';
+} catch (error) {
+  operator = error.code + ' ' + error.message.split('\\n')[0];
+}
+const require = createRequire(import.meta.url);
+console.log('RESULT ' + JSON.stringify({ starts, operator, cached: Object.keys(require.cache) }));
+`;
+
+const LIGHT_CJS = `
+const { createThrottler } = require('xstate-throttler');
+const throttler = createThrottler({ rate: '2/50ms', strategy: 'sliding-window' });
+Promise.all([1, 2, 3].map((n) => throttler.schedule(() => n))).then((values) => {
+  throttler.stop();
+  console.log('RESULT ' + JSON.stringify({ values, cached: Object.keys(require.cache) }));
+});
+`;
+
+/** Uses every entry point; with exactOptionalPropertyTypes, passes undefined where an option is left out. */
+const CONSUMER = `
+import { metrics } from '@opentelemetry/api';
+import { createActor, fromCallback } from 'xstate';
+import { createThrottler, type ScheduleOptions, type ThrottlerOptions, throttlerMachine } from 'xstate-throttler';
+import { createRedisStore, type RedisClientLike, type RedisStoreOptions } from 'xstate-throttler/redis';
+import { throttleQueue, type ThrottleQueueOptions } from 'xstate-throttler/rxjs';
+import { type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
+import { renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
+import { type InstrumentOptions, instrumentThrottler, THROTTLER_METRICS } from 'xstate-throttler/otel';
+
+const maybe = (): number | undefined => undefined;
+const options: ThrottlerOptions = { rate: '10/1s', strategy: undefined, capacity: maybe(), store: undefined };
+const throttler = createThrottler({ ...options, serverLimits: serverLimits(undefined, { maxPause: undefined }) });
+const taskOptions: ScheduleOptions = { priority: maybe(), signal: undefined, maxWait: undefined };
+export const result: Promise<number> = throttler.schedule(() => 1, taskOptions);
+
+const target = createActor(fromCallback(() => undefined)).start();
+export const actor = createActor(throttlerMachine, { input: { rate: '1/1s', target, keys: undefined } });
+
+const operatorOptions: ThrottleQueueOptions<string> = { rate: '5/1s', scheduler: undefined, cost: undefined };
+export const operator = throttleQueue(operatorOptions);
+
+const readOptions: ReadServerLimitsOptions = { maxPause: undefined, status: maybe() };
+export const limits = readServerLimits({ 'retry-after': '1' }, readOptions);
+
+const storeOptions: Omit<RedisStoreOptions, 'redis'> = { name: 'api', commandTimeout: undefined };
+export const store = (redis: RedisClientLike) => createRedisStore({ ...storeOptions, redis });
+
+const timelineOptions: TimelineOptions = { width: maybe(), layout: undefined };
+export const svg: string = renderTimeline({ events: [], rate: '1/1s' }, timelineOptions);
+
+const instrumentOptions: InstrumentOptions = { meter: metrics.getMeter('consumer'), name: undefined, channels: undefined };
+export const instrumentation = instrumentThrottler(throttler, instrumentOptions);
+export const messagesName: 'throttler.messages' = THROTTLER_METRICS.messages.name;
+
+// @ts-expect-error: a rate must be a string or a Rate, and the error names it at compile time too
+createThrottler({ rate: 5 });
+`;
+
+/** Each resolution a TypeScript project may use, with the module kind it goes with. */
+const RESOLUTIONS = [
+  { name: 'node10', file: 'consumer.ts', options: ['--module', 'commonjs', '--moduleResolution', 'node10'] },
+  { name: 'node16, ESM', file: 'consumer.mts', options: ['--module', 'node16', '--moduleResolution', 'node16'] },
+  { name: 'node16, CommonJS', file: 'consumer.cts', options: ['--module', 'node16', '--moduleResolution', 'node16'] },
+  { name: 'bundler', file: 'consumer.ts', options: ['--module', 'esnext', '--moduleResolution', 'bundler'] },
+];
+
+beforeAll(async () => {
+  await run('npm', ['run', 'build'], { cwd: repo, timeout: SETUP_TIMEOUT_MS });
+  sandbox = mkdtempSync(join(tmpdir(), 'xstate-throttler-install-'));
+  const packed = JSON.parse(await npm(repo, 'pack', '--json', '--pack-destination', sandbox));
+  tarball = join(sandbox, packed[0].filename);
+  await install(light(), [`xstate@${version('xstate')}`], 'module');
+  writeFileSync(join(light(), 'app.mjs'), LIGHT_ESM);
+  writeFileSync(join(light(), 'app.cjs'), LIGHT_CJS);
+  const typedPackages = ['xstate', 'rxjs', 'ioredis', '@opentelemetry/api', '@types/node'].map(
+    (name) => `${name}@${version(name)}`,
+  );
+  await install(typed(), typedPackages, 'commonjs');
+  for (const { file } of RESOLUTIONS) writeFileSync(join(typed(), file), CONSUMER);
+}, SETUP_TIMEOUT_MS * 3);
+
+afterAll(() => {
+  if (sandbox) rmSync(sandbox, { recursive: true, force: true });
+});
+
+async function node(cwd: string, script: string): Promise<Record<string, unknown>> {
+  const { stdout } = await run(process.execPath, [script], {
+    cwd,
+    timeout: 60_000,
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  if (line === undefined) throw new Error(`${script} reported nothing:\n${stdout}`);
+  return JSON.parse(line.slice('RESULT '.length));
+}
+
+describe('the packed package', () => {
+  it('holds dist/, README.md, CHANGELOG.md, LICENSE and package.json only, without source maps', async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = stdout.split('\n').filter(Boolean);
+    expect(
+      files.filter((file) => !/^package\/(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(file)),
+    ).toEqual([]);
+    expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+    const withMapComment: string[] = [];
+    const dist = join(light(), 'node_modules', 'xstate-throttler', 'dist');
+    for (const path of readdirSync(dist, { recursive: true }) as string[]) {
+      if (/\.(c|m)?js$|\.d\.ts$/.test(path) && readFileSync(join(dist, path), 'utf8').includes('sourceMappingURL')) {
+        withMapComment.push(path);
+      }
+    }
+    expect(withMapComment).toEqual([]);
+  });
+});
+
+describe('a promise-API project with xstate and this package only', () => {
+  it('installs without rxjs (an optional peer) and without ioredis', () => {
+    expect(existsSync(join(light(), 'node_modules', 'xstate'))).toBe(true);
+    expect(existsSync(join(light(), 'node_modules', 'rxjs'))).toBe(false);
+    expect(existsSync(join(light(), 'node_modules', 'ioredis'))).toBe(false);
+    expect(readFileSync(join(light(), 'package-lock.json'), 'utf8')).not.toMatch(/node_modules\/(rxjs|ioredis)"/);
+  });
+
+  it('ESM: runs createThrottler without loading rxjs; the operator entry is what would need it (control)', async () => {
+    const result = (await node(light(), 'app.mjs')) as { starts: number[]; operator: string; cached: string[] };
+    const [first, second, third] = result.starts as [number, number, number];
+    expect(second - first).toBeLessThan(40);
+    expect(third - first).toBeGreaterThanOrEqual(45);
+    expect(result.operator).toMatch(/^ERR_MODULE_NOT_FOUND .*'rxjs'/);
+    expect(result.cached.filter((file) => file.includes('rxjs'))).toEqual([]);
+  });
+
+  it('CommonJS: runs createThrottler without loading rxjs', async () => {
+    const result = (await node(light(), 'app.cjs')) as { values: number[]; cached: string[] };
+    expect(result.values).toEqual([1, 2, 3]);
+    expect(result.cached.some((file) => file.includes('/node_modules/xstate-throttler/dist/cjs/'))).toBe(true);
+    expect(result.cached.filter((file) => file.includes('rxjs'))).toEqual([]);
+  });
+});
+
+describe('a TypeScript consumer of every entry point, strict, with exactOptionalPropertyTypes', () => {
+  const tsc = join(repo, 'node_modules', 'typescript', 'bin', 'tsc');
+  it.each(RESOLUTIONS)(
+    'type-checks against the packed declarations under $name resolution',
+    async ({ file, options }) => {
+      const args = [
+        tsc,
+        '--noEmit',
+        '--strict',
+        '--exactOptionalPropertyTypes',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+      ];
+      const output = await run(process.execPath, [...args, ...options, file], {
+        cwd: typed(),
+        timeout: TSC_TIMEOUT_MS,
+      }).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
+      // One diagnostic per unindented line. xstate's own declarations do not compile with
+      // exactOptionalPropertyTypes (such a project sets skipLibCheck for them); this package's must.
+      const diagnostics = output.split(/\n(?=\S)/).filter((text) => text.trim() !== '');
+      expect(diagnostics.filter((text) => !text.startsWith('node_modules/xstate/'))).toEqual([]);
+    },
+    TSC_TIMEOUT_MS + 10_000,
+  );
+});
