@@ -168,7 +168,7 @@ export interface ThrottleStore {
 export interface StoreClearance extends Clearance {
   close(): void;
   /** What this throttler's clearance asked of the store so far, for metrics (xstate-throttler/otel). */
-  readonly traffic?: StoreTraffic;
+  readonly traffic?: StoreTraffic | undefined;
 }
 
 /** A store clearance's calls so far: counts that only grow. */
