@@ -9,6 +9,7 @@
 import type { Attributes, BatchObservableResult, Observable } from '@opentelemetry/api';
 import type { ThrottlerEmitted } from '../machine/index.js';
 import { formatRate } from '../rate/index.js';
+import { AuditSeries } from './audit-series.js';
 import { MessageTallies } from './message-tallies.js';
 import { THROTTLER_ATTRIBUTES, THROTTLER_METRICS, TIME_IN_QUEUE_BUCKETS } from './names.js';
 import { type CheckedOptions, checkOptions, define, type InstrumentOptions } from './options.js';
@@ -65,7 +66,16 @@ export function instrumentThrottler(throttlerOrActor: unknown, options: Instrume
   const tallies = new MessageTallies(base, view.counts().delivered, view.queuedTotal());
   const store = view.traffic() === undefined ? undefined : new StoreMetrics(meter, base, view);
   const windows = new WindowSeries(checked, view);
-  const observables: Observable[] = [messages, queued, active, paused, utilization, ...(store?.observables ?? [])];
+  const audit = new AuditSeries(meter, checked, view);
+  const observables: Observable[] = [
+    messages,
+    queued,
+    active,
+    paused,
+    utilization,
+    ...audit.observables,
+    ...(store?.observables ?? []),
+  ];
   const observe = (result: BatchObservableResult): void => {
     const counts = view.counts();
     tallies.observe(result, messages, counts.delivered, view.queuedTotal());
@@ -73,6 +83,7 @@ export function instrumentThrottler(throttlerOrActor: unknown, options: Instrume
     result.observe(active, view.inFlight(), base);
     result.observe(paused, view.paused() ? 1 : 0, base);
     windows.observe(result, utilization);
+    audit.observe(result);
     store?.observe(result);
   };
   meter.addBatchObservableCallback(observe, observables);

@@ -17,6 +17,10 @@ export const THROTTLER_METRICS = {
   paused: { name: 'throttler.paused', unit: '1' },
   /** Gauge, `1`: what the current window of a rate holds, as a fraction of its limit. */
   windowUtilization: { name: 'throttler.window.utilization', unit: '1' },
+  /** Gauge, `1`: the most any window of a rate has held since the throttler started (the audit), over its limit. */
+  windowPeakUtilization: { name: 'throttler.window.peak_utilization', unit: '1' },
+  /** Counter, `{window}`: windows of a rate that held more than its limit (the audit); 0 is the promise kept. */
+  windowOverruns: { name: 'throttler.window.overruns', unit: '{window}' },
   /** Counter, `{round_trip}`: calls to the store that waited for its reply. */
   storeRoundTrips: { name: 'throttler.store.round_trips', unit: '{round_trip}' },
   /** Counter, `{grant}`: grants given back to the store unsent (rewound and asked again, late, withdrawn). */
@@ -39,8 +43,10 @@ export const THROTTLER_ATTRIBUTES = {
   reason: 'throttler.reason',
   /** A rate, as `formatRate` writes it (`10/1s`). */
   rate: 'throttler.rate',
-  /** A channel or key, on the utilisation series of the `channels` asked for. */
+  /** A channel or key, on the utilisation series of the `channels` asked for, and the audit's. */
   channel: 'throttler.channel',
+  /** The audit's scope of a line: `overall`, `channel`, `keys` (every key together), or `key` (one asked for). */
+  scope: 'throttler.scope',
   /** The store option another process holds with another value (`storeConflict`). */
   storeOption: 'throttler.store.option',
   /** `down` or `quarantined`. */

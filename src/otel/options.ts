@@ -11,7 +11,7 @@ export interface InstrumentOptions {
   /** More attributes on every series (strings, finite numbers or booleans), e.g. `{ 'peer.service': 'github' }`. */
   attributes?: Attributes | undefined;
   /**
-   * Channels or keys whose windows get utilisation series of their own (`throttler.channel`), at most
+   * Channels or keys whose windows get utilisation and audit series of their own (`throttler.channel`), at most
    * `MAX_CHANNEL_SERIES`: the names are yours to pick, so the series stay few. A key not live reports 0.
    */
   channels?: readonly string[] | undefined;

@@ -5,7 +5,7 @@
  * src/engine/clearance/ (local-clearance.ts `windowUse`, clearance.ts `StoreTraffic`).
  */
 import type { StoreTraffic } from '../engine/index.js';
-import type { ThrottlerCounts, ThrottlerEmitted } from '../machine/index.js';
+import type { ThrottlerAuditReport, ThrottlerCounts, ThrottlerEmitted } from '../machine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 
 /** The part of an actor the metrics listen to: `actor.on(type, handler)`. */
@@ -28,6 +28,8 @@ export interface ThrottlerView {
   paused(): boolean;
   /** Each rate's window at now, overall (undefined) or for a channel or key; empty with a store. */
   windowUse(channel: string | undefined): ReadonlyArray<{ readonly rate: Rate; readonly held: number }>;
+  /** The audit of every window (what `auditThrottler` reports); undefined where there is none. */
+  audit(): ThrottlerAuditReport | undefined;
   /** A store's traffic so far; undefined without a store. */
   traffic(): StoreTraffic | undefined;
 }
@@ -42,7 +44,11 @@ interface ContextView {
   readonly now: () => number;
   readonly counts: ThrottlerCounts;
   readonly inFlight: number;
-  readonly dispatcher: { readonly clearance: ClearanceView; readonly queuedTotal: number };
+  readonly dispatcher: {
+    readonly clearance: ClearanceView;
+    readonly queuedTotal: number;
+    readonly audit?: { report(): ThrottlerAuditReport };
+  };
 }
 
 const EXPECTED = 'a throttler actor (createActor(throttlerMachine)) or a throttler from createThrottler()';
@@ -70,6 +76,7 @@ export function throttlerView(throttlerOrActor: unknown): ThrottlerView {
       const view = context();
       return view.dispatcher.clearance.windowUse?.(channel, view.now()) ?? [];
     },
+    audit: () => context().dispatcher.audit?.report(),
     traffic: () => context().dispatcher.clearance.traffic,
   };
 }

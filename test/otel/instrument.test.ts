@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { createThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import {
+  auditThrottler,
+  createThrottler,
+  type ThrottlerEmitted,
+  type ThrottlerInput,
+  throttlerMachine,
+} from '../../src/index.js';
 import { listensTo } from '../../src/machine/xstate-internals.js';
 import { instrumentThrottler, THROTTLER_METRICS as M } from '../../src/otel/index.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
@@ -165,6 +171,42 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
     // value); the other goes on.
     expect([delivered('first'), delivered('second')]).toEqual([4, 1]);
     expect(second.actor.getSnapshot().context.counts.delivered).toBe(2);
+    await metrics.shutdown();
+  });
+
+  it("the audit's fullest window and windows over the limit, as the audit reports them: the timer's 2N shows", async () => {
+    const metrics = inMemoryMetrics();
+    const { actor } = start({ rate: '2/1s', strategy: 'timer', channels: { a: '5/1s' }, keys: { rate: '1/1s' } });
+    instrumentThrottler(actor, { meter: metrics.meter, channels: ['k1'] });
+    actor.send({ type: 'QUEUE', message: msg(1), channel: 'a' });
+    advance(900);
+    actor.send({ type: 'QUEUE', message: msg(2), channel: 'k1' });
+    actor.send({ type: 'QUEUE', message: msg(3), channel: 'k2' });
+    actor.send({ type: 'QUEUE', message: msg(4) });
+    advance(200);
+    const report = auditThrottler(actor);
+    const read = await metrics.read();
+    const lines = report.rates.filter((line) => line.scope !== 'key' || line.name === 'k1');
+    expect(lines.map((line) => `${line.scope} ${line.name ?? ''}`)).toEqual([
+      'overall ',
+      'channel a',
+      'key k1',
+      'keys ',
+    ]);
+    for (const line of lines) {
+      const match = {
+        'throttler.rate': line.rate,
+        'throttler.scope': line.scope,
+        ...(line.name === undefined ? {} : { 'throttler.channel': line.name }),
+      };
+      expect(pointValue(read.get(M.windowPeakUtilization.name), match)).toBe(line.most / line.limit);
+      expect(pointValue(read.get(M.windowOverruns.name), match)).toBe(line.windowsOver);
+    }
+    // Two in the period that ended at 1000 and two in the next, within one second: the timer's 2N.
+    expect(pointValue(read.get(M.windowOverruns.name), { 'throttler.scope': 'overall' })).toBeGreaterThan(0);
+    expect(pointValue(read.get(M.windowPeakUtilization.name), { 'throttler.scope': 'overall' })).toBe(1.5);
+    // k2 is not asked for: only in the keys' line.
+    expect(read.get(M.windowOverruns.name)?.some((p) => p.attributes['throttler.channel'] === 'k2')).toBe(false);
     await metrics.shutdown();
   });
 
