@@ -82,9 +82,10 @@ export const ENTRIES: readonly SizedEntry[] = [
     name: 'xstate-throttler/otel',
     source: "export * from './src/otel/index.ts';",
     platform: 'browser',
-    // @opentelemetry/api is imported for its types only: nothing of it may be left in the bundle.
+    // @opentelemetry/api is imported for its types only: nothing of it may be left in the bundle. 4.0 kB
+    // measured: the rate helpers (formatRate, ThrottlerOptionError) and the instruments' own code.
     external: ['xstate'],
-    budget: 4_000,
+    budget: 4_500,
   },
   {
     name: 'xstate-throttler/redis',
