@@ -1,8 +1,10 @@
 /**
- * What the metrics read of a throttler: its actor (to listen to), its counts, its deliveries in flight,
- * what each rate's window holds, and a store's traffic. The one place this entry point reads the
- * machine's context (its dispatcher's clearance), checked against src/machine/types.ts and
- * src/engine/clearance/ (local-clearance.ts `windowUse`, clearance.ts `StoreTraffic`).
+ * What the metrics read of a throttler: its actor (to listen to), its counts, the messages it ever
+ * queued, its deliveries in flight, its pause, what each rate's window holds, its audit and a store's
+ * traffic. The one place this entry point reads the machine's context (its dispatcher and the
+ * dispatcher's clearance), checked against src/machine/machine-types.ts, src/engine/dispatcher.ts
+ * (`queuedTotal`, `audit`) and src/engine/clearance/ (`windowUse`, `pausedUntil`, `StoreTraffic`); a
+ * context without them is refused as no throttler.
  */
 import type { StoreTraffic } from '../engine/index.js';
 import type { ThrottlerAuditReport, ThrottlerCounts, ThrottlerEmitted } from '../machine/index.js';
