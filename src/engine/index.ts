@@ -4,6 +4,8 @@
  * its local answer, the saved format, the options and the dispatcher. The machine asks it; a store
  * is a second answer to the same clearance seam.
  */
+export type { RateAudit, ThrottlerAuditReport } from './audit/throttler-audit.js';
+export { WindowAudit, type WindowAuditJSON, type WindowFindings } from './audit/window-audit.js';
 export type {
   ClearanceRequest,
   StoreClearance,

@@ -5,6 +5,7 @@
 export { StoreConflictError, StoreUnavailableError } from './errors.js';
 export { createRedisStore } from './redis-store.js';
 export type {
+  FleetAuditReport,
   LaterReason,
   RedisClientLike,
   RedisStore,

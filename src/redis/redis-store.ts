@@ -1,8 +1,10 @@
 import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
+import { auditFleet } from './fleet-audit.js';
 import { GuardedClient } from './guarded-client.js';
 import { limiterKeys } from './keys.js';
 import { DEFAULT_GRANT_GRACE_MS, declareConfig } from './limiter-config.js';
+import { AUDIT_COMMIT_SCRIPT, AUDIT_READ_SCRIPT } from './lua/audit.js';
 import { CONTROL_SCRIPT } from './lua/control.js';
 import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
@@ -21,6 +23,8 @@ const COMMANDS = {
   reserve: { name: 'xthrottlerReserveV3', lua: RESERVE_SCRIPT },
   release: { name: 'xthrottlerReleaseV2', lua: RELEASE_SCRIPT },
   control: { name: 'xthrottlerControlV2', lua: CONTROL_SCRIPT },
+  auditRead: { name: 'xthrottlerAuditReadV1', lua: AUDIT_READ_SCRIPT },
+  auditCommit: { name: 'xthrottlerAuditCommitV1', lua: AUDIT_COMMIT_SCRIPT },
 } as const;
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
@@ -104,6 +108,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     check(throttle: ResolvedOptions) {
       if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
       declare(throttlerConfig(throttle));
+    },
+    audit() {
+      if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
+      return auditFleet({ name, client, runScript, keys, testClock });
     },
     async close() {
       closed = true;

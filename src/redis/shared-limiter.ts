@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { isKeyName, unknownChannelError } from '../engine/index.js';
 import { parseRates, type RatesInput, ThrottlerOptionError, validateCost } from '../rate/index.js';
 import { StoreConflictError } from './errors.js';
+import { auditFleet } from './fleet-audit.js';
 import { ConflictReply, type GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
@@ -9,9 +10,16 @@ import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from './lim
 import type { NoticeSubscriber } from './notice-subscriber.js';
 import { MAX_DRIFT } from './redis-clock.js';
 import { outcomeOf } from './reserve-reply.js';
-import type { Reservation, ReservationRequest, ReserveOutcome, SharedLimiter, StoreNotice } from './types.js';
+import type {
+  FleetAuditReport,
+  Reservation,
+  ReservationRequest,
+  ReserveOutcome,
+  SharedLimiter,
+  StoreNotice,
+} from './types.js';
 
-type StoreScript = 'reserve' | 'release' | 'control';
+type StoreScript = 'reserve' | 'release' | 'control' | 'auditRead' | 'auditCommit';
 
 /** What became of a late grant (`retime`): kept or moved to Redis' now, with its new reservation, or given back. */
 export type RetimeOutcome = Extract<ReserveOutcome, { kind: 'granted' }> | { readonly kind: 'gone' };
@@ -161,6 +169,11 @@ export class RedisSharedLimiter implements SharedLimiter {
   async check(): Promise<void> {
     // The release script with nothing to release: the common header alone, for either strategy.
     await this.call('release', this.scopes(), []);
+  }
+
+  audit(): Promise<FleetAuditReport> {
+    const { name, client, runScript, keys, testClock } = this;
+    return auditFleet({ name, client, runScript, keys, testClock });
   }
 
   subscribe(listener: (notice: StoreNotice) => void): () => void {

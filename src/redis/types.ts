@@ -1,4 +1,4 @@
-import type { CountUntil, Ordering, ThrottleStore } from '../engine/index.js';
+import type { CountUntil, Ordering, ThrottlerAuditReport, ThrottleStore } from '../engine/index.js';
 import type { StrategyName } from '../policies/index.js';
 import type { Rate, RatesInput, ThrottlerOptionError } from '../rate/index.js';
 
@@ -194,6 +194,19 @@ export interface SharedLimiter {
    * the last one to leave closes it. Returns the unsubscribe function.
    */
   subscribe(listener: (notice: StoreNotice) => void): () => void;
+  /** The fleet's audit on Redis time, as {@link RedisStore.audit} (the same audit: the limiter's name is all it needs). */
+  audit(): Promise<FleetAuditReport>;
+}
+
+/**
+ * The audit of every window the whole fleet's grants filled, on Redis' clock (ms): the local audit's
+ * report (`auditThrottler`), over the grants the fleet kept up to `settledUntil`.
+ */
+export interface FleetAuditReport extends ThrottlerAuditReport {
+  /** Grants up to this Redis time are counted (one longest interval + grace before the read); later ones at a later read. */
+  settledUntil: number;
+  /** Reads that came later than the shortest log's interval + grace after the one before: the audit may have missed grants. 0 is exact. */
+  gaps: number;
 }
 
 /** A connection to one shared limiter in Redis; pass it as a throttler's `store` option. */
@@ -201,6 +214,13 @@ export interface RedisStore extends ThrottleStore {
   readonly name: string;
   /** A throttler's handle on the shared limiter; validates the configuration (throws ThrottlerOptionError). */
   open(config: SharedLimiterConfig): SharedLimiter;
+  /**
+   * The audit of every window the fleet's grants filled since the limiter was first audited, per rate,
+   * overall, per channel and per key, on Redis' clock; read from the grants' logs and kept in Redis, so
+   * any process carries it on. Exact when called at least once per the shortest interval + grace
+   * (`gaps` says otherwise). Sliding window only. See docs/observing.md.
+   */
+  audit(): Promise<FleetAuditReport>;
   /** Closes the subscriber and refuses further calls. Leaves the ioredis client open (it is yours). */
   close(): Promise<void>;
 }

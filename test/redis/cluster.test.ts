@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe('Redis Cluster (3 masters)', () => {
-  it('reserves, releases, changes rates and pauses across channels with no CROSSSLOT, and notifies peers', async () => {
+  it('reserves, releases, changes rates, pauses and audits across channels with no CROSSSLOT, and notifies peers', async () => {
     const names = ['stripe-api', '}odd{name', 'another'];
     const slots = new Set<number>();
     for (const name of names) {
@@ -54,6 +54,9 @@ describe('Redis Cluster (3 masters)', () => {
       const giveUpAt = performance.now() + 5000;
       while (heard.length < 2 && performance.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(heard.map((notice) => notice.type)).toEqual(expect.arrayContaining(['rates', 'paused']));
+      // The fleet audit's scripts name their keys from the limiter's, in its slot: no CROSSSLOT either.
+      const audit = await shared.audit();
+      expect(audit.windowsOver).toBe(0);
       await store.close();
 
       // Every key this limiter wrote lives in one slot.

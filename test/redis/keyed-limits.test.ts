@@ -64,6 +64,8 @@ describe('the shared limiter with keys', () => {
         `xt:{${name}}:k:a`,
         `xt:{${name}}:ks:__proto__`,
         `xt:{${name}}:ks:a`,
+        // The keys with grants, for the fleet audit (lua/audit-trail.ts): one sorted set, trimmed and expiring.
+        `xt:{${name}}:ki`,
       ].sort(),
     );
     // The configuration hash does not grow with keys: a key's state is in its own hash.

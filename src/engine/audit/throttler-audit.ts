@@ -89,7 +89,9 @@ export class ThrottlerAudit {
   /** A delivery of `cost` at `at` on `channel` (undefined: none). O(rates) amortised. */
   record(channel: string | undefined, cost: number, at: number): void {
     this.deliveries += cost;
-    this.overall.record(at, cost);
+    const overall = this.overall.current;
+    if (overall.length === 1) (overall[0] as WindowAudit).record(at, cost);
+    else this.overall.record(at, cost);
     if (channel !== undefined) (this.channels.get(channel) ?? this.keyAudit(channel))?.record(at, cost);
     // Every delivery sweeps, keyed or not, so keys nobody uses any more are folded under any traffic.
     if (this.keys.size > 0) this.sweep(at);

@@ -1,3 +1,4 @@
+import { AUDIT_TRAIL } from './audit-trail.js';
 import { EPILOGUE, PRELUDE } from './prelude.js';
 
 /**
@@ -10,7 +11,7 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  * A reservation from another epoch (a lost state) or already gone is ignored. Token bucket: a
  * no-op (a spent permit stays spent). Reply: the header.
  */
-export const RELEASE_SCRIPT = `${PRELUDE}
+export const RELEASE_SCRIPT = `${PRELUDE}${AUDIT_TRAIL}
 local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
 local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 
@@ -37,7 +38,9 @@ if declared.strategy == 'sliding-window' and not created then
     local key = KEYS[2 + s]
     table.sort(list, function(a, b) return a.total < b.total end)
     local gone = {}
-    for _, item in ipairs(list) do gone[item.member] = true; redis.call('ZREM', key, item.member) end
+    for _, item in ipairs(list) do
+      gone[item.member] = true; redis.call('ZREM', key, item.member); recordRemoval(item.member)
+    end
     local later = redis.call('ZRANGEBYSCORE', key, '(' .. int(list[1].total), '+inf', 'WITHSCORES')
     local shift, next = 0, 1
     local batch = {}

@@ -1,3 +1,4 @@
+import { AUDIT_TRAIL } from './audit-trail.js';
 import { EPILOGUE, PRELUDE } from './prelude.js';
 import { RETIME_BODY } from './retime.js';
 
@@ -32,7 +33,7 @@ import { RETIME_BODY } from './retime.js';
  * 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused (µs = the smallest
  * limit in force, which the cost exceeds).
  */
-export const RESERVE_SCRIPT = `${PRELUDE}
+export const RESERVE_SCRIPT = `${PRELUDE}${AUDIT_TRAIL}
 local results = {}
 if ARGV[HEADER + 1] == 'retime' then
 ${RETIME_BODY}
@@ -196,6 +197,7 @@ for j, log in pairs(logs) do
   if log.dirty then
     trimLog(j)
     redis.call('HSET', stateKey(j), stateField(j, 't'), int(log.newest))
+    if scopeIsKey(j) then indexKeyGrant(scopeName(j), log.newest) end
   end
 end
 for _, b in pairs(buckets) do

@@ -76,6 +76,7 @@ end
 -- every grant at or before t1 (nil: not put back); the totals of the grants it passes drop by cost.
 local function moveInLog(key, member, old, cost, newMember, t1)
   redis.call('ZREM', key, member)
+  recordRemoval(member)
   local passed = {}
   local cursor = old
   local reading = true
