@@ -50,6 +50,12 @@ const expectedOutput: Record<string, OutputCheck[]> = {
     /done: \{ queued: 0, delivered: 7, dropped: 0, rejected: 1 \}/,
   ],
   'inside-a-machine.ts': [/replies: 1,2,3,4,5,6/],
+  // Scraped over HTTP and read series by series in test/otel/prometheus.test.ts.
+  'otel-prometheus.ts': [
+    /impatient task: ThrottlerExpiredError\n/,
+    /throttler_messages_total\{[^}]*throttler_result="delivered"[^}]*\} 8\n/,
+    /throttler_message_time_in_queue_count\{[^}]*\} 3\n/,
+  ],
   'priorities.ts': [
     // Each line, in whatever order a busy machine lets them come (login's priority leads on a quiet one;
     // the order by priority and the drop at the deadline are asserted in virtual time).

@@ -30,6 +30,8 @@ export class Dispatcher<TMessage> {
     this.recordDelivery({ seq: -1, channel: undefined, cost: spent }, at, at);
     this.counts.delivered += spent - 1;
   });
+  /** Messages that ever entered the queue (restored ones too), for metrics: a count, never an event per message. */
+  queuedTotal = 0;
   /** What the last `chooseNext` found: the queue whose head goes next. */
   private chosenQueue: ChannelQueue<TMessage> | undefined;
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
@@ -106,6 +108,7 @@ export class Dispatcher<TMessage> {
   ): 'head' | 'queued' | 'rejected' | 'outranked' {
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
+    this.queuedTotal += 1;
     this.clearance.admit?.(entry, now);
     return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';
   }

@@ -11,6 +11,7 @@ export type {
   StoreClearance,
   StoreConflict,
   StoreHooks,
+  StoreTraffic,
   ThrottleStore,
 } from './clearance/clearance.js';
 export { InFlightDeliveries } from './clearance/in-flight.js';

@@ -73,6 +73,9 @@ export function acceptMessage(
     }
   }
   const queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
+  if ((queued === 'queued' || queued === 'head') && context.pacer.queueingHeard()) {
+    effects.emit({ type: 'queued', message: event.message, channel: event.channel, cost, at: arrivedAt });
+  }
   // Queued behind others yet first in its queue (a higher priority, or its channel's only message), it may be
   // due at once: it goes now, before the next message of a batch, as it would have after a QUEUE of its own.
   if (queued === 'head' && send !== undefined) now = sendWhatIsDue(context, effects, send.self, now, false, send).now;

@@ -128,6 +128,8 @@ export function sendWhatIsDue(
   let nextAt = Number.POSITIVE_INFINITY;
   let held = false;
   const record = send ?? (target && sendRecord(context, effects, self, target, listensTo(self, 'delivered')));
+  // Asked once a pass, and only when a message is due (below): a throttler nobody instruments pays nothing.
+  let emitDequeued: boolean | undefined;
   while (target !== undefined) {
     nextAt = dispatcher.chooseNext(now);
     if (nextAt > now) break;
@@ -154,6 +156,11 @@ export function sendWhatIsDue(
     next.seq = entry.seq;
     next.scope = entry.scope;
     now = sendNow(next, now);
+    emitDequeued ??= listensTo(self, 'dequeued');
+    if (emitDequeued) {
+      const { message, channel, cost, queuedAt } = entry;
+      effects.emit({ type: 'dequeued', message, channel, cost, queuedAt, at: now });
+    }
   }
   return { target, nextAt, held, now };
 }

@@ -27,6 +27,8 @@ export class DeliveryPacer {
      * event cannot take a quiet path (quiet.ts). Unknown (a throttler that cannot ask its actor): yes.
      */
     readonly deliveriesHeard: () => boolean = () => true,
+    /** Whether a listener hears messages join the queue (`queued`): a QUEUE that only queues must then emit. */
+    readonly queueingHeard: () => boolean = () => true,
   ) {
     this.left = perTurn;
   }

@@ -57,10 +57,12 @@ export function initialContext(
     dispatcher,
     now: clock.now,
     clock,
-    pacer: new DeliveryPacer(options.maxDeliveriesPerTurn, deliveryGate, () => {
-      const actor = self?.();
-      return actor === undefined || listensTo(actor, 'delivered');
-    }),
+    pacer: new DeliveryPacer(
+      options.maxDeliveriesPerTurn,
+      deliveryGate,
+      heard(self, 'delivered'),
+      heard(self, 'queued'),
+    ),
     messageCheck,
     target,
     wakeAt: Number.POSITIVE_INFINITY,
@@ -98,6 +100,14 @@ export function closeClearanceOnStop(actor: AnyActorRef, context: MachineContext
 }
 
 /** A new throttler's context from its input (checked whole: options, target, the adapters' hooks, the store). */
+/** Whether the actor has a listener for `type`; yes when the actor is unknown. */
+function heard(self: (() => AnyActorRef | undefined) | undefined, type: string): () => boolean {
+  return () => {
+    const actor = self?.();
+    return actor === undefined || listensTo(actor, type);
+  };
+}
+
 export function contextFromInput(input: MachineInput, self: AnyActorRef): MachineContext {
   const options = optionsOfInput(input);
   const target = checkTarget(input.target);

@@ -9,7 +9,7 @@
  *
  * A guard decides, before anything changes, that the event can emit, raise,
  * cancel and report nothing: the message is valid, nobody hears deliveries,
- * the clock read cleanly. What the event does is then the same as on the
+ * the clock read cleanly (and, for a message that queues, nobody hears `queued`). What the event does is then the same as on the
  * ordinary path, minus effects it could not have had:
  *
  * - in `idle`, a message that passes straight through (accept.ts): it is
@@ -68,6 +68,7 @@ export function queuesQuietly(context: MachineContext, event: MachineEvent): boo
   const now = context.now();
   const { dispatcher } = context;
   if (!(now < context.wakeAt) || !dispatcher.wouldWaitBehind(now) || !nothingToTell(context)) return false;
+  if (context.pacer.queueingHeard()) return false;
   try {
     dispatcher.clearance.checkMessage(undefined, cost);
   } catch {

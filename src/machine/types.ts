@@ -106,6 +106,19 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
       at: number;
       queuedAt: number;
     }
+  /**
+   * A message joined the queue: it was valid but could not go at once (something waits ahead, or the rate,
+   * a pause or the in-flight cap holds it). Emitted only while someone listens (`actor.on('queued')`);
+   * a message that goes straight through, or is refused, never emits it. It later ends as `dequeued` (and
+   * `delivered`) or `dropped`.
+   */
+  | { type: 'queued'; message: TMessage; channel: string | undefined; cost: number; at: number }
+  /**
+   * A message that waited in the queue went to its target, right after its `delivered`: it waited
+   * `at - queuedAt` ms on the throttler's clock. Emitted only while someone listens; unlike `delivered`,
+   * listening to it does not stop the promise API from starting tasks inside `schedule` (those never queue).
+   */
+  | { type: 'dequeued'; message: TMessage; channel: string | undefined; cost: number; queuedAt: number; at: number }
   | { type: 'activated'; at: number }
   | { type: 'idled'; at: number }
   | { type: 'rejected'; message: TMessage; reason: 'overflow' | 'invalid'; error: Error }

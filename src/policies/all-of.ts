@@ -41,6 +41,10 @@ export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
     for (const part of this.parts) part.recordDelivery(at, cost, requestedAt);
   }
 
+  windowUse(now: number, into: number[]): void {
+    for (const part of this.parts) part.windowUse(now, into);
+  }
+
   get grantsInBulk(): boolean {
     return this.parts.every((part) => part.grantsInBulk);
   }

@@ -86,6 +86,21 @@ export class DeliveryLog {
     return this.times[(this.head + low) % capacity] as number;
   }
 
+  /** The cost of the deliveries after `cutoff` (times are appended in order): O(log n), a question. */
+  costAfter(cutoff: number): number {
+    const capacity = this.times.length;
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((this.times[(this.head + mid) % capacity] as number) > cutoff) high = mid;
+      else low = mid + 1;
+    }
+    if (low === this.count) return 0;
+    const slot = (this.head + low) % capacity;
+    return this.totalCost - ((this.runningCost[slot] as number) - (this.costs[slot] as number));
+  }
+
   /** Entries oldest first, as [time, cost] pairs (for saving). */
   entries(): Array<[number, number]> {
     const out: Array<[number, number]> = [];

@@ -62,6 +62,13 @@ export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicySta
   holdInFlight?(cost: number): void;
   /** The held cost settled at `at`: from then on it counts as a delivery at `at`. */
   releaseInFlight?(at: number, cost: number): void;
+  /**
+   * Appends to `into`, one number per rate in order, the cost the window of that rate holds at `now`: a
+   * question for metrics (xstate-throttler/otel), which changes nothing. A sliding window: the cost in
+   * (now - interval, now] and in flight; the voucher timer: what its running period spent; a smooth rate:
+   * its burst (maxPermits) not available now, scaled to the limit, plus what was granted ahead of it.
+   */
+  windowUse(now: number, into: number[]): void;
   /** The smallest limit among the rates: no single delivery may cost more. */
   readonly smallestLimit: number;
   /** The state with every time shifted by `shift` ms, as plain JSON (for persistence). */

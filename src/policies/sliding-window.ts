@@ -66,6 +66,10 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
     return earliest;
   }
 
+  windowUse(now: number, into: number[]): void {
+    for (const rate of this.rates) into.push(this.log.costAfter(now - rate.interval) + this.inFlightCost);
+  }
+
   recordDelivery(at: number, cost: number): void {
     this.log.append(at, cost);
   }

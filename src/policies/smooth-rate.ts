@@ -69,6 +69,17 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy<SmoothRateState
     return this.nextFree - now <= GRANT_TOLERANCE_MS ? now : this.nextFree;
   }
 
+  windowUse(now: number, into: number[]): void {
+    // Read as resync would leave it, without changing anything: idle time since nextFree stores permits.
+    const stored =
+      now > this.nextFree
+        ? Math.min(this.maxPermits, this.storedPermits + (now - this.nextFree) / this.coolDownInterval())
+        : this.storedPermits;
+    const unavailable = this.maxPermits === 0 ? 1 : 1 - stored / this.maxPermits;
+    const ahead = now < this.nextFree ? (this.nextFree - now) / this.stableInterval : 0;
+    into.push(unavailable * this.rate.limit + ahead);
+  }
+
   /**
    * Guava's reserveEarliestAvailable, for a request made at `requestedAt` and sent at `at`: it is
    * granted at the later of its request and `nextFree`, and the schedule goes on from that grant,

@@ -67,6 +67,12 @@ export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
     return this.vouchers >= cost ? now : this.periodStart + this.rate.interval;
   }
 
+  windowUse(now: number, into: number[]): void {
+    // A period that has run out holds nothing: the next use refills it (rollPeriod), so nothing is rolled here.
+    const running = this.periodStart !== Number.NEGATIVE_INFINITY && now - this.periodStart < this.rate.interval;
+    into.push(running ? this.rate.limit - this.vouchers : 0);
+  }
+
   recordDelivery(at: number, cost: number): void {
     if (this.periodStart === Number.NEGATIVE_INFINITY) this.restartPeriod(at);
     this.rollPeriod(at);

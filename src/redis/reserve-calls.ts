@@ -37,6 +37,8 @@ export class ReserveCalls {
   retryAt = Number.NEGATIVE_INFINITY;
   /** Why the store is down; undefined while it answers. */
   down: Error | undefined;
+  /** Grants given back so far (StoreTraffic.grantsReturned). */
+  grantsReturned = 0;
   /** How long the last reply took (ms): how far ahead a late grant is moved (late-grants.ts). */
   roundTripMs = 0;
   /** Where Redis' clock stands from here, learned from every reply: when a grant may go. */
@@ -96,6 +98,7 @@ export class ReserveCalls {
 
   /** An unreleased slot is at worst unused capacity until it expires, never a violation: a failure is let go. */
   giveBack(reservations: Reservation[]): void {
+    this.grantsReturned += reservations.length;
     if (reservations.length > 0) this.limiter.release(reservations).catch(() => {});
   }
 

@@ -34,6 +34,7 @@ export type ScriptRunner = (script: StoreScript, keys: string[], args: string[])
  */
 export class RedisSharedLimiter implements SharedLimiter {
   private readonly knowledge: Knowledge;
+  roundTrips = 0;
 
   constructor(
     readonly name: string,
@@ -238,6 +239,7 @@ export class RedisSharedLimiter implements SharedLimiter {
       ...own,
     ];
     let reply: unknown[];
+    this.roundTrips += 1;
     try {
       reply = await this.client.run(() => this.runScript(script, keys, args));
     } catch (error) {

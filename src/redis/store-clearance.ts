@@ -14,7 +14,7 @@
  * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held is
  * given back and asked for again, in order.
  */
-import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks } from '../engine/index.js';
+import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks, StoreTraffic } from '../engine/index.js';
 import { LocalClearance, type ResolvedOptions } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
@@ -72,6 +72,10 @@ export class RedisClearance implements StoreClearance {
 
   get rates(): Rate[] {
     return this.limiter.rates;
+  }
+
+  get traffic(): StoreTraffic {
+    return { roundTrips: this.limiter.roundTrips, grantsReturned: this.calls.grantsReturned };
   }
 
   get channelRates(): ReadonlyMap<string, Rate[]> {

@@ -162,6 +162,8 @@ export interface SharedLimiter {
    * 0 with a `testClock`, where both read one clock.
    */
   readonly clockDrift: number;
+  /** Calls this handle sent to Redis so far, answered or failed (one per method call that reached Redis). */
+  readonly roundTrips: number;
   /**
    * Grants the whole batch in arrival order, atomically, in one round trip. Rejects with
    * StoreUnavailableError (nothing granted that you know of) or StoreConflictError. An empty batch

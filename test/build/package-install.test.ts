@@ -70,12 +70,14 @@ Promise.all([1, 2, 3].map((n) => throttler.schedule(() => n))).then((values) => 
 
 /** Uses every entry point; with exactOptionalPropertyTypes, passes undefined where an option is left out. */
 const CONSUMER = `
+import { metrics } from '@opentelemetry/api';
 import { createActor, fromCallback } from 'xstate';
 import { createThrottler, type ScheduleOptions, type ThrottlerOptions, throttlerMachine } from 'xstate-throttler';
 import { createRedisStore, type RedisClientLike, type RedisStoreOptions } from 'xstate-throttler/redis';
 import { throttleQueue, type ThrottleQueueOptions } from 'xstate-throttler/rxjs';
 import { type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
 import { renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
+import { type InstrumentOptions, instrumentThrottler, THROTTLER_METRICS } from 'xstate-throttler/otel';
 
 const maybe = (): number | undefined => undefined;
 const options: ThrottlerOptions = { rate: '10/1s', strategy: undefined, capacity: maybe(), store: undefined };
@@ -98,6 +100,10 @@ export const store = (redis: RedisClientLike) => createRedisStore({ ...storeOpti
 const timelineOptions: TimelineOptions = { width: maybe(), layout: undefined };
 export const svg: string = renderTimeline({ events: [], rate: '1/1s' }, timelineOptions);
 
+const instrumentOptions: InstrumentOptions = { meter: metrics.getMeter('consumer'), name: undefined, channels: undefined };
+export const instrumentation = instrumentThrottler(throttler, instrumentOptions);
+export const messagesName: 'throttler.messages' = THROTTLER_METRICS.messages.name;
+
 // @ts-expect-error: a rate must be a string or a Rate, and the error names it at compile time too
 createThrottler({ rate: 5 });
 `;
@@ -118,7 +124,9 @@ beforeAll(async () => {
   await install(light(), [`xstate@${version('xstate')}`], 'module');
   writeFileSync(join(light(), 'app.mjs'), LIGHT_ESM);
   writeFileSync(join(light(), 'app.cjs'), LIGHT_CJS);
-  const typedPackages = ['xstate', 'rxjs', 'ioredis', '@types/node'].map((name) => `${name}@${version(name)}`);
+  const typedPackages = ['xstate', 'rxjs', 'ioredis', '@opentelemetry/api', '@types/node'].map(
+    (name) => `${name}@${version(name)}`,
+  );
   await install(typed(), typedPackages, 'commonjs');
   for (const { file } of RESOLUTIONS) writeFileSync(join(typed(), file), CONSUMER);
 }, SETUP_TIMEOUT_MS * 3);

@@ -282,6 +282,52 @@ redisScenario(store, core, Redis).then((result) => {
 });
 `;
 
+/** The otel entry point with the real SDK: a promise API throttler's counts, and the core's error class. */
+const OTEL_SCENARIO = `
+async function otelScenario(otel, core, sdk) {
+  class Reader extends sdk.MetricReader { async onForceFlush() {} async onShutdown() {} }
+  const reader = new Reader();
+  const provider = new sdk.MeterProvider({ readers: [reader] });
+  const throttler = core.createThrottler({ rate: '2/50ms', strategy: 'sliding-window' });
+  const handle = otel.instrumentThrottler(throttler, { meter: provider.getMeter('check'), name: 'check' });
+  await Promise.all([1, 2, 3].map((n) => throttler.schedule(() => n)));
+  const { resourceMetrics } = await reader.collect();
+  const messages = {};
+  for (const scope of resourceMetrics.scopeMetrics)
+    for (const metric of scope.metrics)
+      if (metric.descriptor.name === 'throttler.messages')
+        for (const point of metric.dataPoints) messages[point.attributes['throttler.result']] = point.value;
+  let error;
+  try {
+    otel.instrumentThrottler({}, { meter: provider.getMeter('check') });
+  } catch (caught) {
+    error = caught;
+  }
+  handle.stop();
+  throttler.stop();
+  await provider.shutdown();
+  return { messages, errorIsCoreClass: error instanceof core.ThrottlerOptionError };
+}
+`;
+
+const OTEL_ESM_CHECK = `
+import * as otel from 'xstate-throttler/otel';
+import * as core from 'xstate-throttler';
+import * as sdk from '@opentelemetry/sdk-metrics';
+${OTEL_SCENARIO}
+console.log('RESULT ' + JSON.stringify({ resolved: import.meta.resolve('xstate-throttler/otel'), ...(await otelScenario(otel, core, sdk)) }));
+`;
+
+const OTEL_CJS_CHECK = `
+const otel = require('xstate-throttler/otel');
+const core = require('xstate-throttler');
+const sdk = require('@opentelemetry/sdk-metrics');
+${OTEL_SCENARIO}
+otelScenario(otel, core, sdk).then((result) => {
+  console.log('RESULT ' + JSON.stringify({ resolved: require.resolve('xstate-throttler/otel'), ...result }));
+});
+`;
+
 /**
  * The build runs once, before every check of this file, and may take minutes on a busy machine (two
  * compilations on two shared cores took 1 min 57 s beside other work): its own bound, not the hooks'.
@@ -303,6 +349,9 @@ beforeAll(async () => {
   symlinkSync(join(repo, 'node_modules', 'ioredis'), join(sandbox, 'node_modules', 'ioredis'), 'dir');
   writeFileSync(join(sandbox, 'redis-check.mjs'), REDIS_ESM_CHECK);
   writeFileSync(join(sandbox, 'redis-check.cjs'), REDIS_CJS_CHECK);
+  symlinkSync(join(repo, 'node_modules', '@opentelemetry'), join(sandbox, 'node_modules', '@opentelemetry'), 'dir');
+  writeFileSync(join(sandbox, 'otel-check.mjs'), OTEL_ESM_CHECK);
+  writeFileSync(join(sandbox, 'otel-check.cjs'), OTEL_CJS_CHECK);
 }, BUILD_TIMEOUT_MS + 10_000);
 
 afterAll(() => {
@@ -391,6 +440,18 @@ describe('the built package in production mode', () => {
       expect(exitDelayMs).toBeLessThan(5_000);
     },
   );
+
+  it.each([
+    ['otel-check.mjs', 'dist/esm/otel/index.js'],
+    ['otel-check.cjs', 'dist/cjs/otel/index.js'],
+  ])('%s: xstate-throttler/otel loads from its own subpath and counts through the real SDK', async (script, entry) => {
+    const { result, exitDelayMs } = await runCheck(script);
+    const report = result as unknown as Record<string, unknown>;
+    expect(report.resolved).toMatch(new RegExp(`/${entry.replaceAll('.', '\\.')}$`));
+    // 2/50ms: two start inside schedule, the third waits for the window.
+    expect(report).toMatchObject({ messages: { delivered: 3, queued: 1 }, errorIsCoreClass: true });
+    expect(exitDelayMs).toBeLessThan(5_000);
+  });
 
   it('control: with the "development" condition the same check loads the development build, which warns', async () => {
     const { result } = await runCheck('check.mjs', ['--conditions=development']);

@@ -84,8 +84,8 @@ describe('the source tree', () => {
     expect(reached).toEqual([]);
   });
 
-  it('lets the Redis store and the adapters reach the engine through its face only, and the store never the machine', () => {
-    const clients = sourceFiles.filter((file) => /^src\/(redis|adapters)\//.test(relative(repo, file)));
+  it('lets the Redis store, the adapters and the metrics reach the engine through its face only, and the store never the machine', () => {
+    const clients = sourceFiles.filter((file) => /^src\/(redis|adapters|otel)\//.test(relative(repo, file)));
     const wrong = clients.flatMap((file) =>
       edges(file)
         .map((target) => relative(repo, target))
@@ -97,6 +97,16 @@ describe('the source tree', () => {
         .map((target) => `${relative(repo, file)} -> ${target}`),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it('imports OpenTelemetry only in src/otel/, and there for types only: the core never loads it', () => {
+    const uses = sourceFiles.flatMap((file) =>
+      importsOf(file)
+        .filter(({ specifier }) => specifier.startsWith('@opentelemetry/'))
+        .map(({ typeOnly }) => ({ file: relative(repo, file), typeOnly })),
+    );
+    expect(uses.length).toBeGreaterThan(0);
+    expect(uses.filter(({ file, typeOnly }) => !file.startsWith('src/otel/') || !typeOnly)).toEqual([]);
   });
 
   it('keeps every file under about 300 lines', () => {

@@ -121,16 +121,21 @@ describe('throttlerMachine', () => {
     expect(target.times()).toEqual([0, 300, 300, 1_000]);
     expect(actor.getSnapshot().value).toBe('idle');
     expect(pendingTimers()).toBe(0);
-    // Message 1 went through active and back; 2 and 3 went straight through, inside the running
-    // period (an activation would have changed nothing); 4 had to wait for the tick, in active.
+    // Message 1 was queued and went through active and back (its activation starts the period); 2 and 3
+    // went straight through, inside the running period (an activation would have changed nothing); 4 had
+    // to wait for the tick, in active.
     expect(emitted.map((e) => e.type)).toEqual([
+      'queued',
       'activated',
       'delivered',
+      'dequeued',
       'idled',
       'delivered',
       'delivered',
+      'queued',
       'activated',
       'delivered',
+      'dequeued',
       'idled',
     ]);
   });
@@ -318,7 +323,8 @@ describe('throttlerMachine', () => {
     const { actor, emitted } = startThrottler({ rate: '5/1s', strategy: 'sliding-window', target: target.ref });
     target.ref.stop();
     actor.send(event);
-    expect(emitted.map((e) => e.type)).toEqual(['targetLost']);
+    // Queued (it stays, at the head), then the target let go.
+    expect(emitted.map((e) => e.type)).toEqual(['queued', 'targetLost']);
     expect(actor.getSnapshot()).toMatchObject({ value: 'idle', context: { target: undefined, counts: { queued: 1 } } });
     expect(pendingTimers()).toBe(0);
   });

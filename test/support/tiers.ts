@@ -18,6 +18,7 @@ export const SLOW_SUITES = [
   // The benchmark at a tiny size.
   'test/bench/bench.test.ts',
   'test/bench/shared-limit.test.ts',
+  'test/bench/w1-otel.test.ts',
   // Fleets of processes, processes that must exit, servers of their own (Redis restarted, a Cluster).
   'test/redis/fleet.test.ts',
   'test/redis/throttler-fleet.test.ts',
@@ -28,6 +29,10 @@ export const SLOW_SUITES = [
   'test/redis/throttler-outage.test.ts',
   // Real round trips through a delaying proxy.
   'test/redis/slow-link.test.ts',
+  // The otel store instruments against a throwaway Redis that is paused and loses its keys.
+  'test/otel/store.test.ts',
+  // The Prometheus example in its own process, scraped over HTTP on real time.
+  'test/otel/prometheus.test.ts',
   // Every example in its own process, and the built package (loaded, packed and installed).
   'test/examples.test.ts',
   'test/build/prod-build.test.ts',

@@ -111,6 +111,8 @@ describe('timeline input validation: every error names the field and the value',
       { type: 'rejected', reason: 'overflow' },
       { type: 'targetLost', at: 3 },
       { type: 'invalidEvent' },
+      { type: 'queued', at: 0, cost: 1 },
+      { type: 'dequeued', at: 1, queuedAt: 0, cost: 1 },
     ];
     expect(busiestWindows({ events, rate: '1/1s' } as unknown as TimelineInput)[0]?.count).toBe(1);
   });

@@ -167,6 +167,16 @@ export interface ThrottleStore {
 /** A clearance over a store: it holds a subscription and reservations, given back on `close`. */
 export interface StoreClearance extends Clearance {
   close(): void;
+  /** What this throttler's clearance asked of the store so far, for metrics (xstate-throttler/otel). */
+  readonly traffic?: StoreTraffic | undefined;
+}
+
+/** A store clearance's calls so far: counts that only grow. */
+export interface StoreTraffic {
+  /** Calls that went to the store and waited for its reply (answered or failed). */
+  readonly roundTrips: number;
+  /** Grants given back unsent: rewound and asked for again, too late to send, withdrawn, or at stop. */
+  readonly grantsReturned: number;
 }
 
 /** How a store's clearance talks back to its throttler. Each is called asynchronously, never during a call to the clearance. */

@@ -13,6 +13,12 @@ import { ScopePolicies } from './scope-policies.js';
  * and keys live in ScopePolicies), the pause and the deliveries in flight. Every
  * answer is the latest of what each of them allows.
  */
+/** One rate and the cost its window holds now (`LocalClearance.windowUse`). */
+export interface WindowUse {
+  readonly rate: Rate;
+  readonly held: number;
+}
+
 export class LocalClearance implements Clearance, PerChannelClearance {
   readonly answersAtOnce = true;
   private readonly options: ResolvedOptions;
@@ -235,6 +241,21 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   channelClearAt(request: ClearanceRequest, now: number): number {
     if (request.channel === undefined) return now;
     return this.scopeOf(request, now).policy.earliestDelivery(now, request.cost);
+  }
+
+  /**
+   * What each rate's window holds at `now` (its cost, with the rate): overall (undefined), or a channel's or
+   * live key's own rates; none for a key not live (no window of it holds anything). For metrics; a question.
+   */
+  windowUse(channel: string | undefined, now: number): WindowUse[] {
+    const scope = channel === undefined ? undefined : this.scopes.find(channel);
+    const rates =
+      channel === undefined ? this.rates : (this.channelRates.get(channel) ?? scope?.ownRates ?? this.keyRates);
+    const policy = channel === undefined ? this.overall : scope?.policy;
+    if (policy === undefined || rates === undefined) return [];
+    const held: number[] = [];
+    policy.windowUse(now, held);
+    return rates.map((rate, index) => ({ rate, held: held[index] ?? 0 }));
   }
 
   save(shift: number): SavedClearance {
