@@ -69,7 +69,9 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/server-limits/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 7_000,
+    // 6.6 -> 9.1 kB with issue 26's provider quotas (OpenAI's and Anthropic's fields, Go durations,
+    // RFC 3339) and the limit learned from 429s (adaptiveLimit).
+    budget: 9_500,
   },
   {
     name: 'xstate-throttler/timeline',
@@ -92,7 +94,10 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/redis/index.ts';",
     platform: 'node',
     external: ['xstate', 'ioredis', 'node:*'],
-    budget: 23_000,
+    // Node only. 22.5 -> 28.2 kB with issue 22's late grants re-timed in Redis and issue 25's fleet
+    // audit and store traffic counts: most of it is Lua, shipped as text with its comments (prelude,
+    // reserve, retime and the audit scripts are the five largest modules).
+    budget: 28_800,
   },
 ];
 
