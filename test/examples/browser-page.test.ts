@@ -14,6 +14,7 @@ import { type Browser, chromium, type Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPage, type PageBuild } from '../../examples/browser/build.js';
 import { type PageServer, servePage } from '../../examples/browser/serve.js';
+import type { MetricLine } from '../../examples/browser/src/lane-metrics.js';
 import type { LivePageReport } from '../../examples/browser/src/main.js';
 import { chromiumArgs, findChromium, missingChromiumIsAnError, NO_CHROMIUM } from '../support/chromium.js';
 
@@ -117,6 +118,38 @@ async function expectShownWindowsCounted(page: Page): Promise<number[]> {
   return most;
 }
 
+/** A metric's value in what the page collected through the OpenTelemetry SDK (0 for a series not there). */
+function metricValue(lines: readonly MetricLine[], name: string, attributes = ''): number {
+  return lines.find((line) => line.name === name && line.attributes === attributes)?.value ?? 0;
+}
+
+/**
+ * What each card's metrics (xstate-throttler/otel through the real SDK, in Chromium) say after the
+ * burst, against what the card shows: 10 delivered, those that waited timed, none waiting now, and the audit.
+ */
+async function expectMetricsAgree(page: Page): Promise<void> {
+  const read = await page.evaluate(() => window.livePage?.metrics() ?? Promise.resolve([]));
+  expect(read).toHaveLength(2);
+  for (const [lane, lines] of read.entries()) {
+    const card = await readCard(page, lane);
+    expect(metricValue(lines, 'throttler.messages', 'result=delivered'), `lane ${lane}`).toBe(card.delivered);
+    // Seven had to wait (the timer's activation may queue the first three too); each that waited is timed.
+    const queued = metricValue(lines, 'throttler.messages', 'result=queued');
+    expect(queued, `lane ${lane}`).toBeGreaterThanOrEqual(7);
+    expect(metricValue(lines, 'throttler.message.time_in_queue'), `lane ${lane}`).toBe(queued);
+    expect(metricValue(lines, 'throttler.queued_messages'), `lane ${lane}`).toBe(0);
+    // The audit's figures, as metrics: the fullest window against the limit, and the windows over it.
+    const [busiest] = card.busiest;
+    const audited = `rate=${busiest?.rate} scope=overall`;
+    expect(metricValue(lines, 'throttler.window.peak_utilization', audited)).toBe((busiest?.count ?? 0) / LIMIT);
+    expect(metricValue(lines, 'throttler.window.overruns', audited)).toBe(card.over);
+  }
+  // The card shows them too, once the page has collected since.
+  await expect
+    .poll(() => page.locator('[data-field="metrics"] tr[data-metric="throttler.messages"]').count())
+    .toBeGreaterThan(0);
+}
+
 function describeLivePage(executablePath: string): void {
   describe('the live page in headless Chromium', () => {
     let built: PageBuild;
@@ -177,6 +210,7 @@ function describeLivePage(executablePath: string): void {
       const timeline = await page.locator('#timeline svg').count();
       expect(timeline).toBe(1);
       expect(await page.locator('#timeline').textContent()).toContain('10 delivered');
+      await expectMetricsAgree(page);
     });
 
     it('refuses a bad burst size and a bad rate with a message naming the value, and changes the rate', async () => {

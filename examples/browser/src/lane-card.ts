@@ -1,10 +1,25 @@
 import type { StrategyName } from '../../../src/index.js';
+import type { MetricLine } from './lane-metrics.js';
 import type { ThrottlerView } from './live-throttler.js';
 
 /** One throttler's card on the page: its strategy picker and what its snapshot says, kept current by show(). */
 export interface LaneCard {
   readonly strategySelect: HTMLSelectElement;
   show(view: ThrottlerView): void;
+  /** Its OpenTelemetry metrics as last collected. */
+  showMetrics(lines: readonly MetricLine[]): void;
+}
+
+function showMetricLines(element: HTMLElement, lines: readonly MetricLine[]): void {
+  element.replaceChildren();
+  for (const line of lines) {
+    const row = child(element, 'tr', { 'data-metric': line.name, 'data-attributes': line.attributes });
+    child(row, 'td', {}, line.name.replace(/^throttler\./, ''));
+    child(row, 'td', {}, line.attributes);
+    const value =
+      line.mean === undefined ? String(line.value) : `${line.value} (mean ${(line.mean * 1000).toFixed(0)} ms)`;
+    child(row, 'td', { class: 'value', 'data-value': String(line.value) }, value);
+  }
 }
 
 const FIELDS = [
@@ -100,6 +115,8 @@ export function createLaneCard(
   }
   child(card, 'h3', {}, 'Queue');
   const queue = child(card, 'div', { class: 'queue', 'data-field': 'queue' });
+  child(card, 'h3', {}, 'Metrics (xstate-throttler/otel, read through the OpenTelemetry SDK)');
+  const metrics = child(child(card, 'table', { class: 'metrics' }), 'tbody', { 'data-field': 'metrics' });
 
   return {
     strategySelect,
@@ -118,6 +135,9 @@ export function createLaneCard(
       setText(fields.over, String(over));
       fields.over.className = over > 0 ? 'over' : 'within';
       showQueue(queue, view);
+    },
+    showMetrics(lines) {
+      showMetricLines(metrics, lines);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { type AnyEventObject, createActor, fromCallback, type InspectionEvent } from 'xstate';
 import { auditThrottler, type RateAudit, type StrategyName, throttlerMachine } from '../../../src/index.js';
 import { recordTimeline, type TimelineInput } from '../../../src/timeline/index.js';
+import { LaneMetrics, type MetricLine } from './lane-metrics.js';
 
 /** What one side of the page shows, read from the throttler's snapshot and its recording. */
 export interface ThrottlerView {
@@ -50,6 +51,7 @@ export class LiveThrottler {
   private paused = false;
   /** Bumped whenever the recording gains events or restarts, so the page redraws the timeline only then. */
   private recordingVersion = 0;
+  private readonly instruments: LaneMetrics;
 
   constructor({ strategy, rates, inspect, onChange }: LiveThrottlerOptions) {
     this.strategy = strategy;
@@ -71,6 +73,12 @@ export class LiveThrottler {
       onChange();
     });
     this.actor.start();
+    this.instruments = new LaneMetrics(this.actor, `${strategy} #${this.id}`);
+  }
+
+  /** Its OpenTelemetry metrics (xstate-throttler/otel), collected now through the SDK. */
+  metrics(): Promise<MetricLine[]> {
+    return this.instruments.read();
   }
 
   get rates(): readonly string[] {
@@ -111,6 +119,7 @@ export class LiveThrottler {
   }
 
   stop(): void {
+    this.instruments.stop();
     this.recording.stop();
     this.actor.stop();
     this.target.stop();

@@ -5,6 +5,7 @@ import type { InspectionEvent } from 'xstate';
 import { parseRate, parseRates, type StrategyName, ThrottlerOptionError } from '../../../src/index.js';
 import { renderTimelines } from '../../../src/timeline/index.js';
 import { createLaneCard, type LaneCard } from './lane-card.js';
+import type { MetricLine } from './lane-metrics.js';
 import { LiveThrottler } from './live-throttler.js';
 import { openStatelyInspector } from './stately-inspector.js';
 
@@ -18,7 +19,7 @@ export interface LivePageReport {
 
 declare global {
   interface Window {
-    livePage?: { report(): LivePageReport[] };
+    livePage?: { report(): LivePageReport[]; metrics(): Promise<MetricLine[][]> };
   }
 }
 
@@ -178,7 +179,18 @@ for (const [index, strategy] of (['timer', 'sliding-window'] as const).entries()
   startLane(index, strategy);
 }
 window.addEventListener('resize', requestFrame);
+
+// Metrics are collected as an exporter would, a few times a second, not every frame.
+const METRICS_EVERY_MS = 250;
+async function readMetrics(): Promise<MetricLine[][]> {
+  return Promise.all(lanes.map((lane) => lane.metrics()));
+}
+setInterval(async () => {
+  const read = await readMetrics();
+  for (const [index, lines] of read.entries()) cards[index]?.showMetrics(lines);
+}, METRICS_EVERY_MS);
 window.livePage = {
+  metrics: readMetrics,
   report: () =>
     lanes.map((lane) => {
       const view = lane.view();
