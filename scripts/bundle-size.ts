@@ -20,8 +20,12 @@ import { build } from 'esbuild';
  * machine's own events marked and refused from outside, the store's conflict / quarantine / slow-link
  * events, the adapters' message check, stop() without side effects, the timer's take-over on SET_RATE.
  * Issue 24 asks to cut what a one-strategy user pays: that is where it comes down again.
+ * 32.5 kB after issue 24's everyday promise API (27.8 -> 32.2 kB measured): size/pending/onIdle and
+ * the task events, clear(), a task's { signal }, timeout and retry with its backoff and budget,
+ * stop({ drain }), and option names checked with what was meant (option-names.ts). They live in the
+ * promise API's files, which a machine-only entry point would leave out.
  */
-export const GZIP_BUDGET_BYTES = 28_500;
+export const GZIP_BUDGET_BYTES = 32_500;
 
 export interface BundleSize {
   minified: number;

@@ -7,8 +7,11 @@ export {
   type ScheduleOptions,
   type ThrottleQueueOptions,
   type Throttler,
+  ThrottlerClearedError,
   type ThrottlerOptions,
   ThrottlerStoppedError,
+  type ThrottlerTaskEvents,
+  ThrottlerTimeoutError,
   throttleQueue,
 } from './adapters/index.js';
 export {

@@ -2,7 +2,7 @@ import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObj
 import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import type { CommonOptions } from '../engine/options/options.js';
 import type { DropReason, ThrottlerCounts } from '../engine/queue/message-queues.js';
-import type { RatesInput } from '../rate/index.js';
+import type { DurationInput, RatesInput } from '../rate/index.js';
 
 /** The machine's input: the options every face takes, and optionally the first target and a store. */
 export interface ThrottlerInput extends CommonOptions {
@@ -40,8 +40,8 @@ export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
    * waiting then is dropped (`dropped`, reason `'expired'`). One or the other with `maxWait`.
    */
   deadline?: number | undefined;
-  /** The longest it may wait, in ms from its arrival: a deadline of arrival + maxWait. */
-  maxWait?: number | undefined;
+  /** The longest it may wait from its arrival (`'2s'` or ms): a deadline of arrival + maxWait. */
+  maxWait?: DurationInput | undefined;
 }
 
 /**

@@ -1,0 +1,103 @@
+/**
+ * The promise API's own events, `throttler.on(event, handler)` / `off`, named as p-queue names them:
+ * what one task did (with its `id` when it was given one) and when the throttler's work ran out.
+ * Each handler gets the arguments its event lists in `ThrottlerTaskEvents`, synchronously.
+ *
+ * A handler that throws breaks nothing: the other handlers still run and the throttler goes on; its
+ * error is reported as XState reports one thrown by an `actor.on` listener, thrown on a later turn
+ * (`setTimeout`), where the host's uncaught-error handling sees it. Never swallowed.
+ */
+import { ThrottlerOptionError } from '../rate/index.js';
+
+/** A task's `id` (ScheduleOptions.id), as the events report it. */
+export type TaskId = string | number;
+
+/** Every event `throttler.on` takes, and the arguments its handlers receive. */
+export interface ThrottlerTaskEvents {
+  /** A task started (its function was called); each retry attempt too. */
+  active: [id: TaskId | undefined];
+  /** Nothing waits and nothing runs (`size` and `pending` are both 0). */
+  idle: [];
+  /** Nothing waits (`size` became 0); tasks may still run. */
+  empty: [];
+  /** A task's promise resolved, with this value. */
+  completed: [value: unknown, id: TaskId | undefined];
+  /** A task's promise rejected with what its function threw (after its last attempt), or a timeout. */
+  error: [error: unknown, id: TaskId | undefined];
+  /** A waiting task was taken out undelivered: expired, displaced by overflow, aborted, cleared or stopped. */
+  dropped: [error: Error, id: TaskId | undefined];
+  /** A task was refused as it arrived: a full queue (`overflow: 'reject'`) or a bad cost, channel or priority. */
+  rejected: [error: Error, id: TaskId | undefined];
+  /** A failed attempt will run again after `delay` ms; `attempt` is the number of the attempt to come (2 = first retry). */
+  retry: [error: unknown, id: TaskId | undefined, retry: { attempt: number; delay: number }];
+}
+
+export type TaskEventName = keyof ThrottlerTaskEvents;
+
+type Handler = (...args: never[]) => void;
+
+const EVENT_NAMES: readonly TaskEventName[] = [
+  'active',
+  'idle',
+  'empty',
+  'completed',
+  'error',
+  'dropped',
+  'rejected',
+  'retry',
+];
+
+/** Reports a handler's failure as XState reports an `actor.on` listener's: uncaught, on a later turn. */
+function reportHandlerError(error: unknown): void {
+  setTimeout(() => {
+    throw error;
+  });
+}
+
+export class TaskEvents {
+  /** One set per event with handlers; an event nobody listens to costs a map lookup. */
+  private readonly handlers = new Map<TaskEventName, Set<Handler>>();
+
+  on<E extends TaskEventName>(event: E, handler: (...args: ThrottlerTaskEvents[E]) => void): void {
+    checkEvent(event, handler);
+    let handlers = this.handlers.get(event);
+    if (handlers === undefined) {
+      handlers = new Set();
+      this.handlers.set(event, handlers);
+    }
+    handlers.add(handler as Handler);
+  }
+
+  off<E extends TaskEventName>(event: E, handler: (...args: ThrottlerTaskEvents[E]) => void): void {
+    checkEvent(event, handler);
+    const handlers = this.handlers.get(event);
+    if (handlers === undefined) return;
+    handlers.delete(handler as Handler);
+    if (handlers.size === 0) this.handlers.delete(event);
+  }
+
+  /** Whether anyone listens: the caller skips building the arguments otherwise. */
+  hears(event: TaskEventName): boolean {
+    return this.handlers.has(event);
+  }
+
+  emit<E extends TaskEventName>(event: E, ...args: ThrottlerTaskEvents[E]): void {
+    const handlers = this.handlers.get(event);
+    if (handlers === undefined) return;
+    // A copy when several listen: a handler may call off() (or on()) as it runs.
+    for (const handler of handlers.size === 1 ? handlers : [...handlers]) {
+      try {
+        (handler as (...args: ThrottlerTaskEvents[E]) => void)(...args);
+      } catch (error) {
+        reportHandlerError(error);
+      }
+    }
+  }
+}
+
+function checkEvent(event: unknown, handler: unknown): void {
+  if (!EVENT_NAMES.includes(event as TaskEventName)) {
+    throw new ThrottlerOptionError('event', `one of ${EVENT_NAMES.map((name) => `"${name}"`).join(', ')}`, event);
+  }
+  if (typeof handler !== 'function') throw new ThrottlerOptionError('handler', 'a function', handler);
+}
