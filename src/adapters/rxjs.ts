@@ -35,7 +35,7 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
-import { type CommonOptions, resolveOptions } from '../engine/index.js';
+import { type CommonOptions, checkOptionNames, resolveOptions } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
@@ -88,7 +88,13 @@ function schedulerClock(scheduler: SchedulerLike): Clock {
   };
 }
 
+/** throttleQueue's own options, on top of the common ones. */
+const OPERATOR_OPTION_NAMES = ['store', 'scheduler', 'channel', 'cost', 'priority', 'maxWait', 'onDropped', 'inspect'];
+
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
+  if (typeof options === 'object' && options !== null) {
+    checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true);
+  }
   const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [

@@ -87,8 +87,16 @@ export function checkOptionNames(options: object, known: readonly string[], wher
   }
 }
 
-/** The known name closest to `name` (case aside), if one is within a third of its length in edits. */
+/**
+ * The known name closest to `name` (case aside): one it begins (`onDrop`: `onDropped`), else one within
+ * a third of its length in edits.
+ */
 function nearest(name: string, candidates: readonly string[]): string | undefined {
+  const lower = name.toLowerCase();
+  if (lower.length >= 4) {
+    const completed = candidates.find((candidate) => candidate.toLowerCase().startsWith(lower));
+    if (completed !== undefined) return completed;
+  }
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
   for (const candidate of candidates) {
