@@ -111,6 +111,12 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | { type: 'rejected'; message: TMessage; reason: 'overflow' | 'invalid'; error: Error }
   | { type: 'dropped'; message: TMessage; reason: DropReason; error: Error }
   | { type: 'targetLost'; target: AnyActorRef; message: TMessage; at: number }
+  /**
+   * The target was set before it was started: nothing is sent to it until it starts (XState would keep
+   * it all in its mailbox and hand it over at once), then what the rate allows goes. Once per target;
+   * `waiting`: the messages waiting then.
+   */
+  | { type: 'targetNotStarted'; target: AnyActorRef; waiting: number; at: number }
   | { type: 'invalidEvent'; event: EventObject; error: Error }
   /**
    * The store stopped answering (a call failed or timed out; while grants are being used and nothing
