@@ -67,7 +67,7 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   /** The overall rates; with `channel`, that channel's or key's; with `keyTemplate: true`, the keys' template. */
   | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined; keyTemplate?: true | undefined }
   | { type: 'CANCEL'; id: unknown }
-  | { type: 'PAUSE'; until?: number | undefined; duration?: number | undefined }
+  | { type: 'PAUSE'; until?: number | undefined; duration?: DurationInput | undefined }
   | { type: 'RESUME' }
   | SettledEvent
   | TryAcquireEvent;
