@@ -20,8 +20,9 @@ export class RunningTask implements TaskContext {
     /** The queued task it came from; undefined for one started on a leased permit (no Task). */
     readonly task: Task | undefined,
     readonly plan: TaskPlan | undefined,
-    readonly resolve: (value: any) => void,
-    readonly reject: (reason: unknown) => void,
+    /** Set later for a leased task that did not settle within its call (TaskRunner.runNow). */
+    public resolve: (value: any) => void,
+    public reject: (reason: unknown) => void,
     /** The task's own signal, still watched while it runs (for `signal`). */
     readonly ownSignal: AbortSignal | undefined,
     /** The attempts whose signal was read, which `stop()` aborts. */

@@ -81,13 +81,15 @@ export class TaskEvents {
     return this.handlers.has(event);
   }
 
-  emit<E extends TaskEventName>(event: E, ...args: ThrottlerTaskEvents[E]): void {
+  emit<E extends TaskEventName>(event: E, ...args: ThrottlerTaskEvents[E]): void;
+  /** The arguments are spelled out, not a rest parameter: an event nobody hears then allocates nothing. */
+  emit(event: TaskEventName, first?: unknown, second?: unknown, third?: unknown): void {
     const handlers = this.handlers.get(event);
     if (handlers === undefined) return;
     // A copy when several listen: a handler may call off() (or on()) as it runs.
     for (const handler of handlers.size === 1 ? handlers : [...handlers]) {
       try {
-        (handler as (...args: ThrottlerTaskEvents[E]) => void)(...args);
+        (handler as (first: unknown, second: unknown, third: unknown) => void)(first, second, third);
       } catch (error) {
         reportHandlerError(error);
       }

@@ -118,11 +118,31 @@ export class TaskRunner {
    * for a delivered task, with no Task and no settling to report (no lease is asked for with settling).
    */
   runNow<R>(run: (context: TaskContext) => R | PromiseLike<R>): Promise<Awaited<R>> {
+    const attempt = new RunningTask(undefined, undefined, this.keepValue, this.keepError, undefined, this.withSignal);
+    this.activity.starting();
+    this.execute(run, attempt);
+    // Settled within the call (the common case): no promise of its own and no closures to make.
+    if (attempt.finished) {
+      const { failed, outcome } = this.settledNow;
+      this.settledNow.outcome = undefined;
+      return (failed ? Promise.reject(outcome) : Promise.resolve(outcome)) as Promise<Awaited<R>>;
+    }
     return new Promise<Awaited<R>>((resolve, reject) => {
-      this.activity.starting();
-      this.execute(run, new RunningTask(undefined, undefined, resolve, reject, undefined, this.withSignal));
+      attempt.resolve = resolve;
+      attempt.reject = reject;
     });
   }
+
+  /** The outcome of a leased task that settled inside its `runNow` (read at once, so one for all is enough). */
+  private readonly settledNow = { failed: false, outcome: undefined as unknown };
+  private readonly keepValue = (value: unknown): void => {
+    this.settledNow.failed = false;
+    this.settledNow.outcome = value;
+  };
+  private readonly keepError = (error: unknown): void => {
+    this.settledNow.failed = true;
+    this.settledNow.outcome = error;
+  };
 
   /** Aborts the signal of every running task that read it (stop()). */
   abortRunning(reason: unknown): void {
