@@ -54,7 +54,7 @@ import { TaskEvents } from './task-events.js';
 import { TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
-import { type TaskPlan, taskPlan } from './task-plan.js';
+import { checkScheduleOptionNames, type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -181,6 +181,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     }
     let plan: TaskPlan | undefined;
     try {
+      if (scheduleOptions !== undefined) checkScheduleOptionNames(scheduleOptions);
       plan = taskPlan(options.id, options.timeout, options.retry);
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);

@@ -7,6 +7,7 @@
  * 30 s, random `Math.random` (give `backoff.random` for a fixed sequence in tests). Half the delay is
  * fixed, so retries never bunch at zero; the other half spreads them.
  */
+import { checkOptionNames } from '../engine/index.js';
 import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { type ResolvedBudget, type RetryBudgetOptions, resolveBudget } from './retry-budget.js';
 import type { TaskId } from './task-events.js';
@@ -60,6 +61,31 @@ export interface TaskPlan {
 }
 
 export const DEFAULT_BACKOFF = { initial: 1_000, factor: 2, max: 30_000 } as const;
+
+/** Every name a task's options may have (ScheduleOptions). */
+const SCHEDULE_OPTION_NAMES = [
+  'channel',
+  'cost',
+  'signal',
+  'priority',
+  'maxWait',
+  'deadline',
+  'id',
+  'timeout',
+  'retry',
+];
+const KNOWN_SCHEDULE_OPTIONS: ReadonlySet<string> = new Set(SCHEDULE_OPTION_NAMES);
+
+/**
+ * Refuses a name a task's options do not have (plain JavaScript: `{ timout: 5000 }` would otherwise
+ * mean no timeout), naming it and what was meant. A loop over the given names, no allocation.
+ */
+export function checkScheduleOptionNames(options: object): void {
+  for (const name in options) {
+    if (KNOWN_SCHEDULE_OPTIONS.has(name) || !Object.hasOwn(options, name)) continue;
+    checkOptionNames(options, SCHEDULE_OPTION_NAMES, 'schedule(task, options)');
+  }
+}
 
 /** The task's plan, or undefined when it has no id, timeout or retry. Throws a ThrottlerOptionError on a bad one. */
 export function taskPlan(id: unknown, timeout: unknown, retry: unknown): TaskPlan | undefined {

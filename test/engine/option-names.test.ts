@@ -70,3 +70,21 @@ describe('unknown option names', () => {
     );
   });
 });
+
+describe("a task's option names", () => {
+  it('a typo or another library name in schedule(task, options) rejects the task, naming it', async () => {
+    const throttler = createThrottler({ rate: '10/1s' });
+    await expect(throttler.schedule(() => 1, { timout: 5_000 } as never)).rejects.toThrow(
+      'timout is not an option of schedule(task, options) (got 5000): did you mean timeout?',
+    );
+    await expect(throttler.schedule(() => 1, { weight: 2 } as never)).rejects.toThrow(
+      "weight is not an option of schedule(task, options) (got 2): did you mean cost: 2 (Bottleneck's weight)?",
+    );
+    await expect(throttler.schedule(() => 1, { expiration: 500 } as never)).rejects.toThrow(
+      "expiration is not an option of schedule(task, options) (got 500): did you mean timeout: 500 (Bottleneck's expiration)?",
+    );
+    await expect(throttler.schedule(() => 'ok', { priority: 7, id: 'a' })).resolves.toBe('ok');
+    expect(throttler.size).toBe(0);
+    await throttler.stop();
+  });
+});

@@ -53,6 +53,10 @@ const FOREIGN: Readonly<Record<string, (value: unknown, options: Options) => str
   queueSize: (value) => `capacity${example(value)}`,
   maxQueued: (value) => `capacity${example(value)}`,
   timeout: () => 'the per-task option: schedule(fn, { timeout })',
+  // A task's options, as Bottleneck's job options and p-queue's add options name them.
+  weight: (value) => `cost${example(value)} (Bottleneck's weight)`,
+  expiration: (value) => `timeout${example(value)} (Bottleneck's expiration)`,
+  throwOnTimeout: () => 'timeout alone: a task past its timeout always rejects (ThrottlerTimeoutError)',
 };
 
 function isPositive(value: unknown): value is number {
