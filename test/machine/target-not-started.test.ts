@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
-import { type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
+import { restoreThrottler, type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 /**
@@ -89,6 +89,23 @@ describe('a target that was never started', () => {
     expect(actor.getSnapshot().context.target).toBeUndefined();
     expect(actor.getSnapshot().context.counts).toMatchObject({ queued: 2, delivered: 0 });
     actor.stop();
+  });
+
+  it('restoreThrottler with a target not started yet: the restored queue waits for its start', () => {
+    const { actor } = throttler({ input: { rate: '1/1s', strategy: 'sliding-window' } });
+    for (let n = 0; n < 3; n++) actor.send({ type: 'QUEUE', message: msg(n) });
+    const saved = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    actor.stop();
+    const { target, received } = unstartedTarget();
+    const restored = restoreThrottler(saved, { target });
+    advance(5_000);
+    expect(received).toEqual([]);
+    expect(restored.getSnapshot().value).toBe('idle');
+    target.start();
+    advance(3_000);
+    expect(received.map(([n]) => n)).toEqual([0, 1, 2]);
+    expect(received[1]?.[1]).toBe((received[0]?.[1] ?? 0) + 1_000);
+    restored.stop();
   });
 
   it('another target set meanwhile takes over; the first one starting later changes nothing', () => {
