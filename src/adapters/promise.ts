@@ -66,7 +66,9 @@ const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits'];
 
 /** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
 export function createThrottler(options: ThrottlerOptions): Throttler {
-  checkOptionNames(options ?? {}, THROTTLER_OPTION_NAMES, 'createThrottler', true);
+  // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
+  if (typeof options !== 'object' || options === null) resolveOptions(options);
+  checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
   const { clock: givenClock, inspect, serverLimits, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
   checkServerLimits(serverLimits);
   let hear: ((value: unknown, error?: unknown) => void) | undefined;

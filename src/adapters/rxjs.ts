@@ -93,9 +93,9 @@ function schedulerClock(scheduler: SchedulerLike): Clock {
 const OPERATOR_OPTION_NAMES = ['store', 'scheduler', 'channel', 'cost', 'priority', 'maxWait', 'onDropped', 'inspect'];
 
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
-  if (typeof options === 'object' && options !== null) {
-    checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true);
-  }
+  // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
+  if (typeof options !== 'object' || options === null) resolveOptions(options);
+  checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true);
   const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [

@@ -88,3 +88,12 @@ describe("a task's option names", () => {
     await throttler.stop();
   });
 });
+
+describe('options that are no object at all', () => {
+  it('are refused as options, not as a list of unknown names', () => {
+    expect(create('10/1s' as never)).toThrow(
+      'options must be an object with at least a rate, e.g. { rate: "10/1s" }, got "10/1s"',
+    );
+    expect(() => throttleQueue('10/1s' as never)).toThrow('options must be an object with at least a rate');
+  });
+});
