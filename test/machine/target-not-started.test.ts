@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActor, fromCallback } from 'xstate';
+import { createActor, fromCallback, sendTo, setup } from 'xstate';
 import { restoreThrottler, type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -121,6 +121,23 @@ describe('a target that was never started', () => {
     advance(1_000);
     expect(first.received).toEqual([]);
     expect(second.received.map(([n]) => n)).toEqual([0]);
+    actor.stop();
+  });
+
+  it('the parent as the target of its invoked throttler (input: ({ self }) => ...): started in time, not held', () => {
+    const got: number[] = [];
+    const parent = setup({ actors: { throttlerMachine } }).createMachine({
+      invoke: {
+        id: 'throttler',
+        src: 'throttlerMachine',
+        input: ({ self }) => ({ rate: '1/1s', strategy: 'sliding-window' as const, target: self }),
+      },
+      entry: [1, 2].map((n) => sendTo('throttler', { type: 'QUEUE', message: { type: 'job', n } })),
+      on: { job: { actions: ({ event }) => got.push((event as unknown as { n: number }).n) } },
+    });
+    const actor = createActor(parent).start();
+    advance(1_000);
+    expect(got).toEqual([1, 2]);
     actor.stop();
   });
 });
