@@ -23,10 +23,11 @@ import { build } from 'esbuild';
  * 32.5 kB after issue 24's everyday promise API (27.8 -> 32.2 kB measured): size/pending/onIdle and
  * the task events, clear(), a task's { signal }, timeout and retry with its backoff and budget,
  * stop({ drain }), and option names checked with what was meant (option-names.ts). They live in the
- * promise API's files, which a machine-only entry point would leave out. 33.0 kB with the hold for a
- * target set before it started (target-start.ts, 32.6 kB measured).
+ * promise API's files, which a machine-only entry point would leave out. 33.5 kB with the hold for a
+ * target set before it started (target-start.ts), a task's option names checked and onHandlerError
+ * (33.0 kB measured).
  */
-export const GZIP_BUDGET_BYTES = 33_000;
+export const GZIP_BUDGET_BYTES = 33_500;
 
 export interface BundleSize {
   minified: number;

@@ -22,6 +22,11 @@ export interface ThrottlerOptions extends CommonOptions {
    * xstate-throttler/server-limits applies a server's Retry-After / RateLimit answers after every task.
    */
   serverLimits?: TaskOutcomeListener | undefined;
+  /**
+   * Receives the error of a `throttler.on` handler that threw, with the event's name; the throttler goes
+   * on either way. Default: `console.warn`, so a broken handler is seen and never becomes an uncaught error.
+   */
+  onHandlerError?: ((error: unknown, event: keyof ThrottlerTaskEvents) => void) | undefined;
 }
 
 /** Bound to the throttler once it exists; then hears every task's outcome (value, or error when it threw). */

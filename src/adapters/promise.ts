@@ -62,15 +62,18 @@ import { TaskRunner } from './task-runner.js';
 const NO_OPTIONS: ScheduleOptions = {};
 
 /** createThrottler's own options, on top of the common ones. */
-const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits'];
+const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError'];
 
 /** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
 export function createThrottler(options: ThrottlerOptions): Throttler {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptions(options);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
-  const { clock: givenClock, inspect, serverLimits, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
+  const { clock: givenClock, inspect, serverLimits, onHandlerError, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
+  if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
+    throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
+  }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
   const resolved = resolveOptions(throttleOptions);
   checkStoreFits(throttleOptions.store, resolved);
@@ -82,7 +85,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
   let stopping: Promise<void> | undefined;
   /** The counts once stop() has rejected what waited; undefined until then. */
   let countsAtStop: ThrottlerCounts | undefined;
-  const events = new TaskEvents();
+  const events = new TaskEvents(onHandlerError);
   const activity = new TaskActivity(events);
 
   /** Rejects a task that never started, reported as `kind`; false when it had started or left already. */

@@ -3,9 +3,10 @@
  * what one task did (with its `id` when it was given one) and when the throttler's work ran out.
  * Each handler gets the arguments its event lists in `ThrottlerTaskEvents`, synchronously.
  *
- * A handler that throws breaks nothing: the other handlers still run and the throttler goes on; its
- * error is reported as XState reports one thrown by an `actor.on` listener, thrown on a later turn
- * (`setTimeout`), where the host's uncaught-error handling sees it. Never swallowed.
+ * A handler that throws breaks nothing: the other handlers still run, the task's promise settles as
+ * it would have, and the throttler goes on. Its error is handed to the `onHandlerError` option, as the
+ * serverLimits option hands a failed `pick` to its `onError`: by default `console.warn`, so it never
+ * goes unseen and never becomes an uncaught error (which would end a Node process).
  */
 import { ThrottlerOptionError } from '../rate/index.js';
 
@@ -47,16 +48,19 @@ const EVENT_NAMES: readonly TaskEventName[] = [
   'retry',
 ];
 
-/** Reports a handler's failure as XState reports an `actor.on` listener's: uncaught, on a later turn. */
-function reportHandlerError(error: unknown): void {
-  setTimeout(() => {
-    throw error;
-  });
+/** What a handler's failure is handed to: the `onHandlerError` option. */
+export type HandlerErrorListener = (error: unknown, event: TaskEventName) => void;
+
+/** The default `onHandlerError`: seen, never uncaught. */
+export function warnHandlerError(error: unknown, event: TaskEventName): void {
+  console.warn(`xstate-throttler: a '${event}' handler threw (the throttler goes on):`, error);
 }
 
 export class TaskEvents {
   /** One set per event with handlers; an event nobody listens to costs a map lookup. */
   private readonly handlers = new Map<TaskEventName, Set<Handler>>();
+
+  constructor(private readonly onHandlerError: HandlerErrorListener = warnHandlerError) {}
 
   on<E extends TaskEventName>(event: E, handler: (...args: ThrottlerTaskEvents[E]) => void): void {
     checkEvent(event, handler);
@@ -76,6 +80,16 @@ export class TaskEvents {
     if (handlers.size === 0) this.handlers.delete(event);
   }
 
+  private report(error: unknown, event: TaskEventName): void {
+    try {
+      this.onHandlerError(error, event);
+    } catch (reportError) {
+      // The listener for failures failed too: both are shown, neither is thrown into the throttler.
+      warnHandlerError(error, event);
+      console.warn('xstate-throttler: onHandlerError threw as well:', reportError);
+    }
+  }
+
   /** Whether anyone listens: the caller skips building the arguments otherwise. */
   hears(event: TaskEventName): boolean {
     return this.handlers.has(event);
@@ -91,7 +105,7 @@ export class TaskEvents {
       try {
         (handler as (first: unknown, second: unknown, third: unknown) => void)(first, second, third);
       } catch (error) {
-        reportHandlerError(error);
+        this.report(error, event);
       }
     }
   }

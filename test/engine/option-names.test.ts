@@ -48,7 +48,7 @@ describe('unknown option names', () => {
 
   it('a name nowhere near a real one lists the options; __proto__ is a name like any other', () => {
     expect(create({ rate: '1/1s', colour: 'blue' })).toThrow(
-      /^colour is not an option of createThrottler \(got "blue"\); the options are rate, strategy, .*serverLimits$/,
+      /^colour is not an option of createThrottler \(got "blue"\); the options are rate, strategy, .*serverLimits, onHandlerError$/,
     );
     const hostile = JSON.parse('{"rate":"1/1s","__proto__":{"x":1}}');
     expect(create(hostile)).toThrow(/^__proto__ is not an option of createThrottler \(got \{"x":1\}\)/);
