@@ -33,7 +33,13 @@ export interface SizedEntry {
  * snapshot or a SET_RATE, so every strategy it may name must be in the bundle. Issue 25's audit of every
  * window (engine/audit/: fed by every delivery, whatever the clearance) adds 1.2 kB to each entry that
  * holds the machine (27.3 -> 28.6 kB for every name); its metrics (the queued and dequeued events, each
- * policy's windowUse, the store's traffic counts) 0.4 kB more (29.0 kB).
+ * policy's windowUse, the store's traffic counts) 0.4 kB more (29.0 kB). Issue 24's everyday promise
+ * API (+4.4 kB measured before the audit: size/pending/onIdle and the task events, clear(), a task's
+ * { signal }, timeout and retry with its backoff and budget, stop({ drain }), option names checked with
+ * what was meant (option-names.ts), the hold for a target set before it started (target-start.ts), a
+ * task's option names checked and onHandlerError): most of it in the promise API's files, which the
+ * machine-only entry leaves out (it grows 1.4 kB: the target hold, durations and option names in the
+ * machine's input). Measured together: 34.3 kB every name, 31.8 createThrottler, 24.0 the machine.
  */
 export const ENTRIES: readonly SizedEntry[] = [
   {
@@ -41,28 +47,28 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 29_200,
+    budget: 34_800,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 26_700,
+    budget: 32_300,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 23_100,
+    budget: 24_500,
   },
   {
     name: 'xstate-throttler/rxjs',
     source: "export * from './src/rxjs/index.ts';",
     platform: 'browser',
     external: ['xstate', 'rxjs'],
-    budget: 24_300,
+    budget: 26_200,
   },
   {
     name: 'xstate-throttler/server-limits',

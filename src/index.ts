@@ -7,13 +7,15 @@ export {
   createThrottler,
   type ScheduleOptions,
   type Throttler,
+  ThrottlerClearedError,
   type ThrottlerOptions,
   ThrottlerStoppedError,
+  type ThrottlerTaskEvents,
+  ThrottlerTimeoutError,
 } from './adapters/index.js';
 export {
   auditThrottler,
   preciseClock,
-  type RateAudit,
   type RestoreOptions,
   restoreThrottler,
   summarizeInspection,

@@ -39,7 +39,7 @@ export interface QueueEntry {
   readonly id?: unknown;
   readonly priority?: number | undefined;
   readonly deadline?: number | undefined;
-  readonly maxWait?: number | undefined;
+  readonly maxWait?: number | string | undefined;
 }
 
 /** Told about every hand-over of entries to the machine, just before and just after the event is sent. */
@@ -157,6 +157,11 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
    */
   abandonBatch(): TEntry[] {
     return this.batcher?.clear() ?? [];
+  }
+
+  /** Takes the unsent batch out, for the adapter to settle; later messages form a new one. */
+  takeBatch(): TEntry[] {
+    return this.batcher?.take() ?? [];
   }
 
   /** Stops the throttler (and its one timer) and its target; an unsent batch is forgotten. */

@@ -3,6 +3,9 @@ export {
   type ScheduleOptions,
   type TaskOutcomeListener,
   type Throttler,
+  ThrottlerClearedError,
   type ThrottlerOptions,
   ThrottlerStoppedError,
 } from './promise-api.js';
+export type { ThrottlerTaskEvents } from './task-events.js';
+export { ThrottlerTimeoutError } from './task-timeout.js';

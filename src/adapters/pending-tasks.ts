@@ -41,7 +41,11 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
   /** `rejectAll` took the list: nothing is tracked from then on. */
   private closed = false;
 
-  constructor(onAbort: (tasks: Task[], reason: unknown) => void) {
+  constructor(
+    onAbort: (tasks: Task[], reason: unknown) => void,
+    /** Told as each task stops waiting (it started or was rejected): `size` is its count. */
+    private readonly activity: { left(): void },
+  ) {
     this.signals = new AbortWatch(onAbort);
   }
 
@@ -101,6 +105,7 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
     this.live -= 1;
     if (!handedOver) this.unsent -= 1;
     if (task.signal !== undefined) this.signals.forget(task);
+    this.activity.left();
     if (!handedOver || this.closed) return;
     // One count a departure; the list is tidied once they are a good share of it (O(1) amortised).
     this.departed += 1;
@@ -108,10 +113,10 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
   }
 
   /**
-   * Rejects every task still handed over with `error`, in the order they were handed over, and
-   * stops tracking. Returns how many of them the throttler never queued (they were in its mailbox).
+   * Rejects every task still handed over with `error` (`rejecting` told of each first), in the order
+   * they were handed over, and stops tracking. Returns how many of them the throttler never queued (they were in its mailbox).
    */
-  rejectAll(error: unknown): number {
+  rejectAll(error: unknown, rejecting?: (task: Task) => void): number {
     const waiting = this.waiting();
     this.closed = true;
     this.batches = [];
@@ -122,6 +127,8 @@ export class PendingTasks implements TaskKeeper, HandOverTracker<Task> {
     let neverQueued = 0;
     for (const task of waiting) {
       const queued = task.reachedQueue;
+      if (task.gone) continue;
+      rejecting?.(task);
       if (task.fail(error, this) && !queued) neverQueued += 1;
     }
     return neverQueued;

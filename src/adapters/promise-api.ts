@@ -5,7 +5,9 @@
 import type { Actor, InspectionEvent } from 'xstate';
 import type { CommonOptions, ThrottleStore } from '../engine/index.js';
 import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
-import type { RatesInput } from '../rate/index.js';
+import type { DurationInput, RatesInput } from '../rate/index.js';
+import type { TaskId, ThrottlerTaskEvents } from './task-events.js';
+import type { RetryOptions, TaskContext } from './task-plan.js';
 
 /** Options of `createThrottler`: the machine's, plus where its one timer comes from. */
 export interface ThrottlerOptions extends CommonOptions {
@@ -20,6 +22,11 @@ export interface ThrottlerOptions extends CommonOptions {
    * xstate-throttler/server-limits applies a server's Retry-After / RateLimit answers after every task.
    */
   serverLimits?: TaskOutcomeListener | undefined;
+  /**
+   * Receives the error of a `throttler.on` handler that threw, with the event's name; the throttler goes
+   * on either way. Default: `console.warn`, so a broken handler is seen and never becomes an uncaught error.
+   */
+  onHandlerError?: ((error: unknown, event: keyof ThrottlerTaskEvents) => void) | undefined;
 }
 
 /** Bound to the throttler once it exists; then hears every task's outcome (value, or error when it threw). */
@@ -37,15 +44,29 @@ export interface ScheduleOptions {
   signal?: AbortSignal | undefined;
   /** 0 (goes last) to 9 (goes first), default 5: among tasks the rates allow, higher first (see Priorities). */
   priority?: number | undefined;
-  /** The most it may wait, in ms: if it cannot start by then it is rejected with a ThrottlerExpiredError. */
-  maxWait?: number | undefined;
+  /** The most it may wait (`'2s'` or ms): if it cannot start by then it is rejected with a ThrottlerExpiredError. */
+  maxWait?: DurationInput | undefined;
   /** The last moment it may start, on the throttler's clock (`now`, performance.now() by default); or use maxWait. */
   deadline?: number | undefined;
+  /** Reported with the task's events (`throttler.on`) and in its ThrottlerTimeoutError. */
+  id?: TaskId | undefined;
+  /** How long a started attempt may run (`'30s'` or ms) before it is rejected with a ThrottlerTimeoutError. */
+  timeout?: DurationInput | undefined;
+  /** Run it again through the throttler when it fails: `{ retries: 3 }` (backoff, retryOn and budget optional). */
+  retry?: RetryOptions | undefined;
+}
+
+/** `stop(options)`: `{ drain: true }` (or Bottleneck's `{ dropWaitingJobs: false }`) runs what waits first. */
+export interface StopOptions {
+  /** Accept nothing new, run every task waiting (retries too), and stop once nothing waits or runs. */
+  drain?: boolean | undefined;
+  /** Bottleneck's spelling: `false` is `drain: true`. */
+  dropWaitingJobs?: boolean | undefined;
 }
 
 export interface Throttler {
-  /** Runs `task` as soon as the rate allows; resolves or rejects as the task does. */
-  schedule<R>(task: () => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
+  /** Runs `task` as soon as the rate allows, with `{ signal }`; resolves or rejects as the task does. */
+  schedule<R>(task: (context: TaskContext) => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
   /** A throttled version of `fn`: every call is scheduled with these options; `this` is passed on. */
   wrap<A extends unknown[], R, This = unknown>(
     fn: (this: This, ...args: A) => R | PromiseLike<R>,
@@ -59,10 +80,10 @@ export interface Throttler {
    */
   tryAcquire(cost?: number, options?: Pick<ScheduleOptions, 'channel'>): number;
   /**
-   * Starts nothing for `ms` milliseconds (e.g. an HTTP 429's Retry-After), or until `resume()`.
+   * Starts nothing for `duration` (`'5s'` or ms; e.g. an HTTP 429's Retry-After), or until `resume()`.
    * Called from a task, it holds back the tasks due with it too. Throws after `stop()`.
    */
-  pause(ms?: number): void;
+  pause(duration?: DurationInput): void;
   /** Ends a pause; what the rate allows starts at once. Throws after `stop()`. */
   resume(): void;
   /**
@@ -72,9 +93,29 @@ export interface Throttler {
   setRate(rate: RatesInput, scope?: string | { keyTemplate: true }): void;
   /**
    * Stops the throttler and its timer; every task that has not started (scheduled in this synchronous
-   * stretch too) is rejected with ThrottlerStoppedError, and none starts on the way out.
+   * stretch too) is rejected with ThrottlerStoppedError, and none starts on the way out; running tasks go
+   * on, their signals aborted. With `{ drain: true }`: refuses new tasks, runs those waiting, then stops;
+   * the promise resolves once stopped.
    */
-  stop(): void;
+  stop(options?: StopOptions): Promise<void>;
+  /** Rejects every waiting task with a ThrottlerClearedError (retries waiting out a backoff too); running tasks go on. */
+  clear(): void;
+  /** Tasks waiting: scheduled and neither started nor rejected (a retry's backoff counts). A counter, O(1). */
+  readonly size: number;
+  /** Tasks started and not settled (a task that timed out is settled). A counter, O(1). */
+  readonly pending: number;
+  /** A pause is in force (`pause()`, or one `serverLimits` set); false once stopped. */
+  readonly isPaused: boolean;
+  /** Resolves once nothing waits and nothing runs (at once if so now). */
+  onIdle(): Promise<void>;
+  /** Resolves once nothing waits (at once if so now); tasks may still run. */
+  onEmpty(): Promise<void>;
+  /** Resolves once fewer than `limit` tasks wait (a positive integer; throws on another). */
+  onSizeLessThan(limit: number): Promise<void>;
+  /** Calls `handler` on every `event` (ThrottlerTaskEvents lists them and their arguments). */
+  on<E extends keyof ThrottlerTaskEvents>(event: E, handler: (...args: ThrottlerTaskEvents[E]) => void): void;
+  /** Stops calling `handler` on `event`. */
+  off<E extends keyof ThrottlerTaskEvents>(event: E, handler: (...args: ThrottlerTaskEvents[E]) => void): void;
   /**
    * Waiting, started, dropped and rejected task counts, read without side effect (tasks of this stretch not
    * yet handed to the machine count as waiting); after `stop()`, the tasks it rejected count as dropped.
@@ -89,5 +130,13 @@ export class ThrottlerStoppedError extends Error {
   override name = 'ThrottlerStoppedError';
   constructor() {
     super('The throttler was stopped before the task could start');
+  }
+}
+
+/** Why a waiting task was rejected by `clear()`. */
+export class ThrottlerClearedError extends Error {
+  override name = 'ThrottlerClearedError';
+  constructor() {
+    super('The throttler was cleared before the task could start');
   }
 }

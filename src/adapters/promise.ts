@@ -1,93 +1,99 @@
 /**
- * The promise API: `createThrottler(options)` for code that holds no actor
- * system. It is the same machine with a task-runner actor as its target: each
- * `schedule(fn)` queues one task message, and the runner calls `fn` when the
- * throttler delivers it.
+ * The promise API: `createThrottler(options)` for code that holds no actor system. It is the same
+ * machine with a task-runner actor as its target: each `schedule(fn)` queues one task message, and the
+ * runner calls `fn({ signal })` when the throttler delivers it (task-runner.ts).
  *
  * Semantics:
- * - `schedule(fn)` resolves with what `fn` returns (or resolves to) and rejects
- *   with what it throws, unchanged. `fn` starts when the rate allows, in FIFO
- *   order (or per channel with `ordering: 'per-channel'`), never earlier.
- * - A task that never starts is rejected, never forgotten: an AbortSignal that
- *   fires while it waits rejects it with the signal's reason (an `AbortError`
- *   unless the caller gave another); a full queue rejects it (`overflow:
- *   'reject'`) or the task it displaces (`'drop-oldest'`, `'drop-newest'`); an
- *   invalid cost or channel rejects it with a ThrottlerOptionError; `stop()`
- *   rejects every waiting task with a {@link ThrottlerStoppedError}; a store that
- *   refuses this configuration (`storeConflict`: another process created it with
- *   other options) rejects every waiting task with its StoreConflictError. Aborting a
- *   task that has started changes nothing: `fn` owns it from then on. No task
- *   starts once its signal has fired, and an abort starts no other task.
- * - While nothing waits and the rate allows it now, a task without options
- *   starts inside its `schedule` call, on a permit the machine leased for the
- *   synchronous stretch (task-lease.ts, engine/clearance/lease.ts): no event and no
- *   queue entry of its own. Other `schedule` calls made in one synchronous
- *   stretch reach the machine together, as one QUEUE_BATCH event in a microtask
- *   (a burst costs one transition, not one per task); every other method ends
- *   the lease and sends them first, so order holds. With a bounded queue
- *   (`capacity`) each task is its own QUEUE event, so overflow is decided task
- *   by task as it arrives.
- * - A task starts the moment the throttler grants it, synchronously, as a
- *   target actor receives a message: the throttler logs the delivery after the
- *   task has started, so a strict window holds where the caller sees it too. A
- *   task may call `schedule`, `pause`, `setRate` or `stop` on its own
- *   throttler, and `pause`, `setRate` and `stop` hold back the tasks the same
- *   pass would have started next: those wait until the change is in force
- *   (then start on a zero-delay wake-up, if it allows them). `tryAcquire`
- *   cannot answer from inside one (the throttler is busy delivering) and
- *   throws, taking nothing.
- * - `stop()` rejects every task that has not started, those of the unsent batch
- *   too (the batch is not sent on the way out: it would start what the rate
- *   allows). After it, `schedule` rejects and `tryAcquire`, `pause`, `resume` and
- *   `setRate` throw a ThrottlerStoppedError; `counts` then shows nothing queued,
- *   the tasks `stop()` rejected counted as dropped. Reading `counts` sends nothing.
- * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's
- *   settling back to the machine (SETTLED), so the next one may start.
- * - `priority`, `maxWait` and `deadline` per task: among tasks the rate allows,
- *   higher priority first; a task that cannot start by its deadline is rejected
- *   with a ThrottlerExpiredError. With `serverLimits`, every task's outcome is
- *   heard (the server's Retry-After / RateLimit answers applied) before its
- *   promise settles and before its slot is reported free.
+ * - `schedule(fn)` resolves with what `fn` returns (or resolves to) and rejects with what it throws,
+ *   unchanged (after its last attempt, with `retry`: task-retry.ts). `fn` starts when the rate allows, in
+ *   FIFO order (or per channel with `ordering: 'per-channel'`), among those allowed higher priority first.
+ * - A task that never starts is rejected, never forgotten: its AbortSignal (with its reason), a full
+ *   queue (`overflow`), a bad cost or channel (ThrottlerOptionError), its deadline (ThrottlerExpiredError),
+ *   `clear()` (ThrottlerClearedError), `stop()` (ThrottlerStoppedError), a store's conflict (its
+ *   StoreConflictError). Aborting a task that has started aborts the signal `fn` received, nothing more.
+ * - While nothing waits and the rate allows it now, a task without options starts inside its `schedule`
+ *   call on a permit leased for the synchronous stretch (task-lease.ts). Other calls of one stretch reach
+ *   the machine as one QUEUE_BATCH in a microtask; every other method ends the lease and sends them
+ *   first, so order holds. With a bounded queue (`capacity`) each task is its own QUEUE.
+ * - A task starts synchronously as the throttler grants it, and the delivery is logged after it started,
+ *   so a strict window holds where the caller sees it. A task may call its own throttler: `pause`,
+ *   `setRate` and `stop` hold back the rest of the pass until the change is in force; `tryAcquire` throws.
+ * - `stop()` rejects every task that has not started, the unsent batch's too (promise-stop.ts); after it
+ *   `schedule` rejects and the other methods throw a ThrottlerStoppedError. `stop({ drain: true })` runs
+ *   what waits first. Reading `counts`, `size`, `pending` or `isPaused` sends nothing.
+ * - With `maxConcurrent` or `countUntil: 'done'` the runner reports every task's settling (SETTLED), a
+ *   timed-out one at its timeout. With `serverLimits`, every outcome is heard before its promise settles
+ *   and before its slot is reported free.
+ * - `size` and `pending` are counters, `onIdle`/`onEmpty`/`onSizeLessThan` and the events of `on` hang on
+ *   them (task-activity.ts, task-events.ts).
  */
-
-import { resolveOptions, tracksInFlight } from '../engine/index.js';
+import { checkOptionNames, resolveOptions, tracksInFlight } from '../engine/index.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
+import { clockFor } from '../machine/precise-clock.js';
 import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
-import { busyError, countsOf, notATaskError, rateEvent } from './promise-requests.js';
+import {
+  busyError,
+  checkServerLimits,
+  countsOf,
+  isPausedNow,
+  notATaskError,
+  pauseDuration,
+  rateEvent,
+  stopDrains,
+  tryAcquireNow,
+} from './promise-requests.js';
+import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { Task } from './task.js';
+import { TaskActivity } from './task-activity.js';
+import { TaskEvents } from './task-events.js';
+import { TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
+import type { TaskContext } from './task-plan.js';
+import { checkScheduleOptionNames, type TaskPlan, taskPlan } from './task-plan.js';
+import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
+/** createThrottler's own options, on top of the common ones. */
+const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError'];
+
 /** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
 export function createThrottler(options: ThrottlerOptions): Throttler {
-  const { clock, inspect, serverLimits, ...throttleOptions } = options ?? ({} as ThrottlerOptions);
-  if (
-    serverLimits !== undefined &&
-    (typeof serverLimits !== 'object' || serverLimits === null || typeof serverLimits.bind !== 'function')
-  ) {
-    throw new ThrottlerOptionError(
-      'serverLimits',
-      'what serverLimits(...) of xstate-throttler/server-limits returns',
-      serverLimits,
-    );
+  // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
+  if (typeof options !== 'object' || options === null) resolveOptions(options);
+  checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
+  const { clock: givenClock, inspect, serverLimits, onHandlerError, ...throttleOptions } = options;
+  checkServerLimits(serverLimits);
+  if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
+    throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
   const resolved = resolveOptions(throttleOptions);
   checkStoreFits(throttleOptions.store, resolved);
   const { now } = resolved;
+  const clock = givenClock ?? clockFor(resolved);
   const reportsSettling = tracksInFlight(resolved);
   let stopped = false;
+  /** stop({ drain: true }) is under way: new tasks are refused; what waits runs. */
+  let stopping: Promise<void> | undefined;
   /** The counts once stop() has rejected what waited; undefined until then. */
   let countsAtStop: ThrottlerCounts | undefined;
+  const events = new TaskEvents(onHandlerError);
+  const activity = new TaskActivity(events);
 
+  /** Rejects a task that never started, reported as `kind`; false when it had started or left already. */
+  const drop = (task: Task, error: unknown, kind: 'dropped' | 'rejected' = 'dropped'): boolean => {
+    if (task.gone) return false;
+    if (events.hears(kind)) events.emit(kind, error as Error, task.plan?.id);
+    return task.fail(error, pending);
+  };
   // Every task of the signal is rejected before anything is sent to the machine: a CANCEL lets it
   // deliver what may go next, which must not be one of them. Nothing is flushed here, so an abort
   // starts no task of the unsent batch (a later abort could not stop it any more).
@@ -95,32 +101,37 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     const cancelled: Task[] = [];
     for (const task of tasks) {
       const unsent = pending.inUnsentBatch(task);
-      if (!task.fail(reason, pending)) continue;
+      if (!drop(task, reason)) continue;
       if (unsent) host.withdraw();
       else cancelled.push(task);
     }
     if (stopped) return;
     for (const task of cancelled) host.send({ type: 'CANCEL', id: task });
   };
-  const pending = new PendingTasks(abortTasks);
-  const runner = new TaskRunner(
-    pending,
+  const pending = new PendingTasks(abortTasks, activity);
+  const retries = new TaskRetries(clock, now, activity, events, (attempt) => intake.requeue(attempt));
+  const runner = new TaskRunner({
+    keeper: pending,
     reportsSettling,
-    (task) => {
+    reportSettled: (task) => {
       if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
     },
-    serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
-    () => {
+    hear: serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
+    resumePass: () => {
       if (stopped) return;
       sendWaiting();
       host.send(WAKE_EVENT);
     },
-  );
+    drop,
+    activity,
+    retries,
+    clock,
+  });
 
   // A task leaves the queue without starting only through these events (or its AbortSignal, which
   // rejects it before the CANCEL is sent): each rejects its promise.
   const failDiscarded = (event: DiscardEvent): void => {
-    if (event.message instanceof Task) event.message.fail(event.error, pending);
+    if (event.message instanceof Task) drop(event.message, event.error, event.type);
   };
   const host = new ThrottlerHost<Task>({
     options: throttleOptions,
@@ -156,10 +167,13 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     host.flush();
   };
 
-  const schedule = <R>(run: () => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions): Promise<Awaited<R>> => {
-    const { channel, cost, signal, priority, maxWait, deadline } = scheduleOptions ?? NO_OPTIONS;
+  const intake = new TaskIntake(host, pending, activity, events, withStore);
+
+  const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
+    const options = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
-    if (stopped) return Promise.reject(new ThrottlerStoppedError());
+    if (stopped || stopping !== undefined) return Promise.reject(new ThrottlerStoppedError());
+    const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (
       taskLease !== undefined &&
@@ -170,23 +184,33 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     ) {
       return runner.runNow(run);
     }
-    const task = new Task(run, channel, cost);
-    pending.enter(task);
-    if (priority !== undefined || maxWait !== undefined || deadline !== undefined)
-      task.timing(priority, deadline, maxWait);
-    const promise = new Promise<Awaited<R>>((resolve, reject) => {
-      task.resolve = resolve;
-      task.reject = reject;
-    });
-    // With a store every task can be taken out of the queue (CANCEL), for a conflict.
-    if (signal !== undefined || withStore) task.id = task;
-    if (signal !== undefined) pending.watch(task, signal);
-    host.queue(task);
-    return promise;
+    let plan: TaskPlan | undefined;
+    try {
+      if (scheduleOptions !== undefined) checkScheduleOptionNames(scheduleOptions);
+      plan = taskPlan(options.id, options.timeout, options.retry);
+    } catch (error) {
+      if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
+      return Promise.reject(error);
+    }
+    if (plan?.retry !== undefined) {
+      TaskIntake.keep(plan, run, options);
+      retries.planned(plan);
+    }
+    activity.added();
+    return new Promise<Awaited<R>>((resolve, reject) => intake.enqueue(run, options, plan, resolve, reject));
   };
 
   const refuseIfStopped = (): void => {
     if (stopped) throw new ThrottlerStoppedError();
+  };
+  const parts: TaskParts = { host, pending, retries, runner, events, taskLease, drop };
+  /** Today's stop: every task not started is rejected, running ones are told by their signal. */
+  const stopNow = (): void => {
+    if (stopped) return;
+    stopped = true;
+    stopTasks(parts, (counts) => {
+      countsAtStop = counts;
+    });
   };
 
   const throttler: Throttler = {
@@ -206,23 +230,11 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       refuseIfStopped();
       if (runner.running) throw busyError();
       sendWaiting();
-      const reply: { waitMs?: number; error?: Error; cancelled?: boolean } = {};
-      host.send({ type: 'TRY_ACQUIRE', cost, channel: acquireOptions?.channel, reply });
-      if (reply.error !== undefined) throw reply.error;
-      if (reply.waitMs === undefined) {
-        // The actor was busy (a call from an actor.on listener): it would answer later, to nobody.
-        reply.cancelled = true;
-        throw busyError();
-      }
-      // With countUntil 'done' the permit occupies its slot until settled; it settles at once.
-      if (reply.waitMs === 0 && reportsSettling) host.send({ type: 'SETTLED', channel: acquireOptions?.channel, cost });
-      return reply.waitMs as number;
+      return tryAcquireNow((event) => host.send(event), cost, acquireOptions?.channel, reportsSettling);
     },
-    pause: (ms?: number) => {
+    pause: (duration) => {
       refuseIfStopped();
-      if (ms !== undefined && (typeof ms !== 'number' || !(ms >= 0))) {
-        throw new ThrottlerOptionError('pause(ms)', 'a duration >= 0 in milliseconds', ms);
-      }
+      const ms = pauseDuration(duration);
       sendWaiting();
       runner.holdRestOfPass();
       host.send({ type: 'PAUSE', duration: ms });
@@ -240,30 +252,33 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       runner.holdRestOfPass();
       host.send(event);
     },
-    stop: () => {
-      if (stopped) return;
-      // The lease ends (what it started is recorded); the batch of this stretch is NOT sent: sending it
-      // would start what the rate allows now, and stop() rejects every task that has not started.
-      taskLease?.end();
-      runner.holdRestOfPass();
-      stopped = true;
-      const unsent = host.abandonBatch();
-      const rejectLeftBehind = (): void => {
-        if (countsAtStop !== undefined) return;
-        // Everything still in the machine's queue leaves with the stop, including tasks aborted
-        // whose CANCEL never arrived; tasks that never reached it count where they are rejected.
-        const { queued, delivered, dropped, rejected } = countsOf(actor);
-        const error = new ThrottlerStoppedError();
-        let neverQueued = pending.rejectAll(error);
-        for (const task of unsent) if (task.fail(error, pending)) neverQueued += 1;
-        countsAtStop = { queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected };
-      };
-      // Called from inside a task (or a listener) the actor stops once the event it is handling is
-      // done, and the rest of that event (a burst's later tasks) is queued meanwhile: the sweep waits.
-      actor.subscribe({ complete: rejectLeftBehind });
-      host.stop();
-      if (actor.getSnapshot().status !== 'active') rejectLeftBehind();
+    stop: (stopOptions) => {
+      const drain = stopDrains(stopOptions);
+      if (stopped) return Promise.resolve();
+      if (drain) {
+        stopping ??= activity.onIdle().then(stopNow);
+        return stopping;
+      }
+      stopNow();
+      return Promise.resolve();
     },
+    clear: () => {
+      if (!stopped) clearTasks(parts);
+    },
+    get size() {
+      return activity.waiting;
+    },
+    get pending() {
+      return activity.running;
+    },
+    get isPaused() {
+      return !stopped && isPausedNow(actor);
+    },
+    onIdle: () => activity.onIdle(),
+    onEmpty: () => activity.onEmpty(),
+    onSizeLessThan: (limit) => activity.onSizeLessThan(limit),
+    on: (event, handler) => events.on(event, handler),
+    off: (event, handler) => events.off(event, handler),
     // A getter changes nothing: the tasks of this stretch not handed over yet count as queued, and
     // those started on the open lease as delivered, without sending either to the machine.
     get counts() {

@@ -61,6 +61,14 @@ export class QueueBatcher<TEntry> {
     if (entries.length > 0) this.send(entries);
   };
 
+  /** Takes the unsent batch out (some may have left it); the batcher goes on. */
+  take(): TEntry[] {
+    const unsent = this.entries;
+    this.entries = [];
+    this.withdrawn = 0;
+    return unsent;
+  }
+
   /** The throttler is gone: nothing is sent from now on; returns what waited unsent (some may have left it). */
   clear(): TEntry[] {
     this.cleared = true;

@@ -35,11 +35,11 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
-import { type CommonOptions, resolveOptions } from '../engine/index.js';
+import { type CommonOptions, checkOptionNames, resolveOptions } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
-import { ThrottlerOptionError } from '../rate/index.js';
+import { type DurationInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import type { DeferFlush } from './queue-batcher.js';
 
@@ -55,10 +55,11 @@ export interface ThrottleQueueOptions<T> extends CommonOptions {
   /** A value's priority, 0 (goes last) to 9 (goes first), default 5 (see Priorities and deadlines). */
   priority?: ((value: T) => number | undefined) | undefined;
   /**
-   * The most a value may wait, in ms (undefined: no limit): one that cannot go by then is dropped and
-   * handed to `onDropped` with a ThrottlerExpiredError, and the stream goes on. Needs `onDropped`.
+   * The most a value may wait, in ms or as a duration such as `'2s'` (undefined: no limit): one that cannot
+   * go by then is dropped and handed to `onDropped` with a ThrottlerExpiredError, and the stream goes on.
+   * Needs `onDropped`.
    */
-  maxWait?: ((value: T) => number | undefined) | undefined;
+  maxWait?: ((value: T) => DurationInput | undefined) | undefined;
   /** Receives every value that a full queue rejected or dropped (with `capacity`); without it, such a value errors the stream. */
   onDropped?: ((value: T, error: Error) => void) | undefined;
   /** Hands every inspection event of each subscription's throttler to an inspector (see `summarizeInspection`). */
@@ -77,7 +78,7 @@ interface BatchEntry<T> {
   channel: string | undefined;
   cost: number | undefined;
   priority?: number | undefined;
-  maxWait?: number | undefined;
+  maxWait?: DurationInput | undefined;
 }
 
 /** XState's clock on an RxJS scheduler: a timeout is a scheduled action, clearing it unsubscribes. */
@@ -88,7 +89,13 @@ function schedulerClock(scheduler: SchedulerLike): Clock {
   };
 }
 
+/** throttleQueue's own options, on top of the common ones. */
+const OPERATOR_OPTION_NAMES = ['store', 'scheduler', 'channel', 'cost', 'priority', 'maxWait', 'onDropped', 'inspect'];
+
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
+  // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
+  if (typeof options !== 'object' || options === null) resolveOptions(options);
+  checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true);
   const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [

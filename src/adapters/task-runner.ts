@@ -12,7 +12,38 @@
  * machine's zero-delay wake-up, a `setImmediate` that fake timers faking only
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
+import type { Clock } from '../machine/index.js';
+import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
+import type { TaskActivity } from './task-activity.js';
+import type { TaskContext } from './task-plan.js';
+import { RETRYING, type TaskRetries } from './task-retry.js';
+import { armTimeout, disarmTimeout } from './task-timeout.js';
+
+export interface RunnerSetup {
+  keeper: TaskKeeper;
+  reportsSettling: boolean;
+  /** Tells the throttler a delivered task has settled (SETTLED); only with `reportsSettling`. */
+  reportSettled: (task: Task) => void;
+  /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
+  hear: ((value: unknown, error?: unknown) => void) | undefined;
+  /** Tells the throttler the gate reopened on a pass it held (a WAKE), once the change it waited for is in. */
+  resumePass: () => void;
+  /** Rejects a task that never started (reported as dropped). */
+  drop: (task: Task, error: unknown) => void;
+  activity: TaskActivity;
+  retries: TaskRetries;
+  /** The clock of the timeouts' timers: the throttler's. */
+  clock: Clock;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
 
 export class TaskRunner {
   /** A task's `fn` is running (inside a delivery pass). */
@@ -20,17 +51,25 @@ export class TaskRunner {
   private holdingPass = false;
   /** The gate said no while closed: a pass is held, and reopening must tell the throttler. */
   private heldBack = false;
+  /** Running attempts whose function read its signal, which stop() aborts. */
+  private readonly withSignal = new Set<RunningTask>();
+  private readonly keeper: TaskKeeper;
+  private readonly reportsSettling: boolean;
+  private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
+  private readonly activity: TaskActivity;
+  private readonly retries: TaskRetries;
+  private readonly clock: Clock;
 
-  constructor(
-    private readonly keeper: TaskKeeper,
-    private readonly reportsSettling: boolean,
-    /** Tells the throttler a delivered task has settled (SETTLED); only with `reportsSettling`. */
-    private readonly reportSettled: (task: Task) => void,
-    /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
-    private readonly hear: ((value: unknown, error?: unknown) => void) | undefined,
-    /** Tells the throttler the gate reopened on a pass it held (a WAKE), once the change it waited for is in. */
-    private readonly resumePass: () => void,
-  ) {}
+  constructor(private readonly setup: RunnerSetup) {
+    ({
+      keeper: this.keeper,
+      reportsSettling: this.reportsSettling,
+      hear: this.hear,
+      activity: this.activity,
+      retries: this.retries,
+      clock: this.clock,
+    } = setup);
+  }
 
   /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
   readonly deliveryGate = (): boolean => {
@@ -50,7 +89,7 @@ export class TaskRunner {
     this.holdingPass = false;
     if (!this.heldBack) return;
     this.heldBack = false;
-    this.resumePass();
+    this.setup.resumePass();
   };
 
   /** Starts a delivered task (the throttler's target receives it). */
@@ -60,77 +99,108 @@ export class TaskRunner {
       // Rejected while its QUEUE_BATCH waited in a busy machine's mailbox, or its signal fired and
       // the machine handed it over before the signal's listener ran (another listener made it
       // deliver): never run. The delivery is already counted; with settling it frees its slot.
-      if (signal !== undefined) task.fail(signal.reason, this.keeper);
+      if (signal !== undefined) this.setup.drop(task, signal.reason);
       task.releaseSettlers();
       if (this.reportsSettling) this.settled(task);
       return;
     }
-    const { run, resolve, reject } = task;
+    const { run, resolve, reject, plan } = task;
+    const attempt = new RunningTask(task, plan, resolve, reject, signal, this.withSignal);
+    // Counted running before it stops waiting: 'idle' is never seen in between.
+    this.activity.starting();
     task.leave(this.keeper);
     if (!this.reportsSettling) task.releaseSettlers();
-    let result: unknown;
-    this.running = true;
-    const hear = this.hear;
-    try {
-      result = run();
-    } catch (error) {
-      hear?.(undefined, error);
-      if (this.reportsSettling) this.settled(task);
-      reject(error);
-      return;
-    } finally {
-      this.running = false;
-    }
-    if (!this.reportsSettling && hear === undefined) {
-      resolve(result);
-      return;
-    }
-    // What the server said is heard before anything else may start on the slot this task frees.
-    Promise.resolve(result).then(
-      (value) => {
-        hear?.(value);
-        if (this.reportsSettling) this.settled(task);
-        resolve(value);
-      },
-      (error: unknown) => {
-        hear?.(undefined, error);
-        if (this.reportsSettling) this.settled(task);
-        reject(error);
-      },
-    );
+    this.execute(run, attempt);
   };
 
   /**
    * Starts a task on a leased permit, inside its `schedule` call (task-lease.ts): what `start` does
    * for a delivered task, with no Task and no settling to report (no lease is asked for with settling).
    */
-  runNow<R>(run: () => R | PromiseLike<R>): Promise<Awaited<R>> {
-    let result: R | PromiseLike<R>;
-    const hear = this.hear;
+  runNow<R>(run: (context: TaskContext) => R | PromiseLike<R>): Promise<Awaited<R>> {
+    const attempt = new RunningTask(undefined, undefined, this.keepValue, this.keepError, undefined, this.withSignal);
+    this.activity.starting();
+    this.execute(run, attempt);
+    // Settled within the call (the common case): no promise of its own and no closures to make.
+    if (attempt.finished) {
+      const { failed, outcome } = this.settledNow;
+      this.settledNow.outcome = undefined;
+      return (failed ? Promise.reject(outcome) : Promise.resolve(outcome)) as Promise<Awaited<R>>;
+    }
+    return new Promise<Awaited<R>>((resolve, reject) => {
+      attempt.resolve = resolve;
+      attempt.reject = reject;
+    });
+  }
+
+  /** The outcome of a leased task that settled inside its `runNow` (read at once, so one for all is enough). */
+  private readonly settledNow = { failed: false, outcome: undefined as unknown };
+  private readonly keepValue = (value: unknown): void => {
+    this.settledNow.failed = false;
+    this.settledNow.outcome = value;
+  };
+  private readonly keepError = (error: unknown): void => {
+    this.settledNow.failed = true;
+    this.settledNow.outcome = error;
+  };
+
+  /** Aborts the signal of every running task that read it (stop()). */
+  abortRunning(reason: unknown): void {
+    for (const attempt of [...this.withSignal]) attempt.abort(reason);
+  }
+
+  private execute(run: (context: TaskContext) => unknown, attempt: RunningTask): void {
+    const plan = attempt.plan;
+    this.retries.ledger?.started();
+    this.activity.started(plan?.id);
+    let result: unknown;
     this.running = true;
     try {
-      result = run();
+      result = run(attempt);
     } catch (error) {
-      hear?.(undefined, error);
-      return Promise.reject(error);
+      this.finish(attempt, true, error, true);
+      return;
     } finally {
       this.running = false;
     }
-    if (hear === undefined) return Promise.resolve(result) as Promise<Awaited<R>>;
-    return Promise.resolve(result).then(
-      (value) => {
-        hear(value);
-        return value;
-      },
-      (error: unknown) => {
-        hear(undefined, error);
-        throw error;
-      },
-    ) as Promise<Awaited<R>>;
+    if (plan?.timeout !== undefined && !attempt.finished) {
+      armTimeout(attempt, plan.timeout, this.clock, (error) => this.finish(attempt, true, error, false));
+    }
+    if (!this.reportsSettling && this.hear === undefined && !isThenable(result)) {
+      this.finish(attempt, false, result, true);
+      return;
+    }
+    // What the server said is heard before anything else may start on the slot this task frees.
+    Promise.resolve(result).then(
+      (value) => this.finish(attempt, false, value, true),
+      (error: unknown) => this.finish(attempt, true, error, true),
+    );
+  }
+
+  /**
+   * The attempt's outcome, or its timeout (`heard` false: the server said nothing), whichever comes
+   * first: heard by `serverLimits`, its slot reported free, then retried or settled.
+   */
+  private finish(attempt: RunningTask, failed: boolean, outcome: unknown, heard: boolean): void {
+    if (attempt.finished) return;
+    const ownSignal = attempt.ownSignal;
+    attempt.release();
+    disarmTimeout(attempt, this.clock);
+    if (heard) this.hear?.(failed ? undefined : outcome, failed ? outcome : undefined);
+    const { task, plan } = attempt;
+    if (this.reportsSettling && task !== undefined) this.settled(task);
+    if (failed && plan?.retry !== undefined) {
+      const settleWith = this.retries.retry(attempt, ownSignal, outcome);
+      if (settleWith === RETRYING) return;
+      outcome = settleWith;
+    }
+    this.activity.settled(failed, outcome, plan?.id);
+    if (failed) attempt.reject(outcome);
+    else attempt.resolve(outcome);
   }
 
   private settled(task: Task): void {
     task.releaseSettlers();
-    this.reportSettled(task);
+    this.setup.reportSettled(task);
   }
 }

@@ -8,6 +8,7 @@
  * closures hold.
  */
 import { SelfQueuedMessage } from '../engine/index.js';
+import type { TaskContext, TaskPlan } from './task-plan.js';
 
 function settleNothing(): void {}
 
@@ -46,10 +47,12 @@ export class Task extends SelfQueuedMessage {
   /** The signal that may still abort it; undefined once it no longer can (declared: written only when given). */
   declare signal: AbortSignal | undefined;
   /** As given, read by the machine as the task is queued. Declared, written only when given (8 bytes a task each). */
-  declare maxWait?: number | undefined;
+  declare maxWait?: number | string | undefined;
+  /** Its id, timeout and retry, when it was given any (declared: written only then). */
+  declare plan: TaskPlan | undefined;
 
   constructor(
-    public run: () => unknown,
+    public run: (context: TaskContext) => unknown,
     public channel: string | undefined,
     public cost: number | undefined,
   ) {

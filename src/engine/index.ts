@@ -18,6 +18,7 @@ export { InFlightDeliveries } from './clearance/in-flight.js';
 export type { Lease } from './clearance/lease.js';
 export { LocalClearance } from './clearance/local-clearance.js';
 export { isKeyName } from './options/keys-option.js';
+export { checkOptionNames } from './options/option-names.js';
 export {
   type CommonOptions,
   type CountUntil,
@@ -28,5 +29,6 @@ export {
   unknownChannelError,
 } from './options/options.js';
 export { Deque } from './queue/deque.js';
+export { ALL_WAITING } from './queue/message-queues.js';
 export { SelfQueuedMessage } from './queue/queued-message.js';
 export type { RestoredState } from './saved/persisted-format.js';

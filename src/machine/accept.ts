@@ -14,6 +14,7 @@ import {
 import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
+import { awaitsStart } from './target-start.js';
 import type { QueueEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
@@ -116,7 +117,7 @@ export function acceptQueued(
 ): number {
   const { pacer, target } = context;
   const send =
-    deliverNow && target !== undefined
+    deliverNow && target !== undefined && !awaitsStart(target)
       ? sendRecord(context, effects, self, target, listensTo(self, 'delivered'))
       : undefined;
   if (event.type === 'QUEUE') {
@@ -161,7 +162,7 @@ export function passesStraightThrough(context: MachineContext, event: QueueEvent
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
   if (messageRefusal(context, event.message) !== undefined || !mayGoAsIs(event, now)) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
-  return clearance.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target);
+  return clearance.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target) && !awaitsStart(target);
 }
 
 /**

@@ -9,7 +9,8 @@ import { GRANT_TOLERANCE_MS } from '../policies/smooth-rate.js';
 import { type Effects, emitDiscarded, MAX_TIMER_DELAY, published, WAKE_UP_ID } from './effects.js';
 import type { MachineContext } from './machine-types.js';
 import { DRAINED_EVENT, WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
-import { listensTo, relay } from './xstate-internals.js';
+import { awaitsStart, holdForStart } from './target-start.js';
+import { listensTo, relay, wasStopped } from './xstate-internals.js';
 
 type Message = AnyEventObject;
 
@@ -30,7 +31,7 @@ export function hasWork(context: MachineContext): boolean {
  */
 export function isRunning(target: AnyActorRef): boolean {
   try {
-    return target.getSnapshot()?.status === 'active';
+    return target.getSnapshot()?.status === 'active' && !wasStopped(target);
   } catch {
     return false;
   }
@@ -127,6 +128,8 @@ export function sendWhatIsDue(
   let target = context.target;
   let nextAt = Number.POSITIVE_INFINITY;
   let held = false;
+  // Not started yet: nothing goes to it (it would get it all at once when it starts); noticeWork holds.
+  if (awaitsStart(target)) return { target: undefined, nextAt, held, now };
   const record = send ?? (target && sendRecord(context, effects, self, target, listensTo(self, 'delivered')));
   // Asked once a pass, and only when a message is due (below): a throttler nobody instruments pays nothing.
   let emitDequeued: boolean | undefined;
@@ -178,7 +181,11 @@ export function deliverDue(context: MachineContext, effects: Effects, self: AnyA
   const { dispatcher } = context;
   const pacer = context.pacer;
   const pass = sendWhatIsDue(context, effects, self, now, true);
-  const { target, nextAt, held } = pass;
+  const { nextAt, held } = pass;
+  // A target that has not started is kept, though nothing went to it: `idle` holds for its start.
+  const unstarted = awaitsStart(context.target);
+  const target = unstarted ? context.target : pass.target;
+  if (unstarted && hasWork(context)) holdForStart(context, effects, self, target as AnyActorRef);
   now = pass.now;
   emitDiscarded(context, effects);
   if (!held) pacer.endSlice();
@@ -201,7 +208,7 @@ export function deliverDue(context: MachineContext, effects: Effects, self: AnyA
   }
   effects.assign(published(context, target, wakeAt));
   // Every event in `active` ends here, so this is where `active` learns it has nothing left to do.
-  if (target === undefined || !hasWork(context)) effects.raise(DRAINED_EVENT);
+  if (target === undefined || awaitsStart(target) || !hasWork(context)) effects.raise(DRAINED_EVENT);
 }
 
 /**
@@ -210,9 +217,13 @@ export function deliverDue(context: MachineContext, effects: Effects, self: AnyA
  * is let go of here instead, as `deliverDue` would, without a pass through
  * `active` that would tell listeners it had started and stopped delivering.
  */
-export function noticeWork(context: MachineContext, effects: Effects): void {
+export function noticeWork(context: MachineContext, effects: Effects, self: AnyActorRef): void {
   const { target, dispatcher } = context;
   if (target === undefined || !hasWork(context)) return;
+  if (awaitsStart(target)) {
+    holdForStart(context, effects, self, target);
+    return;
+  }
   // The policies are not asked here: in `idle` they have not been activated, and asking would start their periods.
   const waiting = dispatcher.peekOldest();
   if (waiting === undefined || isRunning(target)) {

@@ -7,7 +7,7 @@
  * `rejected` for a message) and carries on with its queue intact.
  */
 import type { AnyActorRef } from 'xstate';
-import { ThrottlerOptionError } from '../rate/index.js';
+import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
 
 /**
  * Whether a value is an actor ref the throttler can deliver to. Checked in full,
@@ -47,10 +47,12 @@ export function pauseUntil(event: { until?: unknown; duration?: unknown }, now: 
     return until;
   }
   if (duration !== undefined) {
-    if (typeof duration !== 'number' || !(duration >= 0)) {
-      throw new ThrottlerOptionError('duration', 'a duration >= 0 in ms', duration);
+    // A string reads as any duration does ('5s'); 0 and Infinity are only said as numbers.
+    const ms = typeof duration === 'string' ? parseDuration(duration, 'duration') : duration;
+    if (typeof ms !== 'number' || !(ms >= 0)) {
+      throw new ThrottlerOptionError('duration', "a duration >= 0 in ms, or a string such as '5s'", duration);
     }
-    return now + duration;
+    return now + ms;
   }
   return Number.POSITIVE_INFINITY;
 }

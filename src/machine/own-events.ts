@@ -70,6 +70,8 @@ export type OwnEvent =
   /** From a store's clearance: an answer arrived; deliver what is due (as WAKE). */
   | ({ type: 'CLEARANCE' } & Own)
   | ({ type: 'WORK_WAITING' } & Own)
+  /** A target that had not started when it was set has started (target-start.ts): deliver to it now. */
+  | ({ type: 'TARGET_STARTED' } & Own)
   | ({ type: 'DRAINED' } & Own);
 
 export const WAKE_EVENT = Object.freeze({ type: 'WAKE', [OWN_EVENT]: true } as const);
@@ -77,6 +79,7 @@ export const WORK_WAITING_EVENT = Object.freeze({ type: 'WORK_WAITING', [OWN_EVE
 export const DRAINED_EVENT = Object.freeze({ type: 'DRAINED', [OWN_EVENT]: true } as const);
 export const CLEARANCE_EVENT = Object.freeze({ type: 'CLEARANCE', [OWN_EVENT]: true } as const);
 export const LEASE_END_EVENT = Object.freeze({ type: 'LEASE_END', [OWN_EVENT]: true } as const);
+export const TARGET_STARTED_EVENT = Object.freeze({ type: 'TARGET_STARTED', [OWN_EVENT]: true } as const);
 
 export function leaseEvent(want: number, lease: Lease): LeaseEvent {
   return { type: 'LEASE', want, lease, [OWN_EVENT]: true };

@@ -4,6 +4,7 @@
  * what they resolved instead of checking the same options a second time. Kept out of the input's
  * public type: a user's own input is always checked whole.
  */
+import { checkOptionNames } from '../engine/options/option-names.js';
 import { type ResolvedOptions, resolveOptions } from '../engine/options/options.js';
 import type { ThrottlerInput } from './types.js';
 
@@ -18,5 +19,13 @@ export function withResolvedOptions(input: ThrottlerInput, resolved: ResolvedOpt
 
 /** The input's options, resolved: as the adapter that built the input resolved them, or checked now. */
 export function optionsOfInput(input: ThrottlerInput): ResolvedOptions {
-  return resolvedInputs.get(input) ?? resolveOptions(input);
+  const resolved = resolvedInputs.get(input);
+  if (resolved !== undefined) return resolved;
+  // A user's own input: a name it does not know (plain JavaScript) is refused with what was meant.
+  if (typeof input === 'object' && input !== null)
+    checkOptionNames(input, INPUT_OPTION_NAMES, 'the throttler input', true);
+  return resolveOptions(input);
 }
+
+/** The machine input's own options, on top of the common ones. */
+const INPUT_OPTION_NAMES = ['target', 'store'];

@@ -20,6 +20,7 @@ import type { MachineContext, MachineEvent, MachineInput } from './machine-types
 import { EVENT_TYPES, isOwnEvent, REFUSED_FROM_OUTSIDE } from './own-events.js';
 import type { PublicMachine } from './public-machine.js';
 import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
+import { awaitsStart } from './target-start.js';
 import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
@@ -35,8 +36,8 @@ const machine = setup({
     sentFromOutside: ({ event }) => !isOwnEvent(event),
     passesQuietly: ({ context, event }) => passesQuietly(context, event),
     queuesQuietly: ({ context, event }) => queuesQuietly(context, event),
-    shouldBeActive: ({ context }) => context.target !== undefined && hasWork(context),
-    shouldBeIdle: ({ context }) => context.target === undefined || !hasWork(context),
+    shouldBeActive: ({ context }) => context.target !== undefined && !awaitsStart(context.target) && hasWork(context),
+    shouldBeIdle: ({ context }) => context.target === undefined || awaitsStart(context.target) || !hasWork(context),
     passesStraightThrough: ({ context, event }) =>
       event.type === 'QUEUE' &&
       !context.dispatcher.lease.isOpen &&
@@ -49,8 +50,8 @@ const machine = setup({
     passThrough: withEffects((context, event, effects, self) => {
       if (event.type === 'QUEUE') passThrough(context, event, effects, self);
     }),
-    noticeWork: withEffects((context, _event, effects) => {
-      noticeWork(context, effects);
+    noticeWork: withEffects((context, _event, effects, self) => {
+      noticeWork(context, effects, self);
     }),
     queueMessage: withEffects((context, event, effects, self) => {
       // In `idle` a single QUEUE that could go at once took passThrough already, so only a batch's messages
@@ -183,6 +184,10 @@ const machine = setup({
           },
         ],
         DRAINED: [REFUSED_FROM_OUTSIDE, { description: 'Already idle.' }],
+        TARGET_STARTED: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'noticeWork', description: 'The target set before it started has started: go on.' },
+        ],
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },
@@ -251,6 +256,7 @@ const machine = setup({
           { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
         ],
         WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
+        TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue', description: 'The target has started.' }],
         '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
       },
     },

@@ -2,7 +2,7 @@ import type { ActorOptions, AnyActorLogic, AnyActorRef, AnyEventObject, EventObj
 import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import type { CommonOptions } from '../engine/options/options.js';
 import type { DropReason, ThrottlerCounts } from '../engine/queue/message-queues.js';
-import type { RatesInput } from '../rate/index.js';
+import type { DurationInput, RatesInput } from '../rate/index.js';
 
 /** The machine's input: the options every face takes, and optionally the first target and a store. */
 export interface ThrottlerInput extends CommonOptions {
@@ -40,8 +40,8 @@ export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
    * waiting then is dropped (`dropped`, reason `'expired'`). One or the other with `maxWait`.
    */
   deadline?: number | undefined;
-  /** The longest it may wait, in ms from its arrival: a deadline of arrival + maxWait. */
-  maxWait?: number | undefined;
+  /** The longest it may wait from its arrival (`'2s'` or ms): a deadline of arrival + maxWait. */
+  maxWait?: DurationInput | undefined;
 }
 
 /**
@@ -67,7 +67,7 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   /** The overall rates; with `channel`, that channel's or key's; with `keyTemplate: true`, the keys' template. */
   | { type: 'SET_RATE'; rate: RatesInput; channel?: string | undefined; keyTemplate?: true | undefined }
   | { type: 'CANCEL'; id: unknown }
-  | { type: 'PAUSE'; until?: number | undefined; duration?: number | undefined }
+  | { type: 'PAUSE'; until?: number | undefined; duration?: DurationInput | undefined }
   | { type: 'RESUME' }
   | SettledEvent
   | TryAcquireEvent;
@@ -124,6 +124,12 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | { type: 'rejected'; message: TMessage; reason: 'overflow' | 'invalid'; error: Error }
   | { type: 'dropped'; message: TMessage; reason: DropReason; error: Error }
   | { type: 'targetLost'; target: AnyActorRef; message: TMessage; at: number }
+  /**
+   * The target was set before it was started: nothing is sent to it until it starts (XState would keep
+   * it all in its mailbox and hand it over at once), then what the rate allows goes. Once per target;
+   * `waiting`: the messages waiting then.
+   */
+  | { type: 'targetNotStarted'; target: AnyActorRef; waiting: number; at: number }
   | { type: 'invalidEvent'; event: EventObject; error: Error }
   /**
    * The store stopped answering (a call failed or timed out; while grants are being used and nothing

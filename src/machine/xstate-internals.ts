@@ -53,3 +53,21 @@ export function idleSnapshot<TContext>(context: TContext): never {
     error: undefined,
   } as never;
 }
+
+/**
+ * Whether an actor ref was created and not started yet, read from the private `_processingStatus`
+ * (0: not started, 1: running, 2: stopped). XState keeps what such an actor is sent in its mailbox
+ * and hands it all over when it starts, and its snapshot already reads `active`: the throttler would
+ * count deliveries the receiver gets later, all at once. Without the field: false (sent as today).
+ */
+export function hasNotStarted(actor: AnyActorRef): boolean {
+  return (actor as unknown as { _processingStatus?: unknown })._processingStatus === 0;
+}
+
+/**
+ * Whether an actor ref was stopped, by the same private field: one stopped before it ever started
+ * still reads `active` from its snapshot, and drops what it is sent. Without the field: false.
+ */
+export function wasStopped(actor: AnyActorRef): boolean {
+  return (actor as unknown as { _processingStatus?: unknown })._processingStatus === 2;
+}

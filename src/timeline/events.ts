@@ -21,7 +21,7 @@ export type TimelineEvent =
   | { type: 'activated'; at: number }
   | { type: 'idled'; at: number }
   /** The throttler's other events are accepted and ignored, so `actor.on('*', ...)` can feed a timeline. */
-  | { type: 'rejected' | 'targetLost' | 'invalidEvent' | 'queued' | 'dequeued' };
+  | { type: 'rejected' | 'targetLost' | 'targetNotStarted' | 'invalidEvent' | 'queued' | 'dequeued' };
 
 /** The rates to measure the deliveries against: the same forms as the machine's `rate` and `channels`. */
 export interface TimelineRates {
@@ -55,7 +55,14 @@ export interface Recorded {
   readonly activity: ActivityChange[];
 }
 
-const IGNORED: ReadonlySet<string> = new Set(['rejected', 'targetLost', 'invalidEvent', 'queued', 'dequeued']);
+const IGNORED: ReadonlySet<string> = new Set([
+  'rejected',
+  'targetLost',
+  'targetNotStarted',
+  'invalidEvent',
+  'queued',
+  'dequeued',
+]);
 
 function finiteTime(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {

@@ -576,7 +576,9 @@ describe('createThrottler: concurrency, completion-based counting, pause', () =>
     throttler.resume();
     await advance(0);
     expect(later.starts).toEqual([[1, 13_000]]);
-    expect(() => throttler.pause(-1)).toThrow('pause(ms) must be a duration >= 0 in milliseconds, got -1');
+    expect(() => throttler.pause(-1)).toThrow(
+      "pause(duration) must be a duration >= 0 in ms, or a string such as '5s', got -1",
+    );
     throttler.stop();
   });
 

@@ -32,7 +32,8 @@ describe('throttleQueue: priority and maxWait per value', () => {
           rate: '1/10ms',
           strategy: 'sliding-window',
           scheduler,
-          maxWait: (v) => (v === 'b' ? 5 : undefined),
+          // A duration string reads as its milliseconds.
+          maxWait: (v) => (v === 'b' ? '5ms' : undefined),
           onDropped: (value, error) => dropped.push({ value, error, at: scheduler.now() }),
         }),
       );

@@ -3,8 +3,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import {
   auditThrottler,
-  type RateAudit,
   type StrategyName,
+  type ThrottlerAuditReport,
   type ThrottlerEvent,
   ThrottlerOptionError,
   throttlerMachine,
@@ -30,6 +30,8 @@ function auditedThrottler(input: Record<string, unknown>) {
   throttler.start();
   return { throttler, log };
 }
+
+type RateAudit = ThrottlerAuditReport['rates'][number];
 
 function line(lines: readonly RateAudit[], scope: RateAudit['scope'], name?: string): RateAudit {
   const found = lines.find((each) => each.scope === scope && each.name === name);

@@ -35,6 +35,18 @@ function start(input: Omit<ThrottlerInput, 'target'>, withTarget = true) {
 }
 
 describe('deadlines', () => {
+  it("maxWait as a duration string ('2s') reads as its milliseconds", () => {
+    const { actor, emitted, delivered } = start({ rate: '1/1s' });
+    actor.send({ type: 'QUEUE', message: msg(0) });
+    actor.send({ type: 'QUEUE', message: msg(1), maxWait: '500ms' });
+    actor.send({ type: 'QUEUE', message: msg(2), maxWait: '2s' });
+    advance(3_000);
+    expect(delivered().map(([n]) => n)).toEqual([0, 2]);
+    expect(emitted.filter((e) => e.type === 'dropped').map((e) => (e as { reason: string }).reason)).toEqual([
+      'expired',
+    ]);
+  });
+
   it('maxWait: a message that cannot go within it is dropped when it runs out, with reason "expired"', () => {
     const { actor, expired, delivered, emitted } = start({ rate: '1/1s' });
     actor.send({ type: 'QUEUE', message: msg(0) });
@@ -177,10 +189,10 @@ describe('hostile deadlines', () => {
     ['deadline', '100', /^deadline must be .*, got "100"$/],
     ['deadline', null, /^deadline must be .*, got null$/],
     ['deadline', Number.NEGATIVE_INFINITY, /^deadline must be .*, got -Infinity$/],
-    ['maxWait', -5, /^maxWait must be a wait >= 0 in ms, got -5$/],
-    ['maxWait', Number.NaN, /^maxWait must be a wait >= 0 in ms, got NaN$/],
-    ['maxWait', '5s', /^maxWait must be a wait >= 0 in ms, got "5s"$/],
-    ['maxWait', {}, /^maxWait must be a wait >= 0 in ms, got /],
+    ['maxWait', -5, /^maxWait must be a wait >= 0 in ms, or a duration such as '2s', got -5$/],
+    ['maxWait', Number.NaN, /^maxWait must be a wait >= 0 in ms, or a duration such as '2s', got NaN$/],
+    ['maxWait', '5 seconds', /^maxWait must be a duration such as 500ms, 1s, 1m, 1h or 1d, got "5 seconds"$/],
+    ['maxWait', {}, /^maxWait must be a wait >= 0 in ms, or a duration such as '2s', got /],
   ])('%s %s is rejected as invalid, naming the field and the value; the throttler goes on', (field, value, error) => {
     const { actor, emitted, delivered } = start({ rate: '1/1s' });
     actor.send({ type: 'QUEUE', message: msg(0), [field]: value } as never);

@@ -235,13 +235,14 @@ describe('deliveryGate (for adapters)', () => {
     expect((actor.getSnapshot().error as Error).message).toBe('deliveryGate must be a function, got "open"');
   });
 
-  it('is no user option: a `deliveryGate` in the input is an unknown key, and changes nothing', () => {
+  it('is no user option: a `deliveryGate` in the input is an unknown name, refused by name (option-names.ts)', () => {
     const target = createRecorder<Numbered>();
     const input = { rate: '10/1s', strategy: 'sliding-window', target: target.ref, deliveryGate: () => false } as const;
-    const actor = createActor(throttlerMachine, { input: input as ThrottlerInput }).start();
-    actor.send(batchOf(3));
-    expect(target.received.map((r) => r.message.n)).toEqual([0, 1, 2]);
-    actor.stop();
+    const actor = createActor(throttlerMachine, { input: input as ThrottlerInput });
+    expect(actor.getSnapshot().status).toBe('error');
+    expect((actor.getSnapshot().error as Error).message).toMatch(
+      /^deliveryGate is not an option of the throttler input \(got a function\); the options are rate, /,
+    );
   });
 
   it('without it (the machine API), an event a target sends back during a delivery takes effect after the pass', () => {

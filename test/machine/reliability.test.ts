@@ -281,12 +281,25 @@ describe('PAUSE and RESUME', () => {
     actor.send({ type: 'PAUSE', duration: -1 });
     actor.send({ type: 'PAUSE', until: Number.NaN });
     actor.send({ type: 'PAUSE', until: '10s' as never });
+    actor.send({ type: 'PAUSE', duration: 'a while' });
     expect(ofType(emitted, 'invalidEvent').map((e) => e.error.message)).toEqual([
-      'duration must be a duration >= 0 in ms, got -1',
+      "duration must be a duration >= 0 in ms, or a string such as '5s', got -1",
       'until must be a time in ms on the throttler clock, got NaN',
       'until must be a time in ms on the throttler clock, got "10s"',
+      'duration must be a duration such as 500ms, 1s, 1m, 1h or 1d, got "a while"',
     ]);
     queue(actor, 1, 1);
+    expect(target.messages()).toEqual([msg(1)]);
+  });
+
+  it("a PAUSE's duration may be a string such as '2s'", () => {
+    const target = createRecorder<Numbered>();
+    const { actor } = startThrottler({ rate: '5/1s', strategy: 'sliding-window', target: target.ref });
+    actor.send({ type: 'PAUSE', duration: '2s' });
+    queue(actor, 1, 1);
+    advance(1_999);
+    expect(target.messages()).toEqual([]);
+    advance(1);
     expect(target.messages()).toEqual([msg(1)]);
   });
 });

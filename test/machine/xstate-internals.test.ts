@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { type AnyActorRef, createActor, createMachine, fromCallback } from 'xstate';
-import { idleSnapshot, listensTo, relay, XSTATE_CHECKED_VERSION } from '../../src/machine/xstate-internals.js';
+import {
+  hasNotStarted,
+  idleSnapshot,
+  listensTo,
+  relay,
+  wasStopped,
+  XSTATE_CHECKED_VERSION,
+} from '../../src/machine/xstate-internals.js';
 
 /**
  * The XState internals the throttler relies on (src/machine/xstate-internals.ts),
@@ -22,6 +29,33 @@ describe(`XState internals (checked against ${XSTATE_CHECKED_VERSION})`, () => {
     expect(majorMinor(installedVersion), `XState ${installedVersion} is installed`).toBe(
       majorMinor(XSTATE_CHECKED_VERSION),
     );
+  });
+
+  it('an actor tells not started (0), running (1) and stopped (2) apart only in a private _processingStatus', () => {
+    const status = (actor: AnyActorRef) => (actor as unknown as { _processingStatus?: unknown })._processingStatus;
+    const actor = createActor(fromCallback(() => {}));
+    // Its snapshot reads 'active' before it starts, and after a stop before any start.
+    expect([status(actor), actor.getSnapshot().status, hasNotStarted(actor), wasStopped(actor)]).toEqual([
+      0,
+      'active',
+      true,
+      false,
+    ]);
+    const seen: string[] = [];
+    actor.subscribe({ next: (snapshot) => seen.push(snapshot.status) });
+    actor.start();
+    // Observers hear the start (the throttler's watch on a target set before it started relies on it).
+    expect(seen).toEqual(['active']);
+    expect([status(actor), hasNotStarted(actor), wasStopped(actor)]).toEqual([1, false, false]);
+    actor.stop();
+    expect([status(actor), hasNotStarted(actor), wasStopped(actor)]).toEqual([2, false, true]);
+    const neverStarted = createActor(fromCallback(() => {}));
+    neverStarted.stop();
+    expect([status(neverStarted), neverStarted.getSnapshot().status, wasStopped(neverStarted)]).toEqual([
+      2,
+      'active',
+      true,
+    ]);
   });
 
   it('an actor keeps its listeners in a private Map eventListeners, by type, with Sets', () => {

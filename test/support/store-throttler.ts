@@ -48,7 +48,9 @@ export function storeThrottler(
   });
   const deliveries: StoreThrottler['deliveries'] = [];
   const emitted: ThrottlerEmitted[] = [];
+  // A started empty actor discards what it gets (one never started would get nothing: targetNotStarted).
   const target = createEmptyActor() as AnyActorRef;
+  target.start();
   const actor = createActor(throttlerMachine, {
     input: { ...input, store, now: () => clock.now(), target },
     clock,

@@ -1,5 +1,9 @@
 import { type AnyEventObject, createActor, fromCallback, type InspectionEvent } from 'xstate';
-import { auditThrottler, type RateAudit, type StrategyName, throttlerMachine } from '../../../src/index.js';
+import { auditThrottler, type StrategyName, type ThrottlerAuditReport, throttlerMachine } from '../../../src/index.js';
+
+/** One line of the audit. */
+type RateAudit = ThrottlerAuditReport['rates'][number];
+
 import { recordTimeline, type TimelineInput } from '../../../src/timeline/index.js';
 import { LaneMetrics, type MetricLine } from './lane-metrics.js';
 

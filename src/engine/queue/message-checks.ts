@@ -4,7 +4,7 @@
  * ThrottlerOptionError that names it and its value; the machine reports it
  * (`rejected`) and carries on, and a restore refuses a saved message by the same rules.
  */
-import { ThrottlerOptionError } from '../../rate/index.js';
+import { parseDuration, ThrottlerOptionError } from '../../rate/index.js';
 
 /**
  * The error for a queued message that cannot be delivered: the target receives
@@ -57,10 +57,12 @@ export function checkDeadline(event: { deadline?: unknown; maxWait?: unknown }, 
     return deadline === Number.POSITIVE_INFINITY ? undefined : deadline;
   }
   if (maxWait !== undefined) {
-    if (typeof maxWait !== 'number' || !(maxWait >= 0)) {
-      throw new ThrottlerOptionError('maxWait', 'a wait >= 0 in ms', maxWait);
+    // A string such as '2s' reads as any duration does; 0 and Infinity are waits only a number says.
+    const wait = typeof maxWait === 'string' ? parseDuration(maxWait, 'maxWait') : maxWait;
+    if (typeof wait !== 'number' || !(wait >= 0)) {
+      throw new ThrottlerOptionError('maxWait', "a wait >= 0 in ms, or a duration such as '2s'", maxWait);
     }
-    return maxWait === Number.POSITIVE_INFINITY ? undefined : arrivedAt + maxWait;
+    return wait === Number.POSITIVE_INFINITY ? undefined : arrivedAt + wait;
   }
   return undefined;
 }

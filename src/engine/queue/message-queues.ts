@@ -13,6 +13,9 @@ import {
   SelfQueuedMessage,
 } from './queued-message.js';
 
+/** A CANCEL id only the library holds (the promise API's `clear()`): every waiting message goes. */
+export const ALL_WAITING: unique symbol = Symbol('xstate-throttler all waiting');
+
 /** Why a message left the queue without being delivered. */
 export type DropReason = 'drop-oldest' | 'drop-newest' | 'cancelled' | 'cost-exceeds-limit' | 'expired';
 
@@ -154,6 +157,11 @@ export class MessageQueues<TMessage> {
    * when several wait under one id; false when none does.
    */
   cancel(id: unknown): boolean {
+    if (id === ALL_WAITING) {
+      const waiting = this.waiting();
+      for (const entry of waiting) this.drop(entry, 'cancelled');
+      return waiting.length > 0;
+    }
     const held = this.byId.get(id);
     if (held === undefined) return false;
     this.drop(held instanceof Set ? (held.values().next().value as QueuedMessage<TMessage>) : held, 'cancelled');

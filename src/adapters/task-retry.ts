@@ -1,0 +1,114 @@
+/**
+ * Retries (ScheduleOptions.retry): a failed attempt runs again through the throttler, as a new queue
+ * entry with the task's channel, cost and priority, so every attempt counts against the limits and
+ * waits its turn. It waits out its backoff first, counted as waiting (`size`); a pause that
+ * `serverLimits` set from the failure's Retry-After (heard before the attempt settles) holds it after
+ * that, so it starts no earlier than the later of the two. The promise settles with the last outcome.
+ *
+ * Not retried: the last allowed attempt, an error `retryOn` declines, a task whose own signal fired,
+ * a retry the budget refuses (retry-budget.ts), and any after `stop()` or `clear()` (a waiting retry is
+ * rejected then, like any waiting task). A `retryOn` or `backoff` that throws rejects the task with its error.
+ */
+import type { Clock } from '../machine/index.js';
+import { RetryLedger } from './retry-budget.js';
+import type { RunningTask } from './running-task.js';
+import type { TaskActivity } from './task-activity.js';
+import type { TaskEvents } from './task-events.js';
+import type { TaskPlan } from './task-plan.js';
+
+/** What a retry's next attempt needs to be queued again. */
+export interface RetryAttempt {
+  readonly plan: TaskPlan;
+  readonly resolve: (value: any) => void;
+  readonly reject: (reason: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+}
+
+interface Backoff extends RetryAttempt {
+  timer: unknown;
+  unlisten: (() => void) | undefined;
+}
+
+/** What `retry` answers when the attempt will run again: the caller settles nothing. */
+export const RETRYING: unique symbol = Symbol('retrying');
+
+export class TaskRetries {
+  /** Made by the first task whose retry names a budget; every attempt is recorded from then on. */
+  ledger: RetryLedger | undefined;
+  /** Set by stop() and clear(): no failure is retried from then on (clear() lifts it again). */
+  refusing = false;
+  private readonly backingOff = new Set<Backoff>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly now: () => number,
+    private readonly activity: TaskActivity,
+    private readonly events: TaskEvents,
+    /** Queues the next attempt (its task is counted waiting already). */
+    private readonly requeue: (attempt: RetryAttempt) => void,
+  ) {}
+
+  /** A task with this plan was scheduled: a budget needs the ledger from now on. */
+  planned(plan: TaskPlan): void {
+    const budget = plan.retry?.budget;
+    if (budget === undefined) return;
+    this.ledger ??= new RetryLedger(this.now);
+    this.ledger.uses(budget);
+  }
+
+  /** `attempt` failed with `error`: RETRYING when it will run again, else the error its promise rejects with. */
+  retry(attempt: RunningTask, signal: AbortSignal | undefined, error: unknown): unknown {
+    const plan = attempt.plan as TaskPlan;
+    const retry = plan.retry;
+    if (retry === undefined || plan.attempt > retry.retries || this.refusing || signal?.aborted) return error;
+    let delay: number;
+    try {
+      if (retry.retryOn !== undefined && !retry.retryOn(error, plan.attempt)) return error;
+      delay = retry.delay(plan.attempt, error);
+    } catch (callbackError) {
+      return callbackError;
+    }
+    if (retry.budget !== undefined && !(this.ledger as RetryLedger).grant(retry.budget)) return error;
+    plan.attempt += 1;
+    this.activity.retrying();
+    const backoff: Backoff = {
+      plan,
+      resolve: attempt.resolve,
+      reject: attempt.reject,
+      signal,
+      timer: undefined,
+      unlisten: undefined,
+    };
+    this.backingOff.add(backoff);
+    if (signal !== undefined) {
+      const listener = (): void => this.drop(backoff, signal.reason);
+      signal.addEventListener('abort', listener, { once: true });
+      backoff.unlisten = () => signal.removeEventListener('abort', listener);
+    }
+    backoff.timer = this.clock.setTimeout(() => {
+      this.leave(backoff);
+      this.requeue(backoff);
+    }, delay);
+    this.events.emit('retry', error, plan.id, { attempt: plan.attempt, delay });
+    return RETRYING;
+  }
+
+  /** Rejects every retry waiting out its backoff with `error` (clear(), stop()). */
+  dropAll(error: unknown): void {
+    for (const backoff of [...this.backingOff]) this.drop(backoff, error);
+  }
+
+  private drop(backoff: Backoff, error: unknown): void {
+    if (!this.backingOff.has(backoff)) return;
+    this.clock.clearTimeout(backoff.timer as ReturnType<typeof setTimeout>);
+    this.leave(backoff);
+    this.events.emit('dropped', error as Error, backoff.plan.id);
+    this.activity.left();
+    backoff.reject(error);
+  }
+
+  private leave(backoff: Backoff): void {
+    this.backingOff.delete(backoff);
+    backoff.unlisten?.();
+  }
+}
