@@ -6,6 +6,7 @@
  */
 export type {
   ClearanceRequest,
+  GrantsRewoundReason,
   StoreClearance,
   StoreConflict,
   StoreHooks,

@@ -11,16 +11,22 @@
  * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
  * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
  * grant left unused past `grantGraceMs` (a slow reply, a late timer) is moved to Redis' now where it
- * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held is
- * given back and asked for again, in order.
+ * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held goes
+ * back and is asked for again, in order. Each give-back is told once (`hooks.rewound`).
  */
-import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks } from '../engine/index.js';
+import type {
+  ClearanceRequest,
+  GrantsRewoundReason,
+  RestoredState,
+  StoreClearance,
+  StoreHooks,
+} from '../engine/index.js';
 import { LocalClearance, type ResolvedOptions } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
 import { LateGrants, type RetimingLimiter } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
-import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
+import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
 import { StoreInFlight } from './store-in-flight.js';
@@ -39,8 +45,8 @@ export class RedisClearance implements StoreClearance {
   private readonly calls: ReserveCalls;
   /** Grants that came back past their grace, moved to Redis' now (sliding window; late-grants.ts). */
   private readonly late: LateGrants | undefined;
-  /** A rewind asked for while a reserve call was out: done when it answers, so that order is kept. */
-  private rewindPendingAt: number | undefined;
+  /** A rewind asked for while a reserve call was out (from when, why): done when it answers, so that order is kept. */
+  private rewindPending: { at: number; reason: GrantsRewoundReason } | undefined;
   private closed = false;
   /** Checks messages against the rates in force, and is the local window while the store is down ('local'). */
   private readonly local: LocalClearance;
@@ -50,7 +56,7 @@ export class RedisClearance implements StoreClearance {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly limiter: SharedLimiter & RetimingLimiter,
+    private readonly limiter: SharedLimiter & RetimingLimiter & ClockReader,
     private readonly options: ResolvedOptions,
     private readonly hooks: StoreHooks,
     private readonly whenDown: StoreDownPolicy,
@@ -62,12 +68,13 @@ export class RedisClearance implements StoreClearance {
     this.inFlight = new StoreInFlight(options);
     this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
     const callEnded = () => {
-      if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
+      if (this.rewindPending !== undefined) this.rewind(this.rewindPending.at, this.rewindPending.reason);
     };
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
+    this.calls.calibrate(limiter);
   }
 
   get rates(): Rate[] {
@@ -127,7 +134,8 @@ export class RedisClearance implements StoreClearance {
         return Number.POSITIVE_INFINITY;
       }
       // In a pause or past the local window: every grant goes back and is asked for again, in order.
-      this.rewind(Math.max(now, this.pausedUntil, localAt));
+      const reason = from < this.pausedUntil ? 'pause' : inTime || this.late !== undefined ? 'outage' : 'late';
+      this.rewind(Math.max(now, this.pausedUntil, localAt), reason);
     }
     if (this.pausedUntil > now) return this.pausedUntil;
     if (this.calls.down === undefined && this.outage.holds(now)) {
@@ -245,11 +253,11 @@ export class RedisClearance implements StoreClearance {
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
       if (notice.keys !== undefined && this.local.keyRates !== undefined) this.local.setKeyTemplate(notice.keys, now);
       if (notice.key !== undefined) this.local.setRates(notice.key.rates, notice.key.name, now);
-      this.rewind(now);
+      this.rewind(now, 'rates');
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
       else this.hooks.quarantined(now + notice.forMs);
-      this.rewind(now + notice.forMs);
+      this.rewind(now + notice.forMs, notice.type === 'paused' ? 'pause' : 'quarantine');
     } else {
       this.pausedUntil = Number.NEGATIVE_INFINITY;
       this.calls.retryAt = now;
@@ -259,14 +267,16 @@ export class RedisClearance implements StoreClearance {
   }
 
   /** Gives every unused grant back and asks again for those messages, in arrival order, from `at`. */
-  private rewind(at: number): void {
+  private rewind(at: number, reason: GrantsRewoundReason): void {
     if (this.calls.asking) {
       // The batch out is between the grants held and the requests waiting: rewind once it is back.
-      this.rewindPendingAt = Math.max(this.rewindPendingAt ?? at, at);
+      this.rewindPending = { at: Math.max(this.rewindPending?.at ?? at, at), reason };
       return;
     }
-    this.rewindPendingAt = undefined;
+    this.rewindPending = undefined;
     const held = this.grants.takeAll();
+    // Told after this call to the clearance returns (a hook is never called during one).
+    if (held.length > 0) queueMicrotask(() => this.closed || this.hooks.rewound(held.length, 0, reason));
     this.toReserve.putBack(held.map((grant) => grant.request));
     this.calls.giveBack(held.map((grant) => grant.reservation));
     // From `at` the head is asked for again: a `later` told for messages behind it no longer holds it back.
@@ -290,7 +300,7 @@ export class RedisClearance implements StoreClearance {
     }
     // Its own answer may be on its way: asked again when it is back.
     if (this.calls.asking) return undefined;
-    this.rewind(now);
+    this.rewind(now, 'priority');
     this.toReserve.promote(request);
     return undefined;
   }

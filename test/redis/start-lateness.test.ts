@@ -1,0 +1,63 @@
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { redisForFile } from '../support/redis.js';
+import { storeThrottler } from '../support/store-throttler.js';
+
+/**
+ * A fleet's start (issue 22 item 3): the first grants are due at once, so a process that learns
+ * Redis' clock only from their reply judges them against that reply's whole round trip (which at a
+ * start includes the script's text and a cold process). In virtual time: the store's test clock is
+ * Redis' now, read as a call leaves; `lateBy` makes a script run that much later than its call left
+ * (the call queued behind others), and moving the clock while it is out is the reply coming back.
+ */
+const file = redisForFile();
+const RATE = { rate: '20/500ms', strategy: 'sliding-window' as const };
+
+/** The store's script calls as they leave: each one's own last argument ('clock' for the calibration). */
+function recordingCalls(redis: Redis, calls: string[]): Redis {
+  return new Proxy(redis, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || !property.startsWith('xthrottlerReserve') || typeof value !== 'function')
+        return value;
+      return (...args: unknown[]) => {
+        calls.push(String(args.at(-1)));
+        return (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+      };
+    },
+  });
+}
+
+describe("a throttler's first grants on a store", () => {
+  it('learns Redis clock before asking for them, so a first reply slow on the way out leaves them on time', async () => {
+    const clock = new SimulatedClock();
+    let lateBy = 0;
+    const t = storeThrottler(file.redis, file.fresh('start'), RATE, { testClock: () => clock.now() + lateBy }, clock);
+    await t.quiet();
+    // The script ran 30 ms after the call left, and its reply came back 5 ms later.
+    lateBy = 30;
+    t.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1, 2].map((n) => ({ message: { type: 'job', n } })) });
+    await Promise.resolve();
+    lateBy = 0;
+    t.clock.increment(35);
+    await t.runUntil(3);
+    // Granted for Redis' 30, sent at 35, within the grace. Judged against the reply alone (Redis' clock
+    // then known within 35 ms, more than the 20 ms grace), they were moved to 55 in a second call.
+    expect(t.deliveries.map((d) => d.at)).toEqual([35, 35, 35]);
+    t.actor.stop();
+    await t.store.close();
+  });
+
+  it('has the reserve script on its connection before it asks for grants (the text goes with the first call)', async () => {
+    const calls: string[] = [];
+    const t = storeThrottler(recordingCalls(file.redis, calls), file.fresh('start'), RATE);
+    await t.quiet();
+    expect(calls).toEqual(['clock']);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } });
+    await t.runUntil(1);
+    expect(calls.length).toBe(2);
+    t.actor.stop();
+    await t.store.close();
+  });
+});
