@@ -49,6 +49,38 @@ describe("a throttler's first grants on a store", () => {
     await t.store.close();
   });
 
+  // What is lost otherwise: with the default (the interval), b takes 520 at 20, a's grants no longer
+  // fit anywhere and go at 1040. Every process sharing the name must set the same value.
+  it('with a reserve-ahead of 3/4 of the interval, a holder up to a quarter interval late still moves its grants', async () => {
+    const name = file.fresh('start');
+    const input = { rate: '2/500ms', strategy: 'sliding-window' as const };
+    const a = storeThrottler(file.redis, name, input, { maxReserveAheadMs: 375 });
+    const b = storeThrottler(file.redis, name, input, { maxReserveAheadMs: 375 }, a.clock);
+    await Promise.all([a.quiet(), b.quiet()]);
+    const target = a.actor.getSnapshot().context.target;
+    a.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
+    // Its grants (at 0) go unused until 40, past the grace: a process busy at the fleet's start.
+    a.actor.send({ type: 'SET_TARGET', target: undefined });
+    await a.quiet();
+    a.clock.increment(20);
+    // Another process asks at 20 for the next window (520): told to come back at 145.
+    b.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
+    await b.quiet();
+    a.clock.increment(20);
+    a.actor.send({ type: 'SET_TARGET', target });
+    await a.runUntil(2);
+    await b.runUntil(2);
+    expect(a.deliveries.map((d) => d.at)).toEqual([40, 40]);
+    expect(b.deliveries.map((d) => d.at)).toEqual([560, 560]);
+    expect(a.emitted.filter((event) => event.type === 'storeGrantsRewound')).toEqual([
+      { type: 'storeGrantsRewound', given: 0, retimed: 2, reason: 'late', at: 40 },
+    ]);
+    for (const t of [a, b]) {
+      t.actor.stop();
+      await t.store.close();
+    }
+  });
+
   it('has the reserve script on its connection before it asks for grants (the text goes with the first call)', async () => {
     const calls: string[] = [];
     const t = storeThrottler(recordingCalls(file.redis, calls), file.fresh('start'), RATE);
