@@ -29,6 +29,22 @@ function recordingCalls(redis: Redis, calls: string[]): Redis {
   });
 }
 
+/** Every store script call's reply handled `ms` later on the virtual clock than Redis ran it: a far Redis. */
+function slowLink(redis: Redis, clock: SimulatedClock, ms: number): Redis {
+  return new Proxy(redis, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof property !== 'string' || !property.startsWith('xthrottler') || typeof value !== 'function')
+        return value;
+      return (...args: unknown[]) =>
+        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).then((reply) => {
+          clock.increment(ms);
+          return reply;
+        });
+    },
+  });
+}
+
 describe("a throttler's first grants on a store", () => {
   it('learns Redis clock before asking for them, so a first reply slow on the way out leaves them on time', async () => {
     const clock = new SimulatedClock();
@@ -79,6 +95,24 @@ describe("a throttler's first grants on a store", () => {
       t.actor.stop();
       await t.store.close();
     }
+  });
+
+  it('knows a link too slow for the grace before its first grants, and sends them as they arrive', async () => {
+    const clock = new SimulatedClock();
+    const t = storeThrottler(slowLink(file.redis, clock, 30), file.fresh('start'), RATE, {}, clock);
+    await t.quiet();
+    // Four calibration replies, each 30 ms: the widened grace is in use before anything is asked.
+    expect(t.emitted.filter((event) => event.type === 'storeSlow')).toEqual([
+      { type: 'storeSlow', roundTripMs: 30, graceMs: 50, at: 120 },
+    ]);
+    t.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
+    await t.runUntil(2);
+    // Granted for Redis' 120, known only within 30 ms: sent as the reply arrives (one round trip after they
+    // were queued), nothing moved or given back. Before, they went 140 ms after, moved until four replies were in.
+    expect(t.deliveries.map((d) => d.at)).toEqual([150, 150]);
+    expect(t.emitted.filter((event) => event.type === 'storeGrantsRewound')).toEqual([]);
+    t.actor.stop();
+    await t.store.close();
   });
 
   it('has the reserve script on its connection before it asks for grants (the text goes with the first call)', async () => {
