@@ -97,6 +97,60 @@ describe("a throttler's first grants on a store", () => {
     }
   });
 
+  it('with the default reserve-ahead, gives back a window that no longer fits, and says so once', async () => {
+    const name = file.fresh('start');
+    const input = { rate: '2/500ms', strategy: 'sliding-window' as const };
+    const a = storeThrottler(file.redis, name, input);
+    const b = storeThrottler(file.redis, name, input, {}, a.clock);
+    await Promise.all([a.quiet(), b.quiet()]);
+    const target = a.actor.getSnapshot().context.target;
+    a.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
+    a.actor.send({ type: 'SET_TARGET', target: undefined });
+    await a.quiet();
+    a.clock.increment(20);
+    b.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
+    await b.quiet();
+    a.clock.increment(20);
+    a.actor.send({ type: 'SET_TARGET', target });
+    // a's grants no longer fit (b holds 520): given back at 40, asked for again behind b's.
+    await a.quiet();
+    await b.runUntil(2);
+    await a.runUntil(2);
+    expect(b.deliveries.map((d) => d.at)).toEqual([520, 520]);
+    expect(a.deliveries.map((d) => d.at)).toEqual([1040, 1040]);
+    expect(a.emitted.filter((event) => event.type === 'storeGrantsRewound')).toEqual([
+      { type: 'storeGrantsRewound', given: 2, retimed: 0, reason: 'late', at: 40 },
+    ]);
+    for (const t of [a, b]) {
+      t.actor.stop();
+      await t.store.close();
+    }
+  });
+
+  it('gives back a grant inside a pause, and says so once with the reason', async () => {
+    const t = storeThrottler(
+      file.redis,
+      file.fresh('start'),
+      { rate: '1/500ms', strategy: 'sliding-window' },
+      {
+        maxReserveAheadMs: 1000,
+      },
+    );
+    await t.quiet();
+    t.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
+    // One sent at 0, the other granted for 520 (within the reserve-ahead) and held.
+    await t.quiet();
+    t.clock.increment(10);
+    t.actor.send({ type: 'PAUSE', duration: 2000 });
+    await t.runUntil(2);
+    expect(t.deliveries.map((d) => d.at)).toEqual([0, 2010]);
+    expect(t.emitted.filter((event) => event.type === 'storeGrantsRewound')).toEqual([
+      { type: 'storeGrantsRewound', given: 1, retimed: 0, reason: 'pause', at: 10 },
+    ]);
+    t.actor.stop();
+    await t.store.close();
+  });
+
   it('knows a link too slow for the grace before its first grants, and sends them as they arrive', async () => {
     const clock = new SimulatedClock();
     const t = storeThrottler(slowLink(file.redis, clock, 30), file.fresh('start'), RATE, {}, clock);
