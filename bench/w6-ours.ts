@@ -161,7 +161,14 @@ export const OURS_THROTTLER: SharedContender = {
     ' grant on its one timer, and gives back and asks again for a grant it could not send within grantGraceMs' +
     ' (20 ms), which the script adds to the spacing of grants: strict on the common clock, not only on Redis time.',
   async open({ redis, name, rate, onStart }) {
-    const store = createRedisStore({ redis, name, commandTimeout: 5000 });
+    // bench/w6-start-spans.ts may set the fleet's reserve-ahead (every process of the fleet inherits it).
+    const ahead = process.env.W6_RESERVE_AHEAD_MS;
+    const store = createRedisStore({
+      redis,
+      name,
+      commandTimeout: 5000,
+      ...(ahead === undefined ? {} : { maxReserveAheadMs: Number(ahead) }),
+    });
     const throttler = createThrottler({ rate: rateText(rate), strategy: 'sliding-window', store });
     let errors = 0;
     let next = 0;

@@ -7,6 +7,8 @@
  * Redis times are checked by test/redis/throttler-fleet.test.ts).
  *
  *   npx tsx bench/w6-start-spans.ts [runs = 10] [processes = 4] [tasks per process = 40]
+ *
+ * W6_RESERVE_AHEAD_MS=375 in the environment sets every process's maxReserveAheadMs (default: the interval).
  */
 import { OURS_THROTTLER } from './w6-ours.js';
 import { type SharedPhase, sharedPhase } from './w6-shared-limit.js';

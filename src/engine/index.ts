@@ -8,6 +8,7 @@ export type { RateAudit, ThrottlerAuditReport } from './audit/throttler-audit.js
 export { WindowAudit, type WindowAuditJSON, type WindowFindings } from './audit/window-audit.js';
 export type {
   ClearanceRequest,
+  GrantsRewoundReason,
   StoreClearance,
   StoreConflict,
   StoreHooks,

@@ -131,6 +131,25 @@ export function reportStoreSlow(context: MachineContext, event: MachineEvent, ef
   effects.emit({ type: 'storeSlow', roundTripMs, graceMs, at: context.now() });
 }
 
+const REWOUND_REASONS: ReadonlySet<unknown> = new Set(['late', 'pause', 'quarantine', 'rates', 'priority', 'outage']);
+
+/** STORE_REWOUND (from a store): tells listeners with storeGrantsRewound. */
+export function reportStoreRewound(context: MachineContext, event: MachineEvent, effects: Effects): void {
+  if (event.type !== 'STORE_REWOUND') return;
+  const { given, retimed, reason } = event;
+  if (
+    !Number.isSafeInteger(given) ||
+    !Number.isSafeInteger(retimed) ||
+    given < 0 ||
+    retimed < 0 ||
+    !REWOUND_REASONS.has(reason)
+  ) {
+    refuse(effects, event, new ThrottlerOptionError('STORE_REWOUND', '{ given, retimed (counts), reason }', event));
+    return;
+  }
+  effects.emit({ type: 'storeGrantsRewound', given, retimed, reason, at: context.now() });
+}
+
 /** STORE_STATUS (from a store): tells listeners with storeDown / storeUp, storeConflict or storeQuarantined. */
 export function reportStoreStatus(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'STORE_STATUS') return;

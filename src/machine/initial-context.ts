@@ -11,6 +11,7 @@ import {
   CLEARANCE_EVENT,
   storeConflictEvent,
   storeQuarantinedEvent,
+  storeRewoundEvent,
   storeSlowEvent,
   storeStatusEvent,
 } from './own-events.js';
@@ -51,6 +52,7 @@ export function initialContext(
     conflict: (conflict) => store.actor()?.send(storeConflictEvent(conflict)),
     quarantined: (quarantinedUntil) => store.actor()?.send(storeQuarantinedEvent(quarantinedUntil)),
     slow: (roundTripMs, graceMs) => store.actor()?.send(storeSlowEvent(roundTripMs, graceMs)),
+    rewound: (given, retimed, reason) => store.actor()?.send(storeRewoundEvent(given, retimed, reason)),
   });
   const dispatcher = new Dispatcher<AnyEventObject>(options, clock.now(), clock.now, clearance);
   return {

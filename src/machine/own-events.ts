@@ -1,12 +1,12 @@
 /**
  * The machine's own events, which are not part of the public `ThrottlerEvent`: the wake-up timer
  * (WAKE), the switch between `idle` and `active` (WORK_WAITING, DRAINED), a store's answers (CLEARANCE,
- * STORE_STATUS, STORE_SLOW) and the promise API's lease (LEASE, LEASE_END; engine/clearance/lease.ts). Each
+ * STORE_STATUS, STORE_SLOW, STORE_REWOUND) and the promise API's lease (LEASE, LEASE_END; engine/clearance/lease.ts). Each
  * carries a mark only this library sets: the machine tells its own events from a user's event of the
  * same type, which it refuses as an unknown type (`invalidEvent`) and which changes nothing. The
  * fixed ones are shared frozen objects, so marking them costs nothing per event.
  */
-import type { StoreConflict } from '../engine/clearance/clearance.js';
+import type { GrantsRewoundReason, StoreConflict } from '../engine/clearance/clearance.js';
 import type { Lease } from '../engine/clearance/lease.js';
 
 /** Set on every event the library sends to its own machine; never on a user's. */
@@ -57,8 +57,17 @@ export interface StoreSlowEvent extends Own {
   graceMs: number;
 }
 
+/** From a store's clearance: grants given back or moved (storeGrantsRewound). */
+export interface StoreRewoundEvent extends Own {
+  type: 'STORE_REWOUND';
+  given: number;
+  retimed: number;
+  reason: GrantsRewoundReason;
+}
+
 export type OwnEvent =
   | LeaseEvent
+  | StoreRewoundEvent
   | StoreStatusEvent
   | StoreConflictEvent
   | StoreQuarantinedEvent
@@ -99,6 +108,10 @@ export function storeQuarantinedEvent(quarantinedUntil: number): StoreQuarantine
 
 export function storeSlowEvent(roundTripMs: number, graceMs: number): StoreSlowEvent {
   return { type: 'STORE_SLOW', roundTripMs, graceMs, [OWN_EVENT]: true };
+}
+
+export function storeRewoundEvent(given: number, retimed: number, reason: GrantsRewoundReason): StoreRewoundEvent {
+  return { type: 'STORE_REWOUND', given, retimed, reason, [OWN_EVENT]: true };
 }
 
 /** Whether the library sent this event: false for one of the same type sent by a user. */

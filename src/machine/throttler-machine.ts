@@ -4,6 +4,7 @@ import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import {
   cancelMessage,
   pause,
+  reportStoreRewound,
   reportStoreSlow,
   reportStoreStatus,
   resume,
@@ -82,6 +83,7 @@ const machine = setup({
     }),
     reportStoreStatus: withEffects(reportStoreStatus),
     reportStoreSlow: withEffects(reportStoreSlow),
+    reportStoreRewound: withEffects(reportStoreRewound),
     activatePolicies: withEffects((context, _event, effects, self) => {
       const now = context.now();
       context.dispatcher.activate(now);
@@ -176,6 +178,10 @@ const machine = setup({
           REFUSED_FROM_OUTSIDE,
           { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
         ],
+        STORE_REWOUND: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
+        ],
         STORE_STATUS: [
           REFUSED_FROM_OUTSIDE,
           {
@@ -232,6 +238,10 @@ const machine = setup({
         STORE_SLOW: [
           REFUSED_FROM_OUTSIDE,
           { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
+        ],
+        STORE_REWOUND: [
+          REFUSED_FROM_OUTSIDE,
+          { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
         ],
         STORE_STATUS: [
           REFUSED_FROM_OUTSIDE,

@@ -157,7 +157,22 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
    * long for its grace, so grants are sent up to `graceMs` (the grace + the round trip) after their
    * time on Redis' clock: strict on Redis time, not on this host's clock (docs/redis.md, "Late sends").
    */
-  | { type: 'storeSlow'; roundTripMs: number; graceMs: number; at: number };
+  | { type: 'storeSlow'; roundTripMs: number; graceMs: number; at: number }
+  /**
+   * Grants this throttler held were given back (`given`: their messages asked for again, in order)
+   * or moved in Redis to its now (`retimed`, sliding window), once per give-back: `reason` is `late`
+   * (not sent within the grace of their time: a slow reply, a busy process), `pause`, `quarantine`,
+   * `rates`, `priority` (a message of higher priority had no grant of its kind) or `outage` (the local
+   * window still held the message back after an outage). Frequent `late` ones cost throughput
+   * (docs/redis-operations.md).
+   */
+  | {
+      type: 'storeGrantsRewound';
+      given: number;
+      retimed: number;
+      reason: 'late' | 'pause' | 'quarantine' | 'rates' | 'priority' | 'outage';
+      at: number;
+    };
 
 /** What a snapshot's `context` tells: `actor.getSnapshot().context`. */
 export interface ThrottlerContext {

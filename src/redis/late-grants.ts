@@ -63,7 +63,8 @@ export class LateGrants {
         (outcomes) => this.answered(batch, outcomes, askedAt),
         (error: unknown) => {
           this.asking = false;
-          this.giveUp(batch, true);
+          const given = this.giveUp(batch, true);
+          if (given > 0) this.hooks.rewound(given, 0, 'late');
           this.calls.failed(error);
         },
       );
@@ -78,12 +79,14 @@ export class LateGrants {
     this.calls.up();
     const gone: Grant[] = [];
     const stale: Reservation[] = [];
+    let moved = 0;
     for (const [index, grant] of batch.entries()) {
       const outcome = outcomes[index] as RetimeOutcome;
       grant.retiming = false;
       if (outcome.kind === 'granted') {
         // Given back meanwhile (a rewind, a cancel, a close): what the call kept goes back too.
         if (grant.spent) stale.push(outcome.reservation);
+        else if (outcome.redisTime !== grant.redisTime) moved += 1;
         grant.redisTime = outcome.redisTime;
         grant.reservation = outcome.reservation;
       } else if (!grant.spent) {
@@ -92,19 +95,21 @@ export class LateGrants {
     }
     this.calls.giveBack(stale);
     // The script took those out of the logs already.
-    this.giveUp(gone, false);
+    const given = this.giveUp(gone, false);
+    if (given + moved > 0) this.hooks.rewound(given, moved, 'late');
     this.hooks.wake();
   }
 
-  /** Grants that could not be kept: out of the book, their messages asked for again, first in line, at once. */
-  private giveUp(grants: Grant[], release: boolean): void {
+  /** Grants that could not be kept: out of the book, their messages asked for again, first in line, at once. How many. */
+  private giveUp(grants: Grant[], release: boolean): number {
     for (const grant of grants) grant.retiming = false;
     const dropped = grants.filter((grant) => this.grants.drop(grant));
-    if (dropped.length === 0) return;
+    if (dropped.length === 0) return 0;
     if (release) this.calls.giveBack(dropped.map((grant) => grant.reservation));
     const requests = dropped.map((grant) => grant.request);
     this.toReserve.putBack(requests);
     this.calls.retryAt = Math.min(this.calls.retryAt, this.hooks.now());
     this.calls.askSoon();
+    return dropped.length;
   }
 }

@@ -20,7 +20,7 @@ import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfi
  * ioredis' defineCommand sends EVALSHA and falls back to EVAL on NOSCRIPT (a restarted Redis).
  */
 const COMMANDS = {
-  reserve: { name: 'xthrottlerReserveV3', lua: RESERVE_SCRIPT },
+  reserve: { name: 'xthrottlerReserveV4', lua: RESERVE_SCRIPT },
   release: { name: 'xthrottlerReleaseV2', lua: RELEASE_SCRIPT },
   control: { name: 'xthrottlerControlV2', lua: CONTROL_SCRIPT },
   auditRead: { name: 'xthrottlerAuditReadV1', lua: AUDIT_READ_SCRIPT },

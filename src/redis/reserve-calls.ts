@@ -26,9 +26,20 @@ export const MAX_HELD = MAX_BATCH;
  * answered, so that an outage is reported even by a process living on grants it holds.
  */
 export const CHECK_AFTER_MS = 1000;
+/**
+ * Round trips that learn Redis' clock as a throttler is created, before its first grants: fewer once
+ * one leaves the clock known within a quarter of the grace. Four, so that a link too slow for the
+ * grace is known as such (`SLOW_AFTER_REPLIES`) before the first grants come back.
+ */
+export const CALIBRATION_CALLS = 4;
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 1000;
+
+/** The part of the shared limiter that reads Redis' clock (RedisSharedLimiter.redisNow). */
+export interface ClockReader {
+  redisNow(): Promise<number>;
+}
 
 export class ReserveCalls {
   /** A reserve call is out. */
@@ -89,6 +100,32 @@ export class ReserveCalls {
   /** Where a grant at `redisTime` may be sent (redis-clock.ts: within the grace, widened on a slow link). */
   sendWindow(redisTime: number): SendWindow {
     return this.redisClock.sendWindow(redisTime, this.limiter.grantGraceMs);
+  }
+
+  /**
+   * Learns Redis' clock before the first grants are asked for (up to `CALIBRATION_CALLS` round trips,
+   * one after another, beside any reserve call). A fleet's first grants are due at once: judged
+   * against the first reply alone, whose round trip includes the script's text and a cold process,
+   * they were late by its whole uncertainty and re-timed, or given back behind the next window (W6:
+   * a window lost). A failure is not told here: the first reserve call meets it and tells it.
+   */
+  calibrate(limiter: ClockReader): void {
+    const learnOnce = (callsLeft: number): void => {
+      if (this.closed) return;
+      const askedAt = this.hooks.now();
+      limiter.redisNow().then(
+        (redisNow) => {
+          if (this.closed) return;
+          const now = this.hooks.now();
+          this.redisClock.learn(askedAt, now, redisNow);
+          this.noticeSlowLink(now);
+          const grace = this.limiter.grantGraceMs;
+          if (callsLeft > 1 && grace > 0 && this.redisClock.uncertainty(now) > grace / 4) learnOnce(callsLeft - 1);
+        },
+        () => {},
+      );
+    };
+    learnOnce(CALIBRATION_CALLS);
   }
 
   /** Nothing is asked from now on; answers still out give their grants back. */

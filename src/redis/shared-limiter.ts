@@ -138,6 +138,16 @@ export class RedisSharedLimiter implements SharedLimiter {
     });
   }
 
+  /**
+   * Redis' now (ms), by the reserve script: one round trip that also puts the script on this
+   * connection (ioredis sends a script's text the first time a connection runs it). Not part of the
+   * public SharedLimiter: a throttler's clearance learns Redis' clock from it before its first grants.
+   */
+  async redisNow(): Promise<number> {
+    const { reply, rest } = await this.call('reserve', this.scopes(), ['clock']);
+    return Number(reply[rest]) / 1000;
+  }
+
   async setRate(rates: RatesInput, channel?: string): Promise<void> {
     if (channel !== undefined && !this.declared.channels.has(channel) && !this.isKey(channel)) {
       throw unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);

@@ -1,9 +1,9 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
- * reservation. Admitted messages wait in arrival order; once the throttler asks about its head
- * (so it has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its way,
- * and is woken (a CLEARANCE event) when it arrives; asked again it answers with the granted time,
- * and the throttler's one timer sends the message then without asking Redis again. With
+ * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it
+ * has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer
+ * is on its way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time,
+ * which its one timer sends the message at without asking Redis again. With
  * priorities the head may be a later message: once granted, it sends on the earliest grant of its
  * channel and cost, and the message that held it takes the later one (grant-book.ts). A message
  * that leaves unsent (cancelled, displaced, past its deadline) gives its grant back.
@@ -11,16 +11,24 @@
  * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
  * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
  * grant left unused past `grantGraceMs` (a slow reply, a late timer) is moved to Redis' now where it
- * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held is
- * given back and asked for again, in order.
+ * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held goes
+ * back and is asked for again, in order. Each give-back is told once (`hooks.rewound`).
  */
-import type { ClearanceRequest, RestoredState, StoreClearance, StoreHooks, StoreTraffic } from '../engine/index.js';
-import { LocalClearance, type ResolvedOptions } from '../engine/index.js';
+import {
+  type ClearanceRequest,
+  type GrantsRewoundReason,
+  LocalClearance,
+  type ResolvedOptions,
+  type RestoredState,
+  type StoreClearance,
+  type StoreHooks,
+  type StoreTraffic,
+} from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { type Grant, GrantBook } from './grant-book.js';
 import { LateGrants, type RetimingLimiter } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
-import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
+import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
 import { StoreInFlight } from './store-in-flight.js';
@@ -33,14 +41,12 @@ export class RedisClearance implements StoreClearance {
   private readonly grants = new GrantBook();
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
   private readonly toReserve = new ReserveLine();
-  /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
-  private readonly refused = new Set<number>();
+  private readonly refused = new Set<number>(); // refused for good: a cost above a limit, an unknown channel
   /** The calls to the limiter: one reserve out at a time, retries, up or down (reserve-calls.ts). */
   private readonly calls: ReserveCalls;
-  /** Grants that came back past their grace, moved to Redis' now (sliding window; late-grants.ts). */
-  private readonly late: LateGrants | undefined;
-  /** A rewind asked for while a reserve call was out: done when it answers, so that order is kept. */
-  private rewindPendingAt: number | undefined;
+  private readonly late: LateGrants | undefined; // grants back past their grace, moved to Redis' now
+  /** A rewind asked for while a reserve call was out (from when, why): done when it answers, so that order is kept. */
+  private rewindPending: { at: number; reason: GrantsRewoundReason } | undefined;
   private closed = false;
   /** Checks messages against the rates in force, and is the local window while the store is down ('local'). */
   private readonly local: LocalClearance;
@@ -50,7 +56,7 @@ export class RedisClearance implements StoreClearance {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly limiter: SharedLimiter & RetimingLimiter,
+    private readonly limiter: SharedLimiter & RetimingLimiter & ClockReader,
     private readonly options: ResolvedOptions,
     private readonly hooks: StoreHooks,
     private readonly whenDown: StoreDownPolicy,
@@ -62,12 +68,13 @@ export class RedisClearance implements StoreClearance {
     this.inFlight = new StoreInFlight(options);
     this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
     const callEnded = () => {
-      if (this.rewindPendingAt !== undefined) this.rewind(this.rewindPendingAt);
+      if (this.rewindPending !== undefined) this.rewind(this.rewindPending.at, this.rewindPending.reason);
     };
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
+    this.calls.calibrate(limiter);
   }
 
   get rates(): Rate[] {
@@ -131,7 +138,8 @@ export class RedisClearance implements StoreClearance {
         return Number.POSITIVE_INFINITY;
       }
       // In a pause or past the local window: every grant goes back and is asked for again, in order.
-      this.rewind(Math.max(now, this.pausedUntil, localAt));
+      const reason = from < this.pausedUntil ? 'pause' : inTime || this.late !== undefined ? 'outage' : 'late';
+      this.rewind(Math.max(now, this.pausedUntil, localAt), reason);
     }
     if (this.pausedUntil > now) return this.pausedUntil;
     if (this.calls.down === undefined && this.outage.holds(now)) {
@@ -249,11 +257,11 @@ export class RedisClearance implements StoreClearance {
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
       if (notice.keys !== undefined && this.local.keyRates !== undefined) this.local.setKeyTemplate(notice.keys, now);
       if (notice.key !== undefined) this.local.setRates(notice.key.rates, notice.key.name, now);
-      this.rewind(now);
+      this.rewind(now, 'rates');
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
       else this.hooks.quarantined(now + notice.forMs);
-      this.rewind(now + notice.forMs);
+      this.rewind(now + notice.forMs, notice.type === 'paused' ? 'pause' : 'quarantine');
     } else {
       this.pausedUntil = Number.NEGATIVE_INFINITY;
       this.calls.retryAt = now;
@@ -263,14 +271,16 @@ export class RedisClearance implements StoreClearance {
   }
 
   /** Gives every unused grant back and asks again for those messages, in arrival order, from `at`. */
-  private rewind(at: number): void {
+  private rewind(at: number, reason: GrantsRewoundReason): void {
     if (this.calls.asking) {
       // The batch out is between the grants held and the requests waiting: rewind once it is back.
-      this.rewindPendingAt = Math.max(this.rewindPendingAt ?? at, at);
+      this.rewindPending = { at: Math.max(this.rewindPending?.at ?? at, at), reason };
       return;
     }
-    this.rewindPendingAt = undefined;
+    this.rewindPending = undefined;
     const held = this.grants.takeAll();
+    // Told after this call to the clearance returns (a hook is never called during one).
+    if (held.length > 0) queueMicrotask(() => this.closed || this.hooks.rewound(held.length, 0, reason));
     this.toReserve.putBack(held.map((grant) => grant.request));
     this.calls.giveBack(held.map((grant) => grant.reservation));
     // From `at` the head is asked for again: a `later` told for messages behind it no longer holds it back.
@@ -278,10 +288,9 @@ export class RedisClearance implements StoreClearance {
   }
 
   /**
-   * The head holds no grant while messages behind it hold some (one of higher priority came later):
-   * they cannot go before it, and waiting behind them could be for ever (the store grants only so
-   * far ahead). So it takes the earliest grant of its kind, the message that held it going back to
-   * be asked for; with none of its kind, every grant is given back and the head is asked for first.
+   * The head holds no grant while later messages of higher priority hold some: waiting behind them could
+   * be for ever (the store grants only so far ahead), so it takes the earliest grant of its kind (its
+   * holder is asked for again); with none of its kind, every grant goes back and the head is asked first.
    */
   private takeForHead(request: ClearanceRequest, now: number): Grant | undefined {
     if (this.grants.size === 0 || this.refused.has(request.seq)) return undefined;
@@ -294,7 +303,7 @@ export class RedisClearance implements StoreClearance {
     }
     // Its own answer may be on its way: asked again when it is back.
     if (this.calls.asking) return undefined;
-    this.rewind(now);
+    this.rewind(now, 'priority');
     this.toReserve.promote(request);
     return undefined;
   }

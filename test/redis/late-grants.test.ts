@@ -121,6 +121,9 @@ describe('a throttler whose grants came late', () => {
     await b.runUntil(2);
     expect(b.deliveries.map((d) => d.at)).toEqual([0, 520]);
     expect(a.deliveries.map((d) => d.at)).toEqual([30, 30]);
+    // One event for the move, with its facts (issue 25 §3).
+    const rewound = a.emitted.filter((event) => event.type === 'storeGrantsRewound');
+    expect(rewound).toEqual([{ type: 'storeGrantsRewound', given: 0, retimed: 2, reason: 'late', at: 30 }]);
     for (const t of [a, b]) {
       t.actor.stop();
       await t.store.close();

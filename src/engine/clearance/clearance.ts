@@ -199,7 +199,20 @@ export interface StoreHooks {
    * this clock within the grace): the throttler emits storeSlow with the round trip and the grace in use.
    */
   slow(roundTripMs: number, graceMs: number): void;
+  /**
+   * Grants held were given back (`given`, their messages asked for again) or moved to Redis' now
+   * (`retimed`), for `reason`: the throttler emits storeGrantsRewound. Once per give-back, not per grant.
+   */
+  rewound(given: number, retimed: number, reason: GrantsRewoundReason): void;
 }
+
+/**
+ * Why a store's clearance gave grants back or moved them: `late` (not sent within the grace of their
+ * time), `pause` (a pause, this process's or the fleet's), `quarantine` (the shared state was lost),
+ * `rates` (new rates in force), `priority` (a message of higher priority had no grant of its kind),
+ * `outage` (after an outage on the local window, that window still held the message back).
+ */
+export type GrantsRewoundReason = 'late' | 'pause' | 'quarantine' | 'rates' | 'priority' | 'outage';
 
 /** What a store refused: the option whose value differs, this throttler's value and the stored one. */
 export interface StoreConflict {

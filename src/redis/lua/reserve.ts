@@ -28,14 +28,18 @@ import { RETIME_BODY } from './retime.js';
  * start empty at its first grant, as a local key's do (a channel's start with the state).
  *
  * Script ARGV after the header: pairs of (scope j: 0 none, else the channel or key ARGV[8 + j]; cost);
- * or 'retime' and the grants to move (retime.ts).
+ * or 'retime' and the grants to move (retime.ts); or 'clock', answered with Redis' now (µs) alone, so
+ * that a throttler knows Redis' clock, and has the script on its connection, before its first grants.
  * Reply: the header, then per request a triple (kind, µs, member): kind 0 granted (µs = wait),
  * 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused (µs = the smallest
  * limit in force, which the cost exceeds).
  */
 export const RESERVE_SCRIPT = `${PRELUDE}${AUDIT_TRAIL}
 local results = {}
-if ARGV[HEADER + 1] == 'retime' then
+if ARGV[HEADER + 1] == 'clock' then
+-- Redis' now alone: a process learns its clock before it asks for grants (reserve-calls.ts).
+results[1] = int(now)
+elseif ARGV[HEADER + 1] == 'retime' then
 ${RETIME_BODY}
 else
 local tokenBucket = declared.strategy == 'token-bucket'
