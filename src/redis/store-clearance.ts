@@ -48,8 +48,7 @@ export class RedisClearance implements StoreClearance {
   /** A rewind asked for while a reserve call was out (from when, why): done when it answers, so that order is kept. */
   private rewindPending: { at: number; reason: GrantsRewoundReason } | undefined;
   private closed = false;
-  /** Checks messages against the rates in force, and is the local window while the store is down ('local'). */
-  private readonly local: LocalClearance;
+  private readonly local: LocalClearance; // checks messages; the local window while down ('local')
   /** What went on the local window while the store was down, until it leaves every window (outage-sends.ts). */
   private readonly outage: OutageSends;
   private readonly inFlight: StoreInFlight;
