@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor, createMachine, type EventObject, fromCallback } from 'xstate';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { MAX_TIMER_DELAY } from '../../src/machine/effects.js';
-import { cpuMsOf } from '../support/cpu-time.js';
+import { cpuMsOf, IN_A_BROWSER } from '../support/cpu-time.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -430,11 +430,9 @@ describe('invalid input', () => {
   });
 });
 
-/** Skipped in the browser project: there it measures wall time (cpu-time.ts), and the same V8 runs at twice the time. */
-const IN_A_BROWSER = typeof window !== 'undefined';
-
 describe('the queue', () => {
   // Linear growth is what a ring buffer shows; a million waiting messages are the soak test's (slow tier).
+  // Skipped in the browser project, which gives no CPU time (cpu-time.ts).
   it.skipIf(IN_A_BROWSER)(
     'enqueues in linear time: twice the messages, about twice the time (a ring buffer, no copy per event)',
     () => {
