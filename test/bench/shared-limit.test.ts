@@ -12,11 +12,14 @@ import { SHARED_CONTENDERS } from '../../bench/w6-contenders.js';
 import { type SharedLimitOptions, sharedLimit } from '../../bench/w6-shared-limit.js';
 import { connectRedis } from '../support/redis.js';
 
-/** 10 per second (rate-limiter-flexible counts whole seconds), 10 tasks each; 300 each on a limit that never binds. */
+/**
+ * 10 per second (rate-limiter-flexible counts whole seconds), 10 tasks each; 300 each on a limit that
+ * never binds. A phase ends when every task started (2 s, binding); its duration bounds a busy machine's.
+ */
 const TINY_W6: SharedLimitOptions = {
   processes: 2,
-  binding: { rate: { limit: 10, interval: 1000 }, backlogPerProcess: 10, durationMs: 3_000 },
-  free: { rate: { limit: 1_000_000, interval: 1000 }, backlogPerProcess: 300, durationMs: 3_000 },
+  binding: { rate: { limit: 10, interval: 1000 }, backlogPerProcess: 10, durationMs: 20_000 },
+  free: { rate: { limit: 1_000_000, interval: 1000 }, backlogPerProcess: 300, durationMs: 20_000 },
   // Every fleet at once: six of them, two processes each.
   parallel: 6,
 };
