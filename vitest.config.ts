@@ -6,7 +6,8 @@ import { PAGE_SUITES, QUICK_TIER, SLOW_SUITES, SLOW_TIER } from './test/support/
 /**
  * Four projects. `node` runs the quick tier (`npm run test:quick` runs it alone), two files at a time
  * in processes the files share; then `node-slow` runs the slow tier (soak, memory, scale, bench, fleets,
- * other processes, the build; the tiers are in test/support/tiers.ts); then `browser` runs the core
+ * other processes, the build), two files at a time, each in a process of its own (the tiers and why
+ * they run so are in test/support/tiers.ts); then `browser` runs the core
  * suites (the machine in virtual time, the promise API, the operator, a real-timer check of
  * strictness) in real headless Chromium, since the core entry point promises to run in browsers
  * unchanged, and `page` the live page's test. Playwright cannot download its browser here, so the
