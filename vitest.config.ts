@@ -1,18 +1,20 @@
 import { playwright } from '@vitest/browser-playwright';
 import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { chromiumArgs, findChromium, missingChromiumIsAnError, NO_CHROMIUM } from './test/support/chromium.js';
-import { PAGE_SUITES } from './test/support/tiers.js';
+import { PAGE_SUITES, QUICK_TIER, SLOW_SUITES, SLOW_TIER } from './test/support/tiers.js';
 
 /**
- * Three projects: `node` runs every suite (its quick tier alone is `npm run test:quick`,
- * vitest.quick.config.ts; the tiers are in test/support/tiers.ts); `browser` runs the core ones (the
- * machine in virtual time, the promise API, the operator, a real-timer check of
- * strictness) in real headless Chromium, since the core entry point promises to
- * run in browsers unchanged. Playwright cannot download its browser here, so
- * the system's Chromium is used (CHROMIUM_PATH, or a usual install path; the
- * rule is in test/support/chromium.ts, shared with the live page's test). With
- * none, the browser project is skipped with one line saying so, except under
- * CI, where that is an error: CI must run it (.ci/run installs Chromium).
+ * Four projects. `node` runs the quick tier (`npm run test:quick` runs it alone), two files at a time
+ * in processes the files share; then `node-slow` runs the slow tier (soak, memory, scale, bench, fleets,
+ * other processes, the build), two files at a time, each in a process of its own (the tiers and why
+ * they run so are in test/support/tiers.ts); then `browser` runs the core
+ * suites (the machine in virtual time, the promise API, the operator, a real-timer check of
+ * strictness) in real headless Chromium, since the core entry point promises to run in browsers
+ * unchanged, and `page` the live page's test. Playwright cannot download its browser here, so the
+ * system's Chromium is used (CHROMIUM_PATH, or a usual install path; the rule is in
+ * test/support/chromium.ts, shared with the live page's test). With none, the browser project is
+ * skipped with one line saying so, except under CI, where that is an error: CI must run it (.ci/run
+ * installs Chromium).
  */
 
 /** Suites that import nothing Node-only and test what a browser user runs. */
@@ -42,9 +44,8 @@ function browserProject(executablePath: string): TestProjectInlineConfiguration 
     test: {
       name: 'browser',
       include: BROWSER_SUITES,
-      // After the node project, not beside it: the node project's real-time suites (soak, bench, the
-      // built package) have time budgets that Chromium and its bundler would eat into on a small machine.
-      sequence: { groupOrder: 1 },
+      // After the node projects, not beside them: Chromium and its bundler would take the CPU from them.
+      sequence: { groupOrder: 2 },
       browser: {
         enabled: true,
         headless: true,
@@ -57,26 +58,28 @@ function browserProject(executablePath: string): TestProjectInlineConfiguration 
   };
 }
 
-// The live page's test (PAGE_SUITES) drives Chromium itself (Playwright from Node), after the node project for the same reason.
-
 function projects(): TestProjectInlineConfiguration[] {
   const node: TestProjectInlineConfiguration = {
     extends: true,
     test: {
       name: 'node',
       include: ['test/**/*.test.ts'],
-      // One file at a time (Vitest's default on two cores): the slow tier's real-time suites (examples,
-      // the benchmark) failed beside a second worker on a busy machine. test:quick runs two at a time.
-      exclude: [...configDefaults.exclude, ...PAGE_SUITES],
+      exclude: [...configDefaults.exclude, ...PAGE_SUITES, ...SLOW_SUITES],
+      ...QUICK_TIER,
     },
   };
+  const nodeSlow: TestProjectInlineConfiguration = {
+    extends: true,
+    test: { name: 'node-slow', include: SLOW_SUITES, ...SLOW_TIER, sequence: { groupOrder: 1 } },
+  };
   // Always there: without Chromium its test says in one line why it skipped (and fails under CI).
+  // The live page's test drives Chromium itself (Playwright from Node), after the node projects too.
   const page: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: 'page', include: PAGE_SUITES, sequence: { groupOrder: 1 } },
+    test: { name: 'page', include: PAGE_SUITES, sequence: { groupOrder: 2 } },
   };
   const chromium = findChromium();
-  if (chromium !== undefined) return [node, page, browserProject(chromium)];
+  if (chromium !== undefined) return [node, nodeSlow, page, browserProject(chromium)];
   if (missingChromiumIsAnError()) {
     throw new Error(
       'CI=true and no Chromium found: the browser project and the live page test must run in CI (apt-get install -y chromium)',
@@ -84,10 +87,10 @@ function projects(): TestProjectInlineConfiguration[] {
   }
   // Vitest loads this file twice (the root, then the projects extending it): say it once per run.
   const said = globalThis as { browserSkipSaid?: boolean };
-  if (said.browserSkipSaid) return [node, page];
+  if (said.browserSkipSaid) return [node, nodeSlow, page];
   said.browserSkipSaid = true;
   console.log(`Skipped the browser test project and the live page test: ${NO_CHROMIUM}`);
-  return [node, page];
+  return [node, nodeSlow, page];
 }
 
 export default defineConfig({

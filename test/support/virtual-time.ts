@@ -22,7 +22,13 @@ export function useVirtualTime(): void {
   });
 }
 
+/**
+ * Back to the runtime's timers. Spies go first: one made on a timer while time was virtual wraps the
+ * fake, and Vitest restores every spy again when the file ends (mockRestore does not unregister it),
+ * which would put the fake timers back, dead, for the next file sharing the process.
+ */
 export function restoreRealTime(): void {
+  vi.restoreAllMocks();
   vi.useRealTimers();
 }
 
