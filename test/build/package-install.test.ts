@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPackageOnce } from '../support/built-package.js';
 
 /**
  * The package as a user installs it: `npm pack`, then `npm install` of the tarball in fresh projects.
@@ -117,7 +118,8 @@ const RESOLUTIONS = [
 ];
 
 beforeAll(async () => {
-  await run('npm', ['run', 'build'], { cwd: repo, timeout: SETUP_TIMEOUT_MS });
+  // Once for this run, whichever file asks first (the built package test needs it too).
+  await buildPackageOnce(repo, SETUP_TIMEOUT_MS);
   sandbox = mkdtempSync(join(tmpdir(), 'xstate-throttler-install-'));
   const packed = JSON.parse(await npm(repo, 'pack', '--json', '--pack-destination', sandbox));
   tarball = join(sandbox, packed[0].filename);

@@ -1,9 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildPackageOnce } from '../support/built-package.js';
 
 /**
  * The built package, as users get it: `npm run build`, then imported by name
@@ -337,7 +337,8 @@ otelScenario(otel, core, sdk).then((result) => {
 const BUILD_TIMEOUT_MS = 600_000;
 
 beforeAll(async () => {
-  await promisify(execFile)('npm', ['run', 'build'], { cwd: repo, timeout: BUILD_TIMEOUT_MS });
+  // Once for this run, whichever file asks first (the package install test needs it too).
+  await buildPackageOnce(repo, BUILD_TIMEOUT_MS);
   // A project that depends on the package: node_modules links to this repo and to its xstate.
   sandbox = mkdtempSync(join(tmpdir(), 'xstate-throttler-build-'));
   mkdirSync(join(sandbox, 'node_modules'));
