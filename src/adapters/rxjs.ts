@@ -36,7 +36,7 @@ import { Observable, type OperatorFunction, type SchedulerLike, type Subscriptio
 import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
 import { type CommonOptions, checkOptionNames, resolveOptions } from '../engine/index.js';
-import type { Clock } from '../machine/index.js';
+import type { Clock, ThrottlerActor } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { type DurationInput, ThrottlerOptionError } from '../rate/index.js';
@@ -64,6 +64,11 @@ export interface ThrottleQueueOptions<T> extends CommonOptions {
   onDropped?: ((value: T, error: Error) => void) | undefined;
   /** Hands every inspection event of each subscription's throttler to an inspector (see `summarizeInspection`). */
   inspect?: ((event: InspectionEvent) => void) | undefined;
+  /**
+   * Called with each subscription's throttler actor as it starts (e.g. to instrument it with
+   * `xstate-throttler/otel`); what it returns, a function, is called when the subscription ends.
+   */
+  onThrottler?: ((actor: ThrottlerActor) => (() => void) | undefined | void) | undefined;
 }
 
 /** A value in the queue: the machine queues events, so each value travels in one. */
@@ -90,13 +95,23 @@ function schedulerClock(scheduler: SchedulerLike): Clock {
 }
 
 /** throttleQueue's own options, on top of the common ones. */
-const OPERATOR_OPTION_NAMES = ['store', 'scheduler', 'channel', 'cost', 'priority', 'maxWait', 'onDropped', 'inspect'];
+const OPERATOR_OPTION_NAMES = [
+  'store',
+  'scheduler',
+  'channel',
+  'cost',
+  'priority',
+  'maxWait',
+  'onDropped',
+  'inspect',
+  'onThrottler',
+];
 
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptions(options);
   checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true);
-  const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, ...throttleOptions } =
+  const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, onThrottler, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [
     ['channel', channel],
@@ -105,6 +120,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
     ['maxWait', maxWait],
     ['onDropped', onDropped],
     ['inspect', inspect],
+    ['onThrottler', onThrottler],
   ] as const) {
     if (fn !== undefined && typeof fn !== 'function') throw new ThrottlerOptionError(name, 'a function', fn);
   }
@@ -167,6 +183,14 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
       });
       // A store that refuses this configuration (another process created it with other options) errors the stream.
       if (throttleOptions.store !== undefined) host.actor.on('storeConflict', (event) => subscriber.error(event.error));
+      let ended: (() => void) | undefined | void;
+      try {
+        ended = onThrottler?.(host.actor as unknown as ThrottlerActor);
+      } catch (error) {
+        host.stop();
+        subscriber.error(error);
+        return;
+      }
 
       const subscription = source.subscribe({
         next: (value) => {
@@ -198,6 +222,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
       return () => {
         subscription.unsubscribe();
         host.stop();
+        if (typeof ended === 'function') ended();
       };
     });
 }
