@@ -27,6 +27,8 @@ export interface Grant {
   spent: boolean;
   /** Late, and being moved to Redis' now (late-grants.ts): not sent until the answer comes. */
   retiming: boolean;
+  /** How often it was moved: one late again after MAX_RETIMES moves is given back (late-grants.ts). */
+  retimes: number;
 }
 
 export class GrantBook {
@@ -44,7 +46,7 @@ export class GrantBook {
   }
 
   add(request: ClearanceRequest, redisTime: number, reservation: Reservation): void {
-    const grant: Grant = { redisTime, reservation, request, spent: false, retiming: false };
+    const grant: Grant = { redisTime, reservation, request, spent: false, retiming: false, retimes: 0 };
     this.bySeq.set(request.seq, grant);
     let byCost = this.byKind.get(request.channel);
     if (byCost === undefined) {

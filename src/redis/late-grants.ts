@@ -12,6 +12,10 @@
 import type { StoreHooks } from '../engine/index.js';
 import type { Grant, GrantBook } from './grant-book.js';
 import { MAX_BATCH, type ReserveCalls } from './reserve-calls.js';
+
+/** Moves of one grant before it is given back instead. */
+const MAX_RETIMES = 2;
+
 import type { ReserveLine } from './reserve-line.js';
 import type { RetimeOutcome } from './shared-limiter.js';
 import type { Reservation } from './types.js';
@@ -46,14 +50,27 @@ export class LateGrants {
       if (until < Math.max(from, now)) late.push(grant);
     }
     if (late.length === 0) return;
+    // Moved before and late again (the process keeps answering later than the move allowed for): given
+    // back and asked for again, so that moves never repeat for ever (a fleet on a loaded host did).
+    const worn = late.filter((grant) => grant.retimes >= MAX_RETIMES);
+    if (worn.length > 0) {
+      const given = this.giveUp(worn, true);
+      if (given > 0) this.hooks.rewound(given, 0, 'late');
+      this.hooks.wake();
+      return;
+    }
     // A swap between two messages reorders the book: the script sees them in time order.
     late.sort((a, b) => a.redisTime - b.redisTime);
     const batch = late.slice(0, MAX_BATCH);
-    for (const grant of batch) grant.retiming = true;
+    for (const grant of batch) {
+      grant.retiming = true;
+      grant.retimes += 1;
+    }
     this.asking = true;
     const askedAt = now;
-    // Ahead of Redis' now by the last round trip (at most the grace): the answer comes before the new time has passed.
-    const lead = Math.min(this.calls.roundTripMs, this.calls.graceMs);
+    // Ahead of Redis' now by the last round trip, so that the answer comes before the new time has passed
+    // (capped at the grace, a move kept missing it on a loaded host: every grant moved again and again).
+    const lead = this.calls.roundTripMs;
     this.limiter
       .retime(
         batch.map((grant) => grant.reservation),
