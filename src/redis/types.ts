@@ -81,7 +81,7 @@ export interface SharedLimiterConfig {
   /**
    * How far ahead of Redis' now a grant may be reserved, in ms. A process that dies wastes at most
    * this much of the limit; beyond it a request is told to ask again later. Default: the store's
-   * `maxReserveAheadMs`, else the shortest interval among all rates, at most 60 s.
+   * `maxReserveAheadMs`, else 3/4 of the shortest interval among all rates, at most 45 s.
    */
   maxReserveAheadMs?: number | undefined;
   /**

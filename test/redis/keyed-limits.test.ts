@@ -49,10 +49,12 @@ const job = (n: number, channel?: string) => ({ message: { type: 'job', n }, cha
 describe('the shared limiter with keys', () => {
   it('gives every key a window of its own, under the overall rate, each in keys of its own under the hash tag', async () => {
     const name = fresh('raw');
+    // Reserving a whole window ahead (the default is 3/4 of the shortest interval).
     const { limiter, store, setTime } = virtualLimiter(redis, name, {
       strategy: 'sliding-window',
       rates: '3/1s',
       keys: '2/1s',
+      maxReserveAheadMs: 1000,
     });
     const outcomes = await limiter.reserve(['a', 'a', 'a', '__proto__'].map((channel) => ({ cost: 1, channel })));
     expect(outcomes.map((outcome) => outcome.kind === 'granted' && outcome.waitMs)).toEqual([0, 0, 1000, 1000]);
@@ -163,6 +165,7 @@ describe('the shared limiter with keys', () => {
       strategy: 'token-bucket',
       rates: '100/1s',
       keys: '2/1s',
+      maxReserveAheadMs: 1000,
     });
     await limiter.reserve([{ cost: 1 }]);
     // Long after the limiter began: a channel's bucket would be full by now, a new key's is empty.

@@ -65,13 +65,13 @@ describe("a throttler's first grants on a store", () => {
     await t.store.close();
   });
 
-  // What is lost otherwise: with the default (the interval), b takes 520 at 20, a's grants no longer
-  // fit anywhere and go at 1040. Every process sharing the name must set the same value.
-  it('with a reserve-ahead of 3/4 of the interval, a holder up to a quarter interval late still moves its grants', async () => {
+  // What is lost otherwise: with a reserve-ahead of the whole interval (0.1's default), b takes 520 at 20,
+  // a's grants no longer fit anywhere and go at 1040. Every process sharing the name must set the same value.
+  it('with the default reserve-ahead (3/4 of the interval), a holder up to a quarter interval late still moves its grants', async () => {
     const name = file.fresh('start');
     const input = { rate: '2/500ms', strategy: 'sliding-window' as const };
-    const a = storeThrottler(file.redis, name, input, { maxReserveAheadMs: 375 });
-    const b = storeThrottler(file.redis, name, input, { maxReserveAheadMs: 375 }, a.clock);
+    const a = storeThrottler(file.redis, name, input);
+    const b = storeThrottler(file.redis, name, input, {}, a.clock);
     await Promise.all([a.quiet(), b.quiet()]);
     const target = a.actor.getSnapshot().context.target;
     a.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });
@@ -97,11 +97,11 @@ describe("a throttler's first grants on a store", () => {
     }
   });
 
-  it('with the default reserve-ahead, gives back a window that no longer fits, and says so once', async () => {
+  it('with a reserve-ahead of the whole interval, gives back a window that no longer fits, and says so once', async () => {
     const name = file.fresh('start');
     const input = { rate: '2/500ms', strategy: 'sliding-window' as const };
-    const a = storeThrottler(file.redis, name, input);
-    const b = storeThrottler(file.redis, name, input, {}, a.clock);
+    const a = storeThrottler(file.redis, name, input, { maxReserveAheadMs: 500 });
+    const b = storeThrottler(file.redis, name, input, { maxReserveAheadMs: 500 }, a.clock);
     await Promise.all([a.quiet(), b.quiet()]);
     const target = a.actor.getSnapshot().context.target;
     a.actor.send({ type: 'QUEUE_BATCH', messages: [0, 1].map((n) => ({ message: { type: 'job', n } })) });

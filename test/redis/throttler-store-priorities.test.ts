@@ -72,7 +72,8 @@ describe('a throttler with a Redis store, with priorities and deadlines', () => 
     const t = throttler(
       uniqueName('prio-kinds'),
       { rate: '4/1s', strategy: 'sliding-window', channels: { a: '2/1s', b: '2/1s' } },
-      { grantGraceMs: 0 },
+      // Reserving a whole window ahead (the default is 3/4 of the interval).
+      { grantGraceMs: 0, maxReserveAheadMs: 1000 },
     );
     t.actor.send({
       type: 'QUEUE_BATCH',
@@ -119,8 +120,10 @@ describe('a throttler with a Redis store, with priorities and deadlines', () => 
 
   it('drops a message at its deadline and gives its grant back: another throttler of the fleet gets the slot', async () => {
     const name = uniqueName('deadline');
-    const a = throttler(name, { rate: '1/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 });
-    const b = throttler(name, { rate: '1/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 }, a.clock);
+    // Reserving a whole window ahead (the default is 3/4 of the interval).
+    const ahead = { grantGraceMs: 0, maxReserveAheadMs: 1000 };
+    const a = throttler(name, { rate: '1/1s', strategy: 'sliding-window' }, ahead);
+    const b = throttler(name, { rate: '1/1s', strategy: 'sliding-window' }, ahead, a.clock);
     a.actor.send({
       type: 'QUEUE_BATCH',
       messages: [{ message: { type: 'job', n: 0 } }, { message: { type: 'job', n: 1 }, maxWait: 500 }],
