@@ -26,7 +26,7 @@ import { instrumentThrottler } from '../src/otel/index.js';
 import type { Contender, Instance, RateSpec } from './contenders.js';
 import { integer, table } from './markdown.js';
 import { median } from './stats.js';
-import { NON_BINDING } from './w1-overhead.js';
+import { overheadRun } from './w1-overhead.js';
 
 type Path = 'promise' | 'machine' | 'queued first';
 type IndexedMessage = { type: 'task'; index: number };
@@ -122,33 +122,10 @@ interface Timed {
   complete: boolean;
 }
 
-/** One run, as bench/w1-overhead.ts's overheadRun, timed on the wall clock and in CPU time. */
+/** One run: W1's own (bench/w1-overhead.ts), on the wall clock and in CPU time. */
 async function timedRun(contender: Contender, size: number): Promise<Timed> {
-  const seen = new Uint8Array(size);
-  let started = 0;
-  let duplicates = 0;
-  let allStarted: () => void = () => {};
-  const everyStart = new Promise<void>((resolve) => {
-    allStarted = resolve;
-  });
-  const instance = contender.open(NON_BINDING, (index) => {
-    if (seen[index] === 1) duplicates += 1;
-    seen[index] = 1;
-    started += 1;
-    if (started === size) allStarted();
-  });
-  const tasks = Array.from({ length: size }, (_, index) => instance.task(index));
-  const promises: unknown[] = new Array(size).fill(undefined);
-  (globalThis as { gc?: () => void }).gc?.();
-  const cpuBefore = process.cpuUsage();
-  const begin = performance.now();
-  instance.submit(tasks, promises);
-  await everyStart;
-  if (promises[0] !== undefined) await Promise.all(promises);
-  const wall = (performance.now() - begin) / 1000;
-  const cpuUsed = process.cpuUsage(cpuBefore);
-  await instance.stop();
-  return { wall, cpu: (cpuUsed.user + cpuUsed.system) / 1e6, complete: started === size && duplicates === 0 };
+  const run = await overheadRun(contender, size);
+  return { wall: run.seconds, cpu: run.cpuSeconds, complete: run.started === size && run.duplicates === 0 };
 }
 
 export interface PathResult {

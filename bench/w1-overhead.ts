@@ -12,6 +12,8 @@ export const NON_BINDING: RateSpec = { limit: 1_000_000_000, interval: 1000 };
 
 export interface OverheadRun {
   seconds: number;
+  /** CPU time (user + system) over the same span: steadier than `seconds` on a busy machine. */
+  cpuSeconds: number;
   /** Tasks that ran; must equal the size. */
   started: number;
   /** Tasks that ran more than once; must be 0. */
@@ -63,6 +65,7 @@ export async function overheadRun(contender: Contender, size: number, timeoutMs 
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
+  const cpuBefore = process.cpuUsage();
   const begin = performance.now();
   instance.submit(tasks, promises);
   const finished = (async () => {
@@ -72,12 +75,14 @@ export async function overheadRun(contender: Contender, size: number, timeoutMs 
   })();
   const outcome = await Promise.race([finished, timeout]);
   const seconds = (performance.now() - begin) / 1000;
+  const cpuUsed = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpuUsed.user + cpuUsed.system) / 1e6;
   clearTimeout(timer);
   // Only an abandoned run has promises left to reject when it stops.
   if (outcome === 'timeout') for (const promise of promises) (promise as Promise<unknown> | undefined)?.catch(() => {});
   await instance.stop();
-  if (outcome === 'timeout') return { seconds: Number.POSITIVE_INFINITY, started, duplicates };
-  return { seconds, started, duplicates };
+  if (outcome === 'timeout') return { seconds: Number.POSITIVE_INFINITY, cpuSeconds, started, duplicates };
+  return { seconds, cpuSeconds, started, duplicates };
 }
 
 /** The task count and rounds a contender runs (a scaled contender runs a fraction, once). */
