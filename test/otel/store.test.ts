@@ -1,9 +1,9 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ThrottlerEmitted } from '../../src/index.js';
 import { instrumentThrottler, THROTTLER_METRICS as M } from '../../src/otel/index.js';
 import { limiterKeysIn } from '../support/redis.js';
-import { freePort, type RedisServer, serverDir, startRedisServer } from '../support/redis-server.js';
+import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server.js';
 import { storeThrottler } from '../support/store-throttler.js';
 import { inMemoryMetrics, pointValue } from './sdk.js';
 
@@ -13,27 +13,16 @@ import { inMemoryMetrics, pointValue } from './sdk.js';
  * Redis and the outage are real. Each count is checked against what the throttler emitted, and the round
  * trips against the script calls that reached the client.
  */
-let server: RedisServer;
-let dir: ReturnType<typeof serverDir>;
+let own: ThrowawayRedis;
 let redis: Redis;
 let admin: Redis;
 
 beforeAll(async () => {
-  dir = serverDir('otel-store');
-  const port = await freePort();
-  server = await startRedisServer(port, dir.dir);
-  redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
-  redis.on('error', () => {});
-  admin = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
-  admin.on('error', () => {});
+  own = await startThrowawayRedis('otel-store');
+  ({ redis, admin } = own);
 });
 
-afterAll(async () => {
-  redis?.disconnect();
-  admin?.disconnect();
-  await server?.stop();
-  dir?.remove();
-});
+afterAll(() => own?.close());
 
 /** The real client, counting the store's script calls (its commands are named `xthrottler…`). */
 function countingCalls(client: Redis): { redis: Redis; calls: () => number } {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore, StoreUnavailableError } from '../../src/redis/index.js';
 import type { SharedLimiter, StoreNotice } from '../../src/redis/types.js';
-import { freePort, type RedisServer, serverDir, startRedisServer } from '../support/redis-server.js';
+import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server.js';
 
 /**
  * Redis paused, its scripts flushed, killed and restarted, on a throwaway server: every call
@@ -11,30 +11,17 @@ import { freePort, type RedisServer, serverDir, startRedisServer } from '../supp
  * the restart lost. Real timers, generous bounds.
  */
 const TIMEOUT = 300;
-let server: RedisServer;
-let port: number;
-let dir: ReturnType<typeof serverDir>;
+let own: ThrowawayRedis;
 let redis: Redis;
 let admin: Redis;
+let port: number;
 
 beforeAll(async () => {
-  dir = serverDir('outage');
-  port = await freePort();
-  server = await startRedisServer(port, dir.dir);
-  // ioredis' defaults (offline queue on, 20 retries per request): the store must not wait on them.
-  // Reconnecting every 50 ms only keeps the outage short on a busy machine.
-  redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
-  redis.on('error', () => {});
-  admin = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
-  admin.on('error', () => {});
+  own = await startThrowawayRedis('outage');
+  ({ redis, admin, port } = own);
 });
 
-afterAll(async () => {
-  redis?.disconnect();
-  admin?.disconnect();
-  await server?.stop();
-  dir?.remove();
-});
+afterAll(() => own?.close());
 
 async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<unknown> {
   const startedAt = performance.now();
@@ -90,7 +77,7 @@ describe('Redis down, paused or restarted', () => {
     shared.subscribe((notice) => heard.push(notice));
     expect(await shared.reserve([{ cost: 1 }])).toMatchObject([{ kind: 'granted' }]);
 
-    await server.stop();
+    await own.stopServer();
     for (let attempt = 0; attempt < 3; attempt++) {
       const error = await settlesWithin(shared.reserve([{ cost: 1 }]), TIMEOUT + 500);
       expect(error).toBeInstanceOf(StoreUnavailableError);
@@ -98,7 +85,7 @@ describe('Redis down, paused or restarted', () => {
     await expect(shared.pause(1000)).rejects.toBeInstanceOf(StoreUnavailableError);
 
     // Back empty, as after a crash without persistence: the state this process saw is gone.
-    server = await startRedisServer(port, dir.dir);
+    await own.restartServer();
     let outcome: unknown;
     await until(async () => {
       outcome = await shared.reserve([{ cost: 1 }]).catch(() => undefined);

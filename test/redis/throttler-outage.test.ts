@@ -1,7 +1,7 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { overfullWindows } from '../support/oracle.js';
-import { freePort, type RedisServer, serverDir, startRedisServer } from '../support/redis-server.js';
+import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server.js';
 import { storeThrottler } from '../support/store-throttler.js';
 
 /**
@@ -11,28 +11,17 @@ import { storeThrottler } from '../support/store-throttler.js';
  * runs in virtual time; the outage is real (the store's command timeout runs on real timers).
  */
 const TIMEOUT = 150;
-let server: RedisServer;
-let dir: ReturnType<typeof serverDir>;
+let counter = 0;
+let own: ThrowawayRedis;
 let redis: Redis;
 let admin: Redis;
-let counter = 0;
 
 beforeAll(async () => {
-  dir = serverDir('throttler-outage');
-  const port = await freePort();
-  server = await startRedisServer(port, dir.dir);
-  redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
-  redis.on('error', () => {});
-  admin = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
-  admin.on('error', () => {});
+  own = await startThrowawayRedis('throttler-outage');
+  ({ redis, admin } = own);
 });
 
-afterAll(async () => {
-  redis?.disconnect();
-  admin?.disconnect();
-  await server?.stop();
-  dir?.remove();
-});
+afterAll(() => own?.close());
 
 const jobs = (n: number) => Array.from({ length: n }, (_, i) => ({ message: { type: 'job', n: i } }));
 const RATE = { overall: [{ limit: 5, interval: 1000 }], channels: {} };

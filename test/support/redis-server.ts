@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
 
 /**
  * Throwaway redis-server processes for fault and Cluster tests: each in its own temp dir, with no
@@ -118,6 +119,47 @@ export async function startCluster(dir: string): Promise<{ ports: number[]; stop
     ports,
     stop: async () => {
       for (const server of servers) await server.stop();
+    },
+  };
+}
+
+/**
+ * A throwaway server for the fault tests of one file, with the two clients they use on it: `redis`,
+ * the store's (ioredis' defaults, reconnecting every 50 ms so that an outage stays short on a busy
+ * machine), and `admin`, to break things with (one retry). `close()` ends all of it.
+ */
+export interface ThrowawayRedis {
+  readonly port: number;
+  readonly redis: Redis;
+  readonly admin: Redis;
+  /** Kills the server (as abruptly as a crash). */
+  stopServer(): Promise<void>;
+  /** Starts it again on the same port, empty (no persistence), as after a crash. */
+  restartServer(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startThrowawayRedis(label: string): Promise<ThrowawayRedis> {
+  const dir = serverDir(label);
+  const port = await freePort();
+  let server = await startRedisServer(port, dir.dir);
+  const redis = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 50 });
+  redis.on('error', () => {});
+  const admin = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+  admin.on('error', () => {});
+  return {
+    port,
+    redis,
+    admin,
+    stopServer: () => server.stop(),
+    async restartServer() {
+      server = await startRedisServer(port, dir.dir);
+    },
+    async close() {
+      redis.disconnect();
+      admin.disconnect();
+      await server.stop();
+      dir.remove();
     },
   };
 }
