@@ -8,33 +8,53 @@ import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '.
  * Whatever the round trips were (the script ran anywhere inside each), every moment of a grant's
  * window is, on Redis' clock, at or after the grant and at most its grace after it.
  */
+/** Redis' clock as a line of local time (an offset, a rate off by at most MAX_DRIFT) and round trips to it. */
+const linkArbitrary = (maxRoundTrip: number, maxTrips: number) =>
+  fc.record({
+    offset: fc.double({ min: -1e7, max: 1e7, noNaN: true }),
+    rate: fc.double({ min: -MAX_DRIFT, max: MAX_DRIFT, noNaN: true }),
+    trips: fc.array(
+      fc.record({
+        gap: fc.double({ min: 0, max: 5_000, noNaN: true }),
+        roundTrip: fc.double({ min: 0, max: maxRoundTrip, noNaN: true }),
+        ranAt: fc.double({ min: 0, max: 1, noNaN: true }),
+      }),
+      { minLength: 1, maxLength: maxTrips },
+    ),
+  });
+
+/** A RedisClock that learned from those round trips (the script ran somewhere inside each), and the truth. */
+function learned({
+  offset,
+  rate,
+  trips,
+}: {
+  offset: number;
+  rate: number;
+  trips: Array<{ gap: number; roundTrip: number; ranAt: number }>;
+}) {
+  const redisAt = (local: number) => local * (1 + rate) + offset;
+  const clock = new RedisClock();
+  let local = 1_000;
+  for (const { gap, roundTrip, ranAt } of trips) {
+    const askedAt = local + gap;
+    const arrivedAt = askedAt + roundTrip;
+    clock.learn(askedAt, arrivedAt, redisAt(askedAt + ranAt * roundTrip));
+    local = arrivedAt;
+  }
+  return { clock, redisAt, local };
+}
+
 describe('RedisClock', () => {
   it('puts every send of a window inside [grant, grant + grace] on Redis time, whatever the round trips and the drift', () => {
     fc.assert(
       fc.property(
-        fc.double({ min: -1e7, max: 1e7, noNaN: true }),
-        fc.double({ min: -MAX_DRIFT, max: MAX_DRIFT, noNaN: true }),
-        fc.array(
-          fc.record({
-            gap: fc.double({ min: 0, max: 5_000, noNaN: true }),
-            roundTrip: fc.double({ min: 0, max: 60, noNaN: true }),
-            ranAt: fc.double({ min: 0, max: 1, noNaN: true }),
-          }),
-          { minLength: 1, maxLength: 12 },
-        ),
+        linkArbitrary(60, 12),
         fc.double({ min: 0, max: 60_000, noNaN: true }),
         fc.integer({ min: 1, max: 100 }),
         fc.double({ min: 0, max: 1, noNaN: true }),
-        (offset, rate, trips, ahead, grace, where) => {
-          const redisAt = (local: number) => local * (1 + rate) + offset;
-          const clock = new RedisClock();
-          let local = 1_000;
-          for (const { gap, roundTrip, ranAt } of trips) {
-            const askedAt = local + gap;
-            const arrivedAt = askedAt + roundTrip;
-            clock.learn(askedAt, arrivedAt, redisAt(askedAt + ranAt * roundTrip));
-            local = arrivedAt;
-          }
+        (link, ahead, grace, where) => {
+          const { clock, redisAt, local } = learned(link);
           const grant = redisAt(local) + ahead;
           const { from, until } = clock.window(grant, grace);
           expect(redisAt(from)).toBeGreaterThanOrEqual(grant - 1e-6);
@@ -91,29 +111,12 @@ describe('RedisClock', () => {
   it('never stalls on a link slower than the grace: from SLOW_AFTER_REPLIES replies on, a window of the grace, never early, at most grace + round trip late', () => {
     fc.assert(
       fc.property(
-        fc.double({ min: -1e7, max: 1e7, noNaN: true }),
-        fc.double({ min: -MAX_DRIFT, max: MAX_DRIFT, noNaN: true }),
-        fc.array(
-          fc.record({
-            gap: fc.double({ min: 0, max: 5_000, noNaN: true }),
-            roundTrip: fc.double({ min: 0, max: 200, noNaN: true }),
-            ranAt: fc.double({ min: 0, max: 1, noNaN: true }),
-          }),
-          { minLength: 1, maxLength: 10 },
-        ),
+        linkArbitrary(200, 10),
         fc.double({ min: 0, max: 60_000, noNaN: true }),
         fc.integer({ min: 1, max: 100 }),
         fc.double({ min: 0, max: 1, noNaN: true }),
-        (offset, rate, trips, ahead, grace, where) => {
-          const redisAt = (local: number) => local * (1 + rate) + offset;
-          const clock = new RedisClock();
-          let local = 1_000;
-          for (const { gap, roundTrip, ranAt } of trips) {
-            const askedAt = local + gap;
-            const arrivedAt = askedAt + roundTrip;
-            clock.learn(askedAt, arrivedAt, redisAt(askedAt + ranAt * roundTrip));
-            local = arrivedAt;
-          }
+        (link, ahead, grace, where) => {
+          const { clock, redisAt, local } = learned(link);
           const grant = redisAt(local) + ahead;
           const plain = clock.window(grant, grace);
           const { from, until } = clock.sendWindow(grant, grace);
