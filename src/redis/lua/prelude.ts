@@ -84,6 +84,24 @@ else
   if declared.keys then L = longestInterval(declared.keys, L) end
 end
 
+-- A grant's member is time:cost:seq:nonce.
+local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
+local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
+
+-- Scope s's log (key) lost grants: its newest time is stored again, and the overall one is the floor
+-- for new grants. An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
+local function refreshNewest(s, key)
+  local top = redis.call('ZRANGE', key, -1, -1)
+  local newest = 0
+  if top[1] then
+    newest = timeOf(top[1])
+    redis.call('HSET', stateKey(s), stateField(s, 't'), int(newest))
+  else
+    redis.call('HDEL', stateKey(s), stateField(s, 't'))
+  end
+  if s == 0 then last = newest end
+end
+
 -- Whatever was lost may include grants up to the reserve-ahead bound past the loss, each holding
 -- its windows for one longest interval: nothing is granted until all of them have passed.
 local function quarantine()

@@ -12,8 +12,6 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  * no-op (a spent permit stays spent). Reply: the header.
  */
 export const RELEASE_SCRIPT = `${PRELUDE}${AUDIT_TRAIL}
-local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
-local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 
 if declared.strategy == 'sliding-window' and not created then
   -- Per scope, the released members still present, with their running totals.
@@ -55,16 +53,7 @@ if declared.strategy == 'sliding-window' and not created then
       if #batch >= 1000 then redis.call('ZADD', key, unpack(batch)); batch = {} end
     end
     if #batch > 0 then redis.call('ZADD', key, unpack(batch)) end
-    -- An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
-    local top = redis.call('ZRANGE', key, -1, -1)
-    local newest = 0
-    if top[1] then
-      newest = timeOf(top[1])
-      redis.call('HSET', stateKey(s), stateField(s, 't'), int(newest))
-    else
-      redis.call('HDEL', stateKey(s), stateField(s, 't'))
-    end
-    if s == 0 then last = newest end
+    refreshNewest(s, key)
   end
 end
 ${EPILOGUE}

@@ -48,8 +48,6 @@ local ahead = declared.ahead
 -- Sliding window: newest running total and time of a scope's log, cached; a log missing while
 -- the configuration says it held a grant still inside its windows was evicted: that is a loss.
 local logs = {}
-local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
-local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 local function scopeLog(j)
   local log = logs[j]
   if log then return log end

@@ -21,8 +21,6 @@
  * nowhere, from another epoch or already gone).
  */
 export const RETIME_BODY = `
-local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
-local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 local function renamed(member, at) return int(at) .. string.match(member, '^[^:]+(:.*)$') end
 
 -- The lowest rank whose grant is later than t (the log's size when none is).
@@ -141,15 +139,5 @@ for index = HEADER + 3, #ARGV, 3 do
 end
 
 -- As release.ts: each touched log's newest time, and the floor for new grants (the overall newest).
-for s in pairs(touched) do
-  local top = redis.call('ZRANGE', KEYS[2 + s], -1, -1)
-  local newest = 0
-  if top[1] then
-    newest = timeOf(top[1])
-    redis.call('HSET', stateKey(s), stateField(s, 't'), int(newest))
-  else
-    redis.call('HDEL', stateKey(s), stateField(s, 't'))
-  end
-  if s == 0 then last = newest end
-end
+for s in pairs(touched) do refreshNewest(s, KEYS[2 + s]) end
 `;
