@@ -113,7 +113,7 @@ export const QUOTA_CONTENDERS: readonly QuotaContender[] = [
   {
     name: 'p-queue 9 (strict)',
     configuration: (o) =>
-      `new PQueue({ intervalCap: ${perWindow(o)}, interval: ${o.windowMs}, strict: true }): min(requests, floor(tokens / guess)) per window, since a task has no cost; a 429 is added again after its retry-after`,
+      `new PQueue({ intervalCap: ${perWindow(o)}, interval: ${o.windowMs}, strict: true }): min(requests, floor(tokens / guess)) per window, since a task has no cost; a 429 is added again after its retry-after. It holds one limit only, so it cannot add a finer one beside (a fifth per fifth of the window alone would be a different, stricter limit)`,
     async run(o, send) {
       const queue = new PQueue({ intervalCap: perWindow(o), interval: o.windowMs, strict: true });
       const job = async (n: number): Promise<void> => {
