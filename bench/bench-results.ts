@@ -10,6 +10,7 @@ import type { StrictnessOptions, StrictnessResult } from './w3-strictness.js';
 import type { ScalingResult } from './w4-scaling.js';
 import type { AtTheLimitOptions, AtTheLimitResult } from './w5-at-the-limit.js';
 import type { SharedLimitOptions, SharedLimitResult } from './w6-shared-limit.js';
+import type { LlmQuotaOptions, LlmQuotaRun } from './w7-llm-quota.js';
 
 export interface BenchResults {
   config: {
@@ -20,6 +21,8 @@ export interface BenchResults {
     /** W5 and W6 came later: results from before them have neither. */
     w5?: AtTheLimitOptions;
     w6?: SharedLimitOptions & { server: string };
+    /** W7 came later still. */
+    w7?: LlmQuotaOptions;
   };
   w1: OverheadResult[];
   w2: BurstMemoryResult[];
@@ -27,6 +30,7 @@ export interface BenchResults {
   w4: ScalingResult[];
   w5?: AtTheLimitResult[];
   w6?: SharedLimitResult[];
+  w7?: LlmQuotaRun[];
   /** The last full run's duration. */
   totalSeconds: number;
   /** Workloads run on their own since (`npm run bench -- --only w5,w6`), and how long each took, in s. */

@@ -11,6 +11,7 @@ import type { Contender, RateSpec } from './contenders.js';
 import { fixed, integer } from './markdown.js';
 import { resultTables } from './report.js';
 import { w5w6Workloads, w6Configurations } from './report-w5-w6.js';
+import { w7Configurations, w7Workload } from './report-w7.js';
 import type { SharedContender } from './w6-shared-contender.js';
 
 const require = createRequire(import.meta.url);
@@ -86,6 +87,7 @@ export function readme(
     `- **W3 strictness and precision, real timers.** ${w3.rate.limit} per ${w3.rate.interval} ms; ${w3.bursts.reduce((sum, size) => sum + size, 0)} tasks in bursts of ${w3.bursts.join(', ')} every ${w3.burstEvery} ms, so the queue builds up and drains for about ${fixed((w3.bursts.reduce((sum, size) => sum + size, 0) / w3.rate.limit) * (w3.rate.interval / 1000), 0)} s. Every task records its start with \`performance.now()\`. Brute force over the starts: the most in any window of ${w3.rate.interval} ms, the number of windows (one beginning at each start) holding more than ${w3.rate.limit}, and lateness against the ideal strict schedule: the earliest start a strict sliding window allows given the real arrival times (\`idealStrictSchedule\` in bench/stats.ts: task i starts no earlier than it arrived, than task i-1 started, and than ${w3.rate.interval} ms after task i-${w3.rate.limit} started). Negative lateness means a start earlier than any strict window allows. For a strict limiter every late wake-up is carried into all later windows (task i+${w3.rate.limit} may not start before task i did + ${w3.rate.interval} ms), so lateness against the ideal adds up over the ${fixed(Math.ceil(w3.bursts.reduce((sum, size) => sum + size, 0) / w3.rate.limit), 0)} windows of the run; the *own-window delay* (\`delayBehindOwnWindow\`) measures each start against the earliest the contender's own earlier starts allowed, i.e. the delay each decision adds by itself. Each contender first runs ${integer(w3.warmUpTasks ?? 2_000)} tasks through a limit that never binds, untimed, so that the first burst is not billed for the JIT; then all contenders run in the same period, each shifted by a fraction of the interval so that their timers do not fire in the same instant.`,
     `- **W4 scaling.** W1 at ${integer(w4.small)} and ${integer(w4.large)} tasks, median of ${w4.rounds} rounds each; the ratio of the times is 4.0 when the work per task does not grow with the count.`,
     ...w5w6Workloads(results),
+    ...w7Workload(results),
     '',
     '## Contenders and why each configuration is the closest',
     '',
@@ -93,6 +95,7 @@ export function readme(
     '',
     ...configurations(contenders, { limit: 1_000_000_000, interval: 1000 }),
     ...w6Configurations(sharedContenders, results),
+    ...w7Configurations(results),
     '',
     '"Queues" in the targets means the library holds waiting tasks in a queue of its own: ours, Bottleneck and p-queue. p-throttle and limiter park every waiting call on its own `setTimeout` instead.',
     '',

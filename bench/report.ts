@@ -8,6 +8,7 @@ import type { BenchResults, Target } from './bench-results.js';
 import type { Contender } from './contenders.js';
 import { fixed, integer, table, yes } from './markdown.js';
 import { laterTargetsTable, w5Tables, w6Tables } from './report-w5-w6.js';
+import { w7Tables } from './report-w7.js';
 import type { OverheadResult } from './w1-overhead.js';
 
 function byId<T extends { contender: Contender }>(results: readonly T[], id: string): T | undefined {
@@ -232,5 +233,6 @@ export function resultTables(results: BenchResults): string {
     ...laterTargetsTable(results),
     ...w5Tables(results),
     ...w6Tables(results),
+    ...w7Tables(results),
   ].join('\n');
 }

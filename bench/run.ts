@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (node --expose-gc --import tsx bench/run.ts): runs W1-W6 on
+ * `npm run bench` (node --expose-gc --import tsx bench/run.ts): runs W1-W7 on
  * every contender, prints the tables and writes bench/README.md.
  *
  *   npm run bench                    the full run (about ten minutes); writes bench/README.md
@@ -9,7 +9,7 @@
  *   npm run bench -- --no-write      print only
  *   npm run bench -- --rewrite       README.md again from results/latest.json (after editing analysis.md)
  *
- * W6 needs Redis (REDIS_URL, or 127.0.0.1:6379).
+ * W6 needs Redis (REDIS_URL, or 127.0.0.1:6379). W7 runs its own mock model server (examples/llm/).
  *
  * The sizes live in DEFAULT_CONFIG; the test (test/bench) runs the same
  * functions at a tiny size and never writes the README.
@@ -28,13 +28,15 @@ import { AT_THE_LIMIT_DEFAULTS, type AtTheLimitOptions, atTheLimit } from './w5-
 import { SHARED_CONTENDERS, sharedContender } from './w6-contenders.js';
 import type { SharedContender } from './w6-shared-contender.js';
 import { SHARED_LIMIT_DEFAULTS, type SharedLimitOptions, sharedLimit, sharedLimitServer } from './w6-shared-limit.js';
+import { LLM_QUOTA_DEFAULTS, llmQuota } from './w7-llm-quota.js';
 
 export type BenchConfig = BenchResults['config'];
 
 /** What a run takes: every workload's sizes (BenchResults' config has W6's Redis server besides). */
-export interface RunConfig extends Omit<BenchConfig, 'w5' | 'w6'> {
+export interface RunConfig extends Omit<BenchConfig, 'w5' | 'w6' | 'w7'> {
   w5: AtTheLimitOptions;
   w6: SharedLimitOptions;
+  w7: NonNullable<BenchConfig['w7']>;
 }
 
 export const DEFAULT_CONFIG: RunConfig = {
@@ -44,9 +46,10 @@ export const DEFAULT_CONFIG: RunConfig = {
   w4: { small: 100_000, large: 400_000, rounds: 3 },
   w5: AT_THE_LIMIT_DEFAULTS,
   w6: SHARED_LIMIT_DEFAULTS,
+  w7: LLM_QUOTA_DEFAULTS,
 };
 
-export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'] as const;
+export const WORKLOADS = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7'] as const;
 export type WorkloadName = (typeof WORKLOADS)[number];
 
 export interface RunOptions {
@@ -103,6 +106,8 @@ export async function runBench(options: RunOptions = {}): Promise<RunResults> {
   // W5 and W6 run in child processes of their own: the garbage above does not reach them.
   await step('w5', 'at the limit', () => atTheLimit(contendersFor('w5', limiting), config.w5));
   await step('w6', 'shared limit', () => sharedLimit(options.sharedContenders ?? SHARED_CONTENDERS, config.w6));
+  // W7 on real timers and HTTP, its server in this process: nothing else runs by then.
+  await step('w7', 'language-model quota', () => llmQuota(config.w7));
   for (const workload of only) {
     if (workload === 'w6') results.config.w6 = { ...config.w6, server: await sharedLimitServer() };
     else (results.config as Record<string, unknown>)[workload] = config[workload];

@@ -1,9 +1,12 @@
 /**
  * The retry budget (`retry.budget`): what keeps an outage from turning into a retry storm. "Recent" is
  * a sliding window on the throttler's clock: at the moment a failed attempt would be retried (time t),
- * A = the attempts that started in (t - window, t] (first attempts and retries, each as it starts) and
- * R = the retries granted in that window (each as it is granted). The retry is granted when
- * R + 1 <= max(min, ratio × A); otherwise the task's promise rejects with its last error.
+ * A = the first attempts that started in (t - window, t] (each as it starts; retries are not counted,
+ * or each would raise the allowance of the next) and R = the retries granted in that window (each as
+ * it is granted). The retry is granted when R + 1 <= max(min, ratio × A); otherwise the task's promise
+ * rejects with its last error. So over any run, retries <= ratio × first attempts, plus at most `min`
+ * per window in windows with fewer than min / ratio first attempts: cover the grants by windows ending
+ * at the latest grant not yet covered; they do not overlap, and each holds at most max(min, ratio × its A).
  *
  * One ledger per throttler, shared by every task whose retry names a budget; it records from the first
  * such task on (until then nothing is kept). Each record is one number in an array that keeps only the
@@ -12,7 +15,7 @@
 import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
 
 export interface RetryBudgetOptions {
-  /** The most retries may be of recent attempts, from 0 to 1 (0.1: one attempt in ten). */
+  /** The most retries may add to recent first attempts, from 0 to 1 (0.1: one retry per ten tasks). */
   ratio: number;
   /** What "recent" means: the last `window` on the throttler's clock (`'10s'` or ms). Default 10 s. */
   window?: DurationInput | undefined;
@@ -88,8 +91,8 @@ export class RetryLedger {
 
   constructor(private readonly now: () => number) {}
 
-  /** An attempt started (first or retry). */
-  started(): void {
+  /** A task's first attempt started (a retry's start is not recorded). */
+  firstAttemptStarted(): void {
     const at = this.now();
     this.attempts.record(at);
     this.attempts.prune(at - this.keep);

@@ -38,7 +38,7 @@ export interface RetryOptions {
   backoff?: (BackoffOptions | ((retry: number, error: unknown) => DurationInput)) | undefined;
   /** Whether this error is worth another attempt (`attempt`: the one that failed, 1 for the first). Default: every error. */
   retryOn?: ((error: unknown, attempt: number) => boolean) | undefined;
-  /** At most this share of recent attempts may be retries: `0.1`, or `{ ratio, window, min }` (retry-budget.ts). */
+  /** Retries at most this share of recent first attempts: `0.1`, or `{ ratio, window, min }` (retry-budget.ts). */
   budget?: number | RetryBudgetOptions | undefined;
 }
 

@@ -151,7 +151,8 @@ export class TaskRunner {
 
   private execute(run: (context: TaskContext) => unknown, attempt: RunningTask): void {
     const plan = attempt.plan;
-    this.retries.ledger?.started();
+    // The budget weighs retries against first attempts: a retry counted as traffic would raise its own allowance.
+    if (plan === undefined || plan.attempt === 1) this.retries.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
     let result: unknown;
     this.running = true;

@@ -4,7 +4,7 @@ import { type ResolvedBudget, RetryLedger } from '../../src/adapters/retry-budge
 
 /**
  * The retry budget's ledger against a brute-force oracle that keeps every record for ever and counts the
- * window by a full scan: at each decision at time t, A = attempts started in (t - window, t], R = retries
+ * window by a full scan: at each decision at time t, A = first attempts started in (t - window, t], R = retries
  * granted there, and a retry is granted exactly when R + 1 <= max(min, ratio × A).
  */
 const step = fc.oneof(
@@ -33,7 +33,7 @@ describe('RetryLedger', () => {
           for (const current of steps) {
             if (current.kind === 'advance') at += current.ms;
             else if (current.kind === 'start') {
-              ledger.started();
+              ledger.firstAttemptStarted();
               starts.push(at);
             } else {
               const budget = budgets[current.budget] as ResolvedBudget;

@@ -19,6 +19,7 @@ export const SLOW_SUITES = [
   'test/bench/bench.test.ts',
   'test/bench/shared-limit.test.ts',
   'test/bench/w1-otel.test.ts',
+  'test/bench/llm-quota.test.ts',
   // Fleets of processes, processes that must exit, servers of their own (Redis restarted, a Cluster).
   'test/redis/fleet.test.ts',
   'test/redis/throttler-fleet.test.ts',
