@@ -144,8 +144,10 @@ export const ENTRIES: readonly SizedEntry[] = [
     external: ['xstate', 'ioredis', 'node:*'],
     // Node only. 22.5 -> 28.2 kB with issue 22's late grants re-timed in Redis and issue 25's fleet
     // audit and store traffic counts: most of it is Lua, shipped as text with its comments (prelude,
-    // reserve, retime and the audit scripts are the five largest modules).
-    budget: 28_800,
+    // reserve, retime and the audit scripts are the five largest modules). 28.6 -> 25.1 kB as strategies
+    // became values: the store's local window while Redis is down builds its policies with the
+    // throttler's own strategy value, so the store no longer bundles every strategy.
+    budget: 25_600,
   },
 ];
 
