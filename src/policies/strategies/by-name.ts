@@ -12,18 +12,9 @@ import { warmingUp } from './warming-up.js';
  */
 export function strategyNamed(name: string): StrategyImplementation | undefined {
   // The values are implementations typed as their public Strategy (strategy.ts).
-  switch (name) {
-    case 'timer':
-      return timer as StrategyImplementation;
-    case 'sliding-window':
-      return slidingWindow as StrategyImplementation;
-    case 'token-bucket':
-      return tokenBucket as StrategyImplementation;
-    case 'warming-up':
-      return warmingUp as StrategyImplementation;
-    default:
-      return undefined;
-  }
+  return ([timer, slidingWindow, tokenBucket, warmingUp] as StrategyImplementation[]).find(
+    (strategy) => strategy.name === name,
+  );
 }
 
 /** The policy of a strategy given by name (the library's own tools and tests); an unknown name throws. */
