@@ -1,4 +1,4 @@
-export { createThrottler } from './promise.js';
+export { createThrottler, leanCreateThrottler } from './create-throttler.js';
 export {
   type ScheduleOptions,
   type TaskOutcomeListener,

@@ -27,7 +27,7 @@
  * - `size` and `pending` are counters, `onIdle`/`onEmpty`/`onSizeLessThan` and the events of `on` hang on
  *   them (task-activity.ts, task-events.ts).
  */
-import { checkOptionNames, resolveOptions, tracksInFlight } from '../engine/index.js';
+import { checkOptionNames, resolveOptionsKnowing, type StrategyLookup, tracksInFlight } from '../engine/index.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
@@ -64,10 +64,13 @@ const NO_OPTIONS: ScheduleOptions = {};
 /** createThrottler's own options, on top of the common ones. */
 const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError'];
 
-/** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
-export function createThrottler(options: ThrottlerOptions): Throttler {
+/**
+ * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
+ * any name, or by none: the lean entry's). Options are validated now; a bad one throws.
+ */
+export function createThrottlerKnowing(options: ThrottlerOptions, lookup: StrategyLookup): Throttler {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
-  if (typeof options !== 'object' || options === null) resolveOptions(options);
+  if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
   const { clock: givenClock, inspect, serverLimits, onHandlerError, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
@@ -75,7 +78,7 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
-  const resolved = resolveOptions(throttleOptions);
+  const resolved = resolveOptionsKnowing(throttleOptions, lookup);
   checkStoreFits(throttleOptions.store, resolved);
   const { now } = resolved;
   const clock = givenClock ?? clockFor(resolved);

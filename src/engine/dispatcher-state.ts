@@ -69,7 +69,8 @@ export function persistedForm<TMessage>(
   queues: MessageQueues<TMessage>,
   reading: number,
 ): PersistedDispatcher<TMessage> {
-  const { now: _source, ...options } = resolved;
+  // The strategy is saved by its name (`strategy`): its value holds functions, and names are the format.
+  const { now: _source, strategyValue: _value, ...options } = resolved;
   const { rates, channelRates, keyRates } = clearance;
   const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
   const state = savedState(clearance, queues, reading, Date.now() - reading);

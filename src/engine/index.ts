@@ -26,9 +26,11 @@ export {
   type Ordering,
   type ResolvedOptions,
   resolveOptions,
+  resolveOptionsKnowing,
   tracksInFlight,
   unknownChannelError,
 } from './options/options.js';
+export { byAnyName, byValueOnly, type StrategyLookup } from './options/strategy-option.js';
 export { Deque } from './queue/deque.js';
 export { ALL_WAITING } from './queue/message-queues.js';
 export { SelfQueuedMessage } from './queue/queued-message.js';

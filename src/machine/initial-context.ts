@@ -2,6 +2,7 @@ import type { AnyActorRef, AnyEventObject } from 'xstate';
 import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import { Dispatcher } from '../engine/dispatcher.js';
 import type { ResolvedOptions } from '../engine/options/options.js';
+import type { StrategyLookup } from '../engine/options/strategy-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryPacer } from './delivery-pacer.js';
 import { checkTarget } from './event-checks.js';
@@ -110,8 +111,9 @@ function heard(self: (() => AnyActorRef | undefined) | undefined, type: string):
   };
 }
 
-export function contextFromInput(input: MachineInput, self: AnyActorRef): MachineContext {
-  const options = optionsOfInput(input);
+/** `lookup`: how a strategy that is not a value is read (every name, or none: the lean machine). */
+export function contextFromInput(input: MachineInput, self: AnyActorRef, lookup: StrategyLookup): MachineContext {
+  const options = optionsOfInput(input, lookup);
   const target = checkTarget(input.target);
   // Keyed by a symbol: only the adapters give it (machine-types.ts).
   const deliveryGate = input[DELIVERY_GATE];

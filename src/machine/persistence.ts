@@ -47,13 +47,20 @@
 import { type Actor, type ActorOptions, type AnyActorRef, type AnyEventObject, createActor } from 'xstate';
 import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import { Dispatcher } from '../engine/dispatcher.js';
-import { resolveOptions } from '../engine/options/options.js';
+import { resolveOptionsKnowing } from '../engine/options/options.js';
+import { byAnyName, byValueOnly, type StrategyLookup } from '../engine/options/strategy-option.js';
 import { readPersisted, readState } from '../engine/saved/persisted-format.js';
+import type { Strategy } from '../policies/index.js';
 import { field, isRecord, readCount } from '../policies/saved-fields.js';
+import { ThrottlerOptionError } from '../rate/index.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
-import { throttlerMachine } from './throttler-machine.js';
+import type { PublicMachine } from './public-machine.js';
+import { type InternalMachine, internalThrottlerMachine } from './throttler-machine.js';
 import { idleSnapshot } from './xstate-internals.js';
+
+/** The machine a restore starts, as users see it: its context is built here, so it reads no input. */
+const throttlerMachine = internalThrottlerMachine as unknown as PublicMachine<InternalMachine>;
 
 export type ThrottlerActor = Actor<typeof throttlerMachine>;
 
@@ -65,6 +72,11 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
   now?: (() => number) | undefined;
   /** The shared store the throttler used, if any (a store is a live connection: it is never saved). */
   store?: ThrottleStore | undefined;
+  /**
+   * The strategy the snapshot was saved with, as a value from xstate-throttler/strategies: required by
+   * xstate-throttler/lean's restoreThrottler, which knows no strategy by name; the main entry's reads the name.
+   */
+  strategy?: Strategy | undefined;
 }
 
 /**
@@ -75,14 +87,30 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
  * of its state is damaged (naming the field's path and the value).
  */
 export function restoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
-  const { target, now, store: storeOption, ...actorOptions } = options;
+  return restoreThrottlerKnowing(persisted, options, byAnyName);
+}
+
+/** xstate-throttler/lean's restoreThrottler: the strategy is given as a value (`strategy`), never read by name. */
+export function leanRestoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
+  return restoreThrottlerKnowing(persisted, options, byValueOnly);
+}
+
+/** A restore, the saved strategy's name read by `lookup`, or matched to the `strategy` given. */
+function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lookup: StrategyLookup): ThrottlerActor {
+  const { target, now, store: storeOption, strategy, ...actorOptions } = options;
   checkTarget(target);
   const store = checkStore(storeOption);
   const context = isRecord(persisted) ? field(persisted, 'context') : undefined;
   let saved = isRecord(context) ? field(context, 'dispatcher') : undefined;
   if (saved instanceof Dispatcher) saved = saved.toJSON();
   const parts = readPersisted(saved, persisted);
-  const resolved = resolveOptions({ ...parts.options, now });
+  const savedName = parts.options.strategy;
+  // A strategy value given must be the one saved; anything else given is refused as the options' strategy is.
+  const givenName = (strategy as { name?: unknown } | null | undefined)?.name;
+  if (strategy !== undefined && givenName !== savedName && typeof givenName === 'string') {
+    throw new ThrottlerOptionError('strategy', `the strategy the snapshot was saved with, "${savedName}"`, givenName);
+  }
+  const resolved = resolveOptionsKnowing({ ...parts.options, strategy: strategy ?? savedName, now }, lookup);
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;
   const version = previousVersion === undefined ? 0 : readCount(previousVersion, 'persisted.context.version');

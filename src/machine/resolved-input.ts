@@ -5,7 +5,8 @@
  * public type: a user's own input is always checked whole.
  */
 import { checkOptionNames } from '../engine/options/option-names.js';
-import { type ResolvedOptions, resolveOptions } from '../engine/options/options.js';
+import { type ResolvedOptions, resolveOptionsKnowing } from '../engine/options/options.js';
+import type { StrategyLookup } from '../engine/options/strategy-option.js';
 import type { ThrottlerInput } from './types.js';
 
 /** Inputs an adapter built, with the options it resolved from them (a WeakMap: nothing in the input shows). */
@@ -17,14 +18,17 @@ export function withResolvedOptions(input: ThrottlerInput, resolved: ResolvedOpt
   return input;
 }
 
-/** The input's options, resolved: as the adapter that built the input resolved them, or checked now. */
-export function optionsOfInput(input: ThrottlerInput): ResolvedOptions {
+/**
+ * The input's options, resolved: as the adapter that built the input resolved them, or checked now, a
+ * strategy that is not a value read by `lookup` (every name, or none: the lean machine).
+ */
+export function optionsOfInput(input: ThrottlerInput, lookup: StrategyLookup): ResolvedOptions {
   const resolved = resolvedInputs.get(input);
   if (resolved !== undefined) return resolved;
   // A user's own input: a name it does not know (plain JavaScript) is refused with what was meant.
   if (typeof input === 'object' && input !== null)
     checkOptionNames(input, INPUT_OPTION_NAMES, 'the throttler input', true);
-  return resolveOptions(input);
+  return resolveOptionsKnowing(input, lookup);
 }
 
 /** The machine input's own options, on top of the common ones. */

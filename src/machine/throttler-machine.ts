@@ -1,4 +1,5 @@
 import { assign, type EventObject, setup } from 'xstate';
+import { byValueOnly, byValueResolved, type StrategyLookup } from '../engine/options/strategy-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
 import {
@@ -25,8 +26,8 @@ import { awaitsStart } from './target-start.js';
 import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
 
-/** The machine with the library's own types; exported below as users see it and as the library does. */
-const machine = setup({
+/** The machine's guards and actions, with the library's own types; the machines below share them. */
+const throttlerSetup = setup({
   types: {
     context: {} as MachineContext,
     input: {} as MachineInput,
@@ -106,193 +107,191 @@ const machine = setup({
       if (listensTo(self, 'idled')) effects.emit({ type: 'idled', at: context.now() });
     }),
   },
-}).createMachine({
-  id: 'throttler',
-  description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
-  context: ({ input, self }) => contextFromInput(input, self),
-  initial: 'idle',
-  states: {
-    idle: {
-      description: 'No target, or nothing waiting. No timer is pending.',
-      on: {
-        QUEUE: [
-          {
-            guard: 'passesQuietly',
-            actions: 'passThroughQuietly',
-            description: 'As below, with nothing to tell anyone: the snapshot is all that changes.',
-          },
-          {
-            guard: 'passesStraightThrough',
-            actions: 'passThrough',
-            description: 'The rate allows it now and nothing waits: deliver at once and stay idle.',
-          },
-          {
-            actions: ['queueMessage', 'noticeWork'],
-            description: 'Queue a message; with a target the throttler becomes active to send it.',
-          },
-        ],
-        QUEUE_BATCH: {
-          actions: ['queueMessage', 'noticeWork'],
-          description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
-        },
-        WORK_WAITING: [
-          REFUSED_FROM_OUTSIDE,
-          {
-            guard: 'shouldBeActive',
-            target: 'active',
-            description: 'Raised here when a target is set and a message waits.',
-          },
-          // Without this, a WORK_WAITING whose guard fails would fall through to the wildcard.
-          { description: 'No target, or nothing waits: stay idle.' },
-        ],
-        SET_TARGET: {
-          actions: ['setTarget', 'noticeWork'],
-          description: 'Set (or unset) the actor that receives the messages.',
-        },
-        SET_RATE: { actions: ['setRate', 'noticeWork'], description: "Replace the overall rate, or one channel's." },
-        CANCEL: {
-          actions: ['cancelMessage', 'noticeWork'],
-          description: 'Take a waiting message out of the queue by its id.',
-        },
-        PAUSE: {
-          actions: ['pause', 'noticeWork'],
-          description: 'Deliver nothing until the given time (or until RESUME).',
-        },
-        RESUME: { actions: ['resume', 'noticeWork'], description: 'End a pause.' },
-        SETTLED: { actions: ['settle', 'noticeWork'], description: 'A delivery finished on the receiving side.' },
-        TRY_ACQUIRE: {
-          actions: ['tryAcquire', 'noticeWork'],
-          description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
-        },
-        LEASE: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
-        ],
-        LEASE_END: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
-        ],
-        WAKE: [REFUSED_FROM_OUTSIDE, { description: 'A wake-up left over from `active`: nothing is due in idle.' }],
-        CLEARANCE: [REFUSED_FROM_OUTSIDE, { description: "A store's answer while idle: nothing waits for it." }],
-        STORE_SLOW: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
-        ],
-        STORE_REWOUND: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
-        ],
-        STORE_STATUS: [
-          REFUSED_FROM_OUTSIDE,
-          {
-            actions: 'reportStoreStatus',
-            description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
-          },
-        ],
-        DRAINED: [REFUSED_FROM_OUTSIDE, { description: 'Already idle.' }],
-        TARGET_STARTED: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'noticeWork', description: 'The target set before it started has started: go on.' },
-        ],
-        '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
-      },
-    },
-    active: {
-      description: 'Delivering: a target is set and messages wait. One wake-up timer.',
-      entry: ['activatePolicies', 'deliverDue'],
-      exit: 'disarmWakeUp',
-      on: {
-        DRAINED: [
-          REFUSED_FROM_OUTSIDE,
-          {
-            guard: 'shouldBeIdle',
-            target: 'idle',
-            description: 'Raised here when nothing waits, or the target is gone.',
-          },
-          // Without this, a DRAINED whose guard fails would fall through to the wildcard.
-          { description: 'Messages still wait for the target: stay active.' },
-        ],
-        QUEUE: [
-          {
-            guard: 'queuesQuietly',
-            actions: 'queueQuietly',
-            description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
-          },
-          { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
-        ],
-        QUEUE_BATCH: {
-          actions: 'queueAndDeliver',
-          description: 'Queue several messages in order and deliver what the rate allows.',
-        },
-        WAKE: [
-          REFUSED_FROM_OUTSIDE,
-          {
-            actions: ['forgetSpentWakeUp', 'deliverDue'],
-            description: 'The wake-up timer fired: deliver what is due.',
-          },
-        ],
-        CLEARANCE: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
-        ],
-        STORE_SLOW: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
-        ],
-        STORE_REWOUND: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
-        ],
-        STORE_STATUS: [
-          REFUSED_FROM_OUTSIDE,
-          {
-            actions: ['reportStoreStatus', 'deliverDue'],
-            description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
-          },
-        ],
-        SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
-        SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
-        CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
-        PAUSE: { actions: ['pause', 'deliverDue'], description: 'Deliver nothing until the given time (or RESUME).' },
-        RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
-        SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
-        TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
-        LEASE: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
-        ],
-        LEASE_END: [
-          REFUSED_FROM_OUTSIDE,
-          { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
-        ],
-        WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
-        TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue', description: 'The target has started.' }],
-        '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
-      },
-    },
-  },
 });
 
 /**
- * The throttler: an XState v5 machine, `idle` or `active`, that queues
- * messages (QUEUE) and forwards them to a target actor (SET_TARGET) no faster
- * than its rate allows. Active if and only if a target is set and a message
- * waits; in `idle` no timer is pending. One wake-up timer at most, re-armed
- * only when its time changes.
- *
- * The switch between the two is a raised event (WORK_WAITING, DRAINED) from the
- * actions that can change it, not an `always` transition: XState evaluates
- * eventless guards after every event, and on the path one message takes that
- * was 8% of the machine's time (bench/README.md, W1).
- *
- * Every event is checked before it changes anything: a bad field is reported
- * (`invalidEvent`, or `rejected` for a message) and the queue stays as it was.
- * An event type the machine does not know is reported too, so a typo shows.
- *
- * Typed as users see it: the public events, input and context (types.ts). The same object as
- * `internalThrottlerMachine`, which the library's own code uses.
+ * The machine, whose input's strategy, when not a value, is read by `lookup`: by any name (the main
+ * entry's), or by none (xstate-throttler/lean's: the strategy is a value, so the machine imports no policy).
  */
-export const throttlerMachine = machine as unknown as PublicMachine<typeof machine>;
+export function machineKnowing(lookup: StrategyLookup) {
+  return throttlerSetup.createMachine({
+    id: 'throttler',
+    description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
+    context: ({ input, self }) => contextFromInput(input, self, lookup),
+    initial: 'idle',
+    states: {
+      idle: {
+        description: 'No target, or nothing waiting. No timer is pending.',
+        on: {
+          QUEUE: [
+            {
+              guard: 'passesQuietly',
+              actions: 'passThroughQuietly',
+              description: 'As below, with nothing to tell anyone: the snapshot is all that changes.',
+            },
+            {
+              guard: 'passesStraightThrough',
+              actions: 'passThrough',
+              description: 'The rate allows it now and nothing waits: deliver at once and stay idle.',
+            },
+            {
+              actions: ['queueMessage', 'noticeWork'],
+              description: 'Queue a message; with a target the throttler becomes active to send it.',
+            },
+          ],
+          QUEUE_BATCH: {
+            actions: ['queueMessage', 'noticeWork'],
+            description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
+          },
+          WORK_WAITING: [
+            REFUSED_FROM_OUTSIDE,
+            {
+              guard: 'shouldBeActive',
+              target: 'active',
+              description: 'Raised here when a target is set and a message waits.',
+            },
+            // Without this, a WORK_WAITING whose guard fails would fall through to the wildcard.
+            { description: 'No target, or nothing waits: stay idle.' },
+          ],
+          SET_TARGET: {
+            actions: ['setTarget', 'noticeWork'],
+            description: 'Set (or unset) the actor that receives the messages.',
+          },
+          SET_RATE: { actions: ['setRate', 'noticeWork'], description: "Replace the overall rate, or one channel's." },
+          CANCEL: {
+            actions: ['cancelMessage', 'noticeWork'],
+            description: 'Take a waiting message out of the queue by its id.',
+          },
+          PAUSE: {
+            actions: ['pause', 'noticeWork'],
+            description: 'Deliver nothing until the given time (or until RESUME).',
+          },
+          RESUME: { actions: ['resume', 'noticeWork'], description: 'End a pause.' },
+          SETTLED: { actions: ['settle', 'noticeWork'], description: 'A delivery finished on the receiving side.' },
+          TRY_ACQUIRE: {
+            actions: ['tryAcquire', 'noticeWork'],
+            description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
+          },
+          LEASE: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
+          ],
+          LEASE_END: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
+          ],
+          WAKE: [REFUSED_FROM_OUTSIDE, { description: 'A wake-up left over from `active`: nothing is due in idle.' }],
+          CLEARANCE: [REFUSED_FROM_OUTSIDE, { description: "A store's answer while idle: nothing waits for it." }],
+          STORE_SLOW: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
+          ],
+          STORE_REWOUND: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
+          ],
+          STORE_STATUS: [
+            REFUSED_FROM_OUTSIDE,
+            {
+              actions: 'reportStoreStatus',
+              description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
+            },
+          ],
+          DRAINED: [REFUSED_FROM_OUTSIDE, { description: 'Already idle.' }],
+          TARGET_STARTED: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'noticeWork', description: 'The target set before it started has started: go on.' },
+          ],
+          '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
+        },
+      },
+      active: {
+        description: 'Delivering: a target is set and messages wait. One wake-up timer.',
+        entry: ['activatePolicies', 'deliverDue'],
+        exit: 'disarmWakeUp',
+        on: {
+          DRAINED: [
+            REFUSED_FROM_OUTSIDE,
+            {
+              guard: 'shouldBeIdle',
+              target: 'idle',
+              description: 'Raised here when nothing waits, or the target is gone.',
+            },
+            // Without this, a DRAINED whose guard fails would fall through to the wildcard.
+            { description: 'Messages still wait for the target: stay active.' },
+          ],
+          QUEUE: [
+            {
+              guard: 'queuesQuietly',
+              actions: 'queueQuietly',
+              description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
+            },
+            { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
+          ],
+          QUEUE_BATCH: {
+            actions: 'queueAndDeliver',
+            description: 'Queue several messages in order and deliver what the rate allows.',
+          },
+          WAKE: [
+            REFUSED_FROM_OUTSIDE,
+            {
+              actions: ['forgetSpentWakeUp', 'deliverDue'],
+              description: 'The wake-up timer fired: deliver what is due.',
+            },
+          ],
+          CLEARANCE: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
+          ],
+          STORE_SLOW: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
+          ],
+          STORE_REWOUND: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
+          ],
+          STORE_STATUS: [
+            REFUSED_FROM_OUTSIDE,
+            {
+              actions: ['reportStoreStatus', 'deliverDue'],
+              description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
+            },
+          ],
+          SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
+          SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
+          CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
+          PAUSE: { actions: ['pause', 'deliverDue'], description: 'Deliver nothing until the given time (or RESUME).' },
+          RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
+          SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
+          TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
+          LEASE: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
+          ],
+          LEASE_END: [
+            REFUSED_FROM_OUTSIDE,
+            { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
+          ],
+          WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
+          TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue', description: 'The target has started.' }],
+          '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
+        },
+      },
+    },
+  });
+}
 
-/** The machine with its own events, full context and the adapters' input (machine-types.ts). */
-export const internalThrottlerMachine = machine;
+/** The machine with the library's own types, as the library's own code uses it. */
+export type InternalMachine = ReturnType<typeof machineKnowing>;
+
+/**
+ * The machine with its own events, full context and the adapters' input (machine-types.ts): what the
+ * adapters run (they hand it options already resolved) and restoreThrottler (it restores a built context).
+ */
+export const internalThrottlerMachine: InternalMachine = /* @__PURE__ */ machineKnowing(byValueResolved);
+
+/** xstate-throttler/lean's `throttlerMachine`: the strategy is a value (`strategy: slidingWindow`), never a name. */
+export const leanThrottlerMachine = /* @__PURE__ */ machineKnowing(
+  byValueOnly,
+) as unknown as PublicMachine<InternalMachine>;

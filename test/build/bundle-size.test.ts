@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ENTRIES, measureEntry } from '../../scripts/bundle-size.js';
+import { ENTRIES, LEAN_CREATE_THROTTLER, measureEntry } from '../../scripts/bundle-size.js';
 
 /** Each entry point (and the core's two everyday names alone) bundled as an app would, minified and gzipped. */
 describe.each(ENTRIES)('$name, bundled', (entry) => {
@@ -26,5 +26,56 @@ describe('the core entry point', () => {
     expect(
       modules.map(({ path }) => path).filter((path) => /adapters\/rxjs|inspection|persistence/.test(path)),
     ).toEqual([]);
+  });
+});
+
+/**
+ * What an app that picks one strategy through xstate-throttler/lean bundles: that strategy's policy and
+ * no other's. Read two ways: the modules esbuild put in the bundle, and strings only one algorithm holds
+ * (a field of its saved state, an error of its own) in the minified output.
+ */
+describe('an app on xstate-throttler/lean with one strategy', () => {
+  /** The policy modules (under src/policies/) each strategy brings, besides those every policy shares. */
+  const ALGORITHM: Record<string, readonly string[]> = {
+    timer: ['timer.ts', 'all-of.ts', 'strategies/timer.ts'],
+    slidingWindow: ['sliding-window.ts', 'delivery-log.ts', 'strategies/sliding-window.ts'],
+    tokenBucket: ['token-bucket.ts', 'smooth-rate.ts', 'all-of.ts', 'strategies/token-bucket.ts'],
+    warmingUp: ['warming-up.ts', 'smooth-rate.ts', 'all-of.ts', 'strategies/warming-up.ts'],
+  };
+  /** Shared by every policy (the contract, saved-state readers, the value check), or a constant the machine reads. */
+  const SHARED = ['policy.ts', 'strategy.ts', 'saved-fields.ts', 'index.ts'];
+  /** A string only one algorithm's code holds, and the strategies that bring it. */
+  const MARKERS: ReadonlyArray<[string, readonly string[]]> = [
+    ['periodStart', ['timer']],
+    ['inFlightCost', ['slidingWindow']],
+    ['storedPermits', ['tokenBucket', 'warmingUp']],
+    ['above 0 ms for warming-up', ['warmingUp']],
+  ];
+
+  it.each(Object.keys(ALGORITHM))('bundles %s alone, and no other strategy', async (strategy) => {
+    const entry = {
+      name: `lean + ${strategy}`,
+      source: `${LEAN_CREATE_THROTTLER} export { ${strategy} } from './src/strategies/index.ts';`,
+      platform: 'browser' as const,
+      external: ['xstate'],
+      budget: 0,
+    };
+    const { modules, text } = await measureEntry(entry);
+    const policies = modules
+      .filter(({ path, bytes }) => path.startsWith('src/policies/') && bytes > 0)
+      .map(({ path, bytes }) => ({ file: path.slice('src/policies/'.length), bytes }))
+      // smooth-rate.ts's GRANT_TOLERANCE_MS, a number the machine's delivery pass reads, is no policy code.
+      .filter(({ file, bytes }) => !SHARED.includes(file) && !(file === 'smooth-rate.ts' && bytes < 40));
+    expect(new Set(policies.map(({ file }) => file))).toEqual(new Set(ALGORITHM[strategy]));
+    for (const [marker, owners] of MARKERS) expect(text.includes(marker), marker).toBe(owners.includes(strategy));
+  });
+
+  it('costs less than the main entry by at least the other strategies (1.7 kB gzipped for the sliding window)', async () => {
+    const sized = (name: string) => ENTRIES.find((entry) => entry.name === name);
+    const main = sized('xstate-throttler: createThrottler alone');
+    const lean = sized('xstate-throttler/lean: createThrottler, one strategy (slidingWindow)');
+    if (main === undefined || lean === undefined) throw new Error('the createThrottler entries are gone from ENTRIES');
+    const [mainSize, leanSize] = await Promise.all([measureEntry(main), measureEntry(lean)]);
+    expect(mainSize.gzipped - leanSize.gzipped).toBeGreaterThanOrEqual(1_700);
   });
 });

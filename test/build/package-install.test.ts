@@ -49,6 +49,18 @@ const throttler = createThrottler({ rate: '2/50ms', strategy: 'sliding-window' }
 const startedAt = performance.now();
 const starts = await Promise.all([1, 2, 3].map(() => throttler.schedule(() => performance.now() - startedAt)));
 throttler.stop();
+// The lean entry with a strategy value, and its refusal of a name with what to import instead.
+const { createThrottler: leanThrottler } = await import('xstate-throttler/lean');
+const { tokenBucket } = await import('xstate-throttler/strategies');
+const leanOne = leanThrottler({ rate: '1/1s', strategy: tokenBucket });
+const lean = await leanOne.schedule(() => 'lean');
+leanOne.stop();
+let leanRefusal;
+try {
+  leanThrottler({ rate: '1/1s', strategy: 'token-bucket' });
+} catch (error) {
+  leanRefusal = error.message;
+}
 let operator;
 try {
   await import('xstate-throttler/rxjs');
@@ -57,15 +69,20 @@ try {
   operator = error.code + ' ' + error.message.split('\\n')[0];
 }
 const require = createRequire(import.meta.url);
-console.log('RESULT ' + JSON.stringify({ starts, operator, cached: Object.keys(require.cache) }));
+console.log('RESULT ' + JSON.stringify({ starts, lean, leanRefusal, operator, cached: Object.keys(require.cache) }));
 `;
 
 const LIGHT_CJS = `
 const { createThrottler } = require('xstate-throttler');
+const lean = require('xstate-throttler/lean');
+const { slidingWindow } = require('xstate-throttler/strategies');
 const throttler = createThrottler({ rate: '2/50ms', strategy: 'sliding-window' });
-Promise.all([1, 2, 3].map((n) => throttler.schedule(() => n))).then((values) => {
+const leanThrottler = lean.createThrottler({ rate: '2/50ms', strategy: slidingWindow });
+const both = [throttler, leanThrottler].map((one) => Promise.all([1, 2, 3].map((n) => one.schedule(() => n))));
+Promise.all(both).then(([values, leanValues]) => {
   throttler.stop();
-  console.log('RESULT ' + JSON.stringify({ values, cached: Object.keys(require.cache) }));
+  leanThrottler.stop();
+  console.log('RESULT ' + JSON.stringify({ values, leanValues, cached: Object.keys(require.cache) }));
 });
 `;
 
@@ -79,6 +96,8 @@ import { throttleQueue, type ThrottleQueueOptions } from 'xstate-throttler/rxjs'
 import { type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
 import { renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
 import { type InstrumentOptions, instrumentThrottler, THROTTLER_METRICS } from 'xstate-throttler/otel';
+import { createThrottler as createLean, restoreThrottler as restoreLean, throttlerMachine as leanMachine } from 'xstate-throttler/lean';
+import { slidingWindow, type Strategy, timer, tokenBucket, warmingUp } from 'xstate-throttler/strategies';
 
 const maybe = (): number | undefined => undefined;
 const options: ThrottlerOptions = { rate: '10/1s', strategy: undefined, capacity: maybe(), store: undefined };
@@ -104,6 +123,12 @@ export const svg: string = renderTimeline({ events: [], rate: '1/1s' }, timeline
 const instrumentOptions: InstrumentOptions = { meter: metrics.getMeter('consumer'), name: undefined, channels: undefined };
 export const instrumentation = instrumentThrottler(throttler, instrumentOptions);
 export const messagesName: 'throttler.messages' = THROTTLER_METRICS.messages.name;
+
+const strategy: Strategy = slidingWindow;
+export const leanThrottler = createLean({ rate: '2/1s', strategy, capacity: maybe(), store: undefined });
+export const leanActor = createActor(leanMachine, { input: { rate: '1/1s', strategy: timer, target } });
+export const restoredLean = (saved: unknown) => restoreLean(saved, { strategy: tokenBucket, target: undefined });
+export const byValue = createThrottler({ rate: '1/1s', strategy: warmingUp, warmup: '1s' });
 
 // @ts-expect-error: a rate must be a string or a Rate, and the error names it at compile time too
 createThrottler({ rate: 5 });
@@ -175,18 +200,27 @@ describe('a promise-API project with xstate and this package only', () => {
     expect(readFileSync(join(light(), 'package-lock.json'), 'utf8')).not.toMatch(/node_modules\/(rxjs|ioredis)"/);
   });
 
-  it('ESM: runs createThrottler without loading rxjs; the operator entry is what would need it (control)', async () => {
-    const result = (await node(light(), 'app.mjs')) as { starts: number[]; operator: string; cached: string[] };
+  it('ESM: runs createThrottler, and the lean one with a strategy value, without loading rxjs; the operator entry is what would need it (control)', async () => {
+    const result = (await node(light(), 'app.mjs')) as {
+      starts: number[];
+      lean: string;
+      leanRefusal: string;
+      operator: string;
+      cached: string[];
+    };
     const [first, second, third] = result.starts as [number, number, number];
     expect(second - first).toBeLessThan(40);
     expect(third - first).toBeGreaterThanOrEqual(45);
     expect(result.operator).toMatch(/^ERR_MODULE_NOT_FOUND .*'rxjs'/);
+    expect(result.lean).toBe('lean');
+    expect(result.leanRefusal).toContain('import { tokenBucket } from "xstate-throttler/strategies"');
     expect(result.cached.filter((file) => file.includes('rxjs'))).toEqual([]);
   });
 
-  it('CommonJS: runs createThrottler without loading rxjs', async () => {
-    const result = (await node(light(), 'app.cjs')) as { values: number[]; cached: string[] };
+  it('CommonJS: runs createThrottler, and the lean one with a strategy value, without loading rxjs', async () => {
+    const result = (await node(light(), 'app.cjs')) as { values: number[]; leanValues: number[]; cached: string[] };
     expect(result.values).toEqual([1, 2, 3]);
+    expect(result.leanValues).toEqual([1, 2, 3]);
     expect(result.cached.some((file) => file.includes('/node_modules/xstate-throttler/dist/cjs/'))).toBe(true);
     expect(result.cached.filter((file) => file.includes('rxjs'))).toEqual([]);
   });

@@ -1,10 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
+import { byAnyName } from '../../src/engine/options/strategy-option.js';
 import { type ThrottlerInput, throttlerMachine, turnClock } from '../../src/index.js';
 import { DELIVERY_GATE, type MachineInput } from '../../src/machine/machine-types.js';
-import { internalThrottlerMachine } from '../../src/machine/throttler-machine.js';
+import { machineKnowing } from '../../src/machine/throttler-machine.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+/** The machine with the library's own types, its input naming strategies as the main entry's does. */
+const internalThrottlerMachine = machineKnowing(byAnyName);
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);

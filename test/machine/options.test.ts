@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
+import { timer } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
 
 /** Options as a JavaScript caller could pass them, whatever the types say. */
@@ -11,6 +12,7 @@ describe('resolveOptions', () => {
     expect(resolved).toEqual({
       rates: [{ limit: 3, interval: 1_000 }],
       strategy: 'timer',
+      strategyValue: timer,
       channels: new Map(),
       ordering: 'fifo',
       strategyOptions: { maxBurst: undefined, coldFactor: undefined, warmup: undefined },

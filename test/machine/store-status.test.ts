@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
+import { byAnyName } from '../../src/engine/options/strategy-option.js';
 import type { MachineEvent } from '../../src/machine/machine-types.js';
 import { OWN_EVENT } from '../../src/machine/own-events.js';
-import { internalThrottlerMachine } from '../../src/machine/throttler-machine.js';
+import { machineKnowing } from '../../src/machine/throttler-machine.js';
 import type { ThrottlerEmitted } from '../../src/machine/types.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
+
+/** The machine with the library's own types, its input naming strategies as the main entry's does. */
+const internalThrottlerMachine = machineKnowing(byAnyName);
 
 /**
  * STORE_STATUS, what a store's clearance sends its throttler, turned into the emitted store events;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createThrottler } from '../../src/adapters/promise.js';
+import { createThrottler } from '../../src/adapters/create-throttler.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import { redisForFile } from '../support/redis.js';
 

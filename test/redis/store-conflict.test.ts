@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { from, lastValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createThrottler } from '../../src/adapters/promise.js';
+import { createThrottler } from '../../src/adapters/create-throttler.js';
 import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
 import { throttleQueue } from '../../src/rxjs/index.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';

@@ -1,8 +1,8 @@
 import { firstValueFrom, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
-import { createThrottler } from '../../src/adapters/promise.js';
-import { throttlerMachine } from '../../src/machine/throttler-machine.js';
+import { createThrottler } from '../../src/adapters/create-throttler.js';
+import { throttlerMachine } from '../../src/machine/named-machine.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisStoreOptions } from '../../src/redis/types.js';

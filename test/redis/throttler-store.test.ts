@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
+import { throttlerMachine } from '../../src/machine/named-machine.js';
 import { restoreThrottler } from '../../src/machine/persistence.js';
-import { throttlerMachine } from '../../src/machine/throttler-machine.js';
 import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
 import { overfullWindows } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { type AnyActorRef, createActor, createEmptyActor, SimulatedClock } from 'xstate';
-import { throttlerMachine } from '../../src/machine/throttler-machine.js';
+import { throttlerMachine } from '../../src/machine/named-machine.js';
 import type { ThrottlerEmitted, ThrottlerInput } from '../../src/machine/types.js';
 import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisStore, RedisStoreOptions } from '../../src/redis/types.js';

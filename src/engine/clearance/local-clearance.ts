@@ -1,4 +1,4 @@
-import { createPolicy, type PolicyState, type ThrottlePolicy } from '../../policies/index.js';
+import type { PolicyState, ThrottlePolicy } from '../../policies/index.js';
 import { type Rate, ThrottlerOptionError, validateCost } from '../../rate/index.js';
 import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
 import type { RestoredState } from '../saved/persisted-format.js';
@@ -40,7 +40,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     this.options = options;
     this.rates = options.rates;
     this.channelRates = new Map(options.channels);
-    this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
+    this.overall = options.strategyValue.createPolicy(options.rates, options.strategyOptions, now);
     this.scopes = new ScopePolicies(options, now, this.overall.startsPeriodsOnActivation);
     this.tracksInFlight = tracksInFlight(options);
     if (this.tracksInFlight) this.scopes.holdsInFlight = (name) => this.inFlight.holds(name);

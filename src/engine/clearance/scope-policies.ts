@@ -1,4 +1,4 @@
-import { createPolicy, type PolicyState } from '../../policies/index.js';
+import type { PolicyState } from '../../policies/index.js';
 import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import { isKeyName } from '../options/keys-option.js';
 import { type ResolvedOptions, unknownChannelError } from '../options/options.js';
@@ -183,7 +183,7 @@ export class ScopePolicies {
       throw new ThrottlerOptionError('keyTemplate', 'sent only to a throttler with the keys option', true);
     }
     // Built first: a rate the strategy refuses (warming-up's arithmetic) throws before anything changed.
-    createPolicy(this.options.strategy, rates, this.options.strategyOptions, now);
+    this.options.strategyValue.createPolicy(rates, this.options.strategyOptions, now);
     this.useTemplate(rates);
     for (const scope of this.keys.values()) {
       if (scope.ownRates !== undefined) continue;
@@ -236,9 +236,9 @@ export class ScopePolicies {
   }
 
   private newScope(key: string | undefined, rates: Rate[], now: number, ownRates: Rate[] | undefined): Scope {
-    const { strategy, strategyOptions } = this.options;
+    const { strategyValue, strategyOptions } = this.options;
     return {
-      policy: createPolicy(strategy, rates, strategyOptions, now),
+      policy: strategyValue.createPolicy(rates, strategyOptions, now),
       key,
       activation: this.activations,
       ownRates,

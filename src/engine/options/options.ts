@@ -1,4 +1,4 @@
-import { STRATEGIES, type StrategyName, type StrategyOptions, warmUpCurve } from '../../policies/index.js';
+import type { Strategy, StrategyImplementation, StrategyName, StrategyOptions } from '../../policies/index.js';
 import {
   type DurationInput,
   parseDuration,
@@ -8,6 +8,7 @@ import {
   ThrottlerOptionError,
 } from '../../rate/index.js';
 import { type KeysOption, type KeyTemplate, MAX_KEY_LENGTH, resolveKeys } from './keys-option.js';
+import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
 
 export type { KeysOption, KeyTemplate } from './keys-option.js';
 
@@ -33,9 +34,10 @@ export interface CommonOptions {
   rate: RatesInput;
   /**
    * Default `'timer'` (Akka's voucher timer); with a `store`, `'sliding-window'`, the strict one, which a
-   * store shares exactly (it refuses `'timer'` and `'warming-up'`).
+   * store shares exactly (it refuses `'timer'` and `'warming-up'`). Or the strategy as a value from
+   * `xstate-throttler/strategies` (`strategy: slidingWindow`), which xstate-throttler/lean requires.
    */
-  strategy?: StrategyName | undefined;
+  strategy?: StrategyName | Strategy | undefined;
   /**
    * Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`, or a Map
    * of name to rate. Any name works, `__proto__` included (as a computed key, `{ ['__proto__']: '1/1s' }`).
@@ -103,7 +105,10 @@ export interface CommonOptions {
 /** The options after validation: every rate parsed, every default applied. */
 export interface ResolvedOptions {
   readonly rates: Rate[];
+  /** The strategy's name: what a saved snapshot and a store's configuration record. */
   readonly strategy: StrategyName;
+  /** The strategy itself, which builds the policies. */
+  readonly strategyValue: StrategyImplementation;
   readonly channels: ReadonlyMap<string, Rate[]>;
   /** Undefined without the `keys` option: then a name not in `channels` is an error. */
   readonly keys: KeyTemplate | undefined;
@@ -175,18 +180,22 @@ function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
 
-/** Validates options up front; every error names the option and the value. */
+/** Validates options up front, a strategy given by name among every strategy (the main entry's). */
 export function resolveOptions(options: CommonOptions | undefined): ResolvedOptions {
+  return resolveOptionsKnowing(options, byAnyName);
+}
+
+/**
+ * Validates options up front; every error names the option and the value. A strategy that is not a value
+ * (a name, or nothing) is read by the entry's `lookup`: every name (byAnyName), or none (byValueOnly, lean).
+ */
+export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup: StrategyLookup): ResolvedOptions {
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('options', 'an object with at least a rate, e.g. { rate: "10/1s" }', options);
   }
-  const strategy = checkOneOf(
-    'strategy',
-    STRATEGIES,
-    // With a store, the one strict strategy it shares: 'timer' (the default without one) cannot be shared.
-    withDefault(options.strategy, (options as { store?: unknown }).store === undefined ? 'timer' : 'sliding-window'),
-    `one of ${STRATEGIES.map((name) => `"${name}"`).join(', ')}`,
-  );
+  // With a store, the default is the one strict strategy it shares: 'timer' cannot be shared.
+  const strategyValue = resolveStrategy(options.strategy, (options as { store?: unknown }).store !== undefined, lookup);
+  const strategy = strategyValue.name;
   const rates = parseRates(options.rate, 'rate');
   const channels = new Map<string, Rate[]>();
   if (options.channels !== undefined) {
@@ -231,13 +240,17 @@ export function resolveOptions(options: CommonOptions | undefined): ResolvedOpti
     withDefault(options.maxPriorityWait, DEFAULT_MAX_PRIORITY_WAIT),
     'maxPriorityWait',
   );
+  const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
+  for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
+  if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
   return {
     rates,
     strategy,
+    strategyValue,
     channels,
     keys,
     ordering,
-    strategyOptions: resolveStrategyOptions(strategy, options, rates, channels, keys),
+    strategyOptions: resolveStrategyOptions(strategyValue, options, rateLists),
     capacity,
     overflow,
     countUntil,
@@ -246,51 +259,5 @@ export function resolveOptions(options: CommonOptions | undefined): ResolvedOpti
     timerPrecision,
     maxDeliveriesPerTurn,
     maxPriorityWait,
-  };
-}
-
-/**
- * Checks maxBurst, warmup and coldFactor, and for warming-up that its arithmetic stays finite
- * with every rate configured (SET_RATE checks a new rate again as it builds its policy).
- */
-function resolveStrategyOptions(
-  strategy: StrategyName,
-  options: CommonOptions,
-  rates: readonly Rate[],
-  channels: ReadonlyMap<string, Rate[]>,
-  keys: KeyTemplate | undefined,
-): StrategyOptions {
-  const { maxBurst, warmup, coldFactor } = options;
-  if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
-    throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
-  }
-  if (maxBurst !== undefined && maxBurst > Number.MAX_SAFE_INTEGER) {
-    throw new ThrottlerOptionError(
-      'maxBurst',
-      'at most 2^53 - 1: above that, taking a permit out of the store leaves the count unchanged (a burst without end)',
-      maxBurst,
-    );
-  }
-  if (coldFactor !== undefined && (typeof coldFactor !== 'number' || !Number.isFinite(coldFactor) || coldFactor < 1)) {
-    throw new ThrottlerOptionError('coldFactor', 'a finite number >= 1', coldFactor);
-  }
-  if (strategy === 'warming-up') {
-    if (warmup === undefined) {
-      throw new ThrottlerOptionError('warmup', 'a positive duration for the warming-up strategy, e.g. "3s"', warmup);
-    }
-    const warmupMs = parseDuration(warmup, 'warmup');
-    const checkRates = (list: readonly Rate[], option: string) => {
-      for (const [index, rate] of list.entries())
-        warmUpCurve(rate, warmupMs, coldFactor ?? 3, list.length > 1 ? `${option}[${index}]` : option);
-    };
-    checkRates(rates, 'rate');
-    for (const [name, channelRates] of channels) checkRates(channelRates, `channels.${name}`);
-    if (keys !== undefined) checkRates(keys.rates, 'keys.rate');
-    return { warmup: warmupMs, coldFactor: coldFactor ?? 3, maxBurst };
-  }
-  return {
-    maxBurst,
-    coldFactor,
-    warmup: warmup === undefined ? undefined : parseDuration(warmup, 'warmup'),
   };
 }

@@ -70,7 +70,7 @@ export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT | typeof FORMAT_WITHOUT_PRIORITIES;
   options: Omit<
     ResolvedOptions,
-    'now' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
+    'now' | 'strategyValue' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;

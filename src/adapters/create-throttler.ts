@@ -1,0 +1,18 @@
+/**
+ * The promise API's two faces (promise.ts): the main entry's `createThrottler`, whose `strategy` may be a
+ * name (it imports every strategy to look one up), and xstate-throttler/lean's, which takes the strategy as
+ * a value only, so that a bundle holds the strategies the app imports and no other.
+ */
+import { byAnyName, byValueOnly } from '../engine/index.js';
+import { createThrottlerKnowing } from './promise.js';
+import type { Throttler, ThrottlerOptions } from './promise-api.js';
+
+/** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
+export function createThrottler(options: ThrottlerOptions): Throttler {
+  return createThrottlerKnowing(options, byAnyName);
+}
+
+/** xstate-throttler/lean's createThrottler: `strategy` is required, as a value (`strategy: slidingWindow`). */
+export function leanCreateThrottler(options: ThrottlerOptions): Throttler {
+  return createThrottlerKnowing(options, byValueOnly);
+}

@@ -1,0 +1,91 @@
+/**
+ * The `strategy` option and the options only some strategies read. A strategy is a name, resolved where
+ * names are known (the main entry), or a value from xstate-throttler/strategies, taken as it is: the lean
+ * entry knows no names, so that a bundle holds only the strategies the app hands it.
+ */
+import {
+  isStrategy,
+  STRATEGIES,
+  type StrategyImplementation,
+  type StrategyName,
+  type StrategyOptions,
+  strategyNamed,
+  strategyValueName,
+} from '../../policies/index.js';
+import { type DurationInput, parseDuration, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+
+/**
+ * How an entry reads a `strategy` that is not a strategy value (a name, or nothing), answering the strategy
+ * or throwing the ThrottlerOptionError that says what to pass. Each entry holds only its own.
+ */
+export type StrategyLookup = (value: unknown, hasStore: boolean) => StrategyImplementation;
+
+/** The strategy `value` stands for: a strategy value as it is, anything else as the entry's `lookup` reads it. */
+export function resolveStrategy(value: unknown, hasStore: boolean, lookup: StrategyLookup): StrategyImplementation {
+  return isStrategy(value) ? value : lookup(value, hasStore);
+}
+
+/**
+ * The main entry's lookup: every strategy by name; nothing takes `'timer'`, or with a store
+ * `'sliding-window'`, the strict one a store shares ('timer' cannot be shared).
+ */
+export const byAnyName: StrategyLookup = (value, hasStore) => {
+  const name = value === undefined ? (hasStore ? 'sliding-window' : 'timer') : value;
+  const strategy = typeof name === 'string' ? strategyNamed(name) : undefined;
+  if (strategy !== undefined) return strategy;
+  const names = `one of ${STRATEGIES.map((known) => `"${known}"`).join(', ')}`;
+  const requirement =
+    typeof value === 'object' && value !== null
+      ? `${names}, or a strategy value from xstate-throttler/strategies`
+      : names;
+  throw new ThrottlerOptionError('strategy', requirement, value);
+};
+
+/** xstate-throttler/lean's lookup: no name is known, and nothing is no default; the error says what to import. */
+export const byValueOnly: StrategyLookup = (value) => {
+  const valueName = strategyValueName(STRATEGIES.includes(value as StrategyName) ? (value as StrategyName) : 'timer');
+  throw new ThrottlerOptionError(
+    'strategy',
+    `a strategy value (xstate-throttler/lean knows no strategy by name): import { ${valueName} } from ` +
+      `"xstate-throttler/strategies" and pass strategy: ${valueName}`,
+    value,
+  );
+};
+
+/** The options only some strategies read, as given. */
+export interface StrategyOptionsInput {
+  maxBurst?: number | undefined;
+  warmup?: DurationInput | undefined;
+  coldFactor?: number | undefined;
+}
+
+/**
+ * Checks maxBurst, warmup and coldFactor, then what the strategy itself asks of them with every rate
+ * configured (warming-up: its curve stays finite; a SET_RATE's new rate is checked again as its policy is built).
+ */
+export function resolveStrategyOptions(
+  strategy: StrategyImplementation,
+  { maxBurst, warmup, coldFactor }: StrategyOptionsInput,
+  rateLists: ReadonlyMap<string, readonly Rate[]>,
+): StrategyOptions {
+  if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
+    throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
+  }
+  if (maxBurst !== undefined && maxBurst > Number.MAX_SAFE_INTEGER) {
+    throw new ThrottlerOptionError(
+      'maxBurst',
+      'at most 2^53 - 1: above that, taking a permit out of the store leaves the count unchanged (a burst without end)',
+      maxBurst,
+    );
+  }
+  if (coldFactor !== undefined && (typeof coldFactor !== 'number' || !Number.isFinite(coldFactor) || coldFactor < 1)) {
+    throw new ThrottlerOptionError('coldFactor', 'a finite number >= 1', coldFactor);
+  }
+  const options = { maxBurst, coldFactor, warmup: warmup === undefined ? undefined : parseDuration(warmup, 'warmup') };
+  return strategy.checkOptions?.(options, rateLists) ?? options;
+}
+
+/** The lookup of a machine whose every input comes resolved (the adapters'): never asked. */
+export const byValueResolved: StrategyLookup = (value) => {
+  throw new ThrottlerOptionError('strategy', 'a strategy value', value);
+};

@@ -1,0 +1,13 @@
+import { SlidingWindowPolicy } from '../sliding-window.js';
+import type { Strategy, StrategyImplementation } from '../strategy.js';
+
+/** How the strategy builds its policy and checks its options, out of its public type. */
+const implementation = {
+  name: 'sliding-window',
+  createPolicy: (rates) => new SlidingWindowPolicy(rates),
+} satisfies StrategyImplementation;
+
+/**
+ * The strict one: never more than the limit's cost in any window of the interval; every rate on one log. Typed as users see it, by its name.
+ */
+export const slidingWindow: Strategy<'sliding-window'> = implementation;

@@ -1,0 +1,16 @@
+import { AllOfPolicies, type AllOfState } from '../all-of.js';
+import type { ThrottlePolicy } from '../policy.js';
+import type { Strategy, StrategyImplementation } from '../strategy.js';
+import { VoucherTimerPolicy, type VoucherTimerState } from '../timer.js';
+
+/** How the strategy builds its policy and checks its options, out of its public type. */
+const implementation = {
+  name: 'timer',
+  createPolicy: (rates, _options, now): ThrottlePolicy<AllOfState> =>
+    new AllOfPolicies<VoucherTimerState>(rates, (rate) => new VoucherTimerPolicy(rate), now),
+} satisfies StrategyImplementation;
+
+/**
+ * Akka's voucher timer: `limit` vouchers a period, the period starting as the throttler becomes active. Typed as users see it, by its name.
+ */
+export const timer: Strategy<'timer'> = implementation;

@@ -1,0 +1,17 @@
+import { AllOfPolicies, type AllOfState } from '../all-of.js';
+import type { ThrottlePolicy } from '../policy.js';
+import type { SmoothRateState } from '../smooth-rate.js';
+import type { Strategy, StrategyImplementation } from '../strategy.js';
+import { TokenBucketPolicy } from '../token-bucket.js';
+
+/** How the strategy builds its policy and checks its options, out of its public type. */
+const implementation = {
+  name: 'token-bucket',
+  createPolicy: (rates, options, now): ThrottlePolicy<AllOfState> =>
+    new AllOfPolicies<SmoothRateState>(rates, (rate, at) => new TokenBucketPolicy(rate, at, options.maxBurst), now),
+} satisfies StrategyImplementation;
+
+/**
+ * Guava's SmoothBursty: the rate evenly spaced, with up to `maxBurst` permits stored while idle. Typed as users see it, by its name.
+ */
+export const tokenBucket: Strategy<'token-bucket'> = implementation;

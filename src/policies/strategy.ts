@@ -1,0 +1,43 @@
+import type { Rate } from '../rate/index.js';
+import type { AllOfState } from './all-of.js';
+import { STRATEGIES, type StrategyName, type StrategyOptions, type ThrottlePolicy } from './policy.js';
+import type { SlidingWindowState } from './sliding-window.js';
+
+/** A policy's saved state, told apart by `kind`: the sliding window's, or one per rate for the other strategies. */
+export type PolicyState = SlidingWindowState | AllOfState;
+
+/**
+ * A strategy as a value (xstate-throttler/strategies): what the `strategy` option takes besides a name.
+ * Its `name` is what a saved snapshot and a store's configuration record, so it never changes.
+ */
+export interface Strategy<TName extends StrategyName = StrategyName> {
+  readonly name: TName;
+}
+
+/**
+ * What a strategy value holds besides its name, out of the public type: how it builds its policy, and
+ * the check of the options only it reads. The strategy values are the only things that import a
+ * policy's code, so a bundle holds the policies of the values it reaches and no other. The values are
+ * typed as their public `Strategy`; `isStrategy` tells the library's own from anything else.
+ */
+export interface StrategyImplementation extends Strategy {
+  /** The policy for these rates; a rate the strategy cannot serve throws a ThrottlerOptionError. */
+  createPolicy(rates: readonly Rate[], options: StrategyOptions, now: number): ThrottlePolicy<PolicyState>;
+  /**
+   * The strategy's own options checked with every rate list configured (each named by its option path),
+   * returned resolved. Absent: the options as they are.
+   */
+  checkOptions?(options: StrategyOptions, rateLists: ReadonlyMap<string, readonly Rate[]>): StrategyOptions;
+}
+
+/** Whether `value` is a strategy value: one of the library's, by its name and what it builds. */
+export function isStrategy(value: unknown): value is StrategyImplementation {
+  if (typeof value !== 'object' || value === null) return false;
+  const { name, createPolicy } = value as Partial<StrategyImplementation>;
+  return STRATEGIES.includes(name as StrategyName) && typeof createPolicy === 'function';
+}
+
+/** How a strategy's value is exported: `'sliding-window'` is `slidingWindow`. */
+export function strategyValueName(name: StrategyName): string {
+  return name.replace(/-(\w)/g, (_dash, letter: string) => letter.toUpperCase());
+}

@@ -1,0 +1,11 @@
+/**
+ * xstate-throttler/strategies: the four strategies as values, for the `strategy` option of every entry
+ * (`strategy: slidingWindow` is `strategy: 'sliding-window'`). Each value imports its own policy's code
+ * and no other, so an app that imports one (through xstate-throttler/lean) bundles that one only.
+ * Every name here has a heading in docs/reference.md; api/strategies.api.txt lists them.
+ */
+export type { Strategy } from '../policies/index.js';
+export { slidingWindow } from '../policies/strategies/sliding-window.js';
+export { timer } from '../policies/strategies/timer.js';
+export { tokenBucket } from '../policies/strategies/token-bucket.js';
+export { warmingUp } from '../policies/strategies/warming-up.js';
