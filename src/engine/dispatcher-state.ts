@@ -69,7 +69,8 @@ export function persistedForm<TMessage>(
   queues: MessageQueues<TMessage>,
   reading: number,
 ): PersistedDispatcher<TMessage> {
-  const { now: _source, ...options } = resolved;
+  // Functions are never saved: the clock and the weights are the restoring process's (RestoreOptions).
+  const { now: _source, weight: _weight, ...options } = resolved;
   const { rates, channelRates, keyRates } = clearance;
   const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
   const state = savedState(clearance, queues, reading, Date.now() - reading);

@@ -63,6 +63,11 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
   target?: AnyActorRef | undefined;
   /** The new process's time source, in ms. Default `performance.now()`, as for a new throttler. */
   now?: (() => number) | undefined;
+  /**
+   * With `fairness: 'weighted'` saved: the keys' weights (a function is never saved); default 1 for
+   * every key. Fair-share tags start afresh on restore, every key even.
+   */
+  weight?: ((key: string) => number) | undefined;
   /** The shared store the throttler used, if any (a store is a live connection: it is never saved). */
   store?: ThrottleStore | undefined;
 }
@@ -75,14 +80,14 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
  * of its state is damaged (naming the field's path and the value).
  */
 export function restoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
-  const { target, now, store: storeOption, ...actorOptions } = options;
+  const { target, now, weight, store: storeOption, ...actorOptions } = options;
   checkTarget(target);
   const store = checkStore(storeOption);
   const context = isRecord(persisted) ? field(persisted, 'context') : undefined;
   let saved = isRecord(context) ? field(context, 'dispatcher') : undefined;
   if (saved instanceof Dispatcher) saved = saved.toJSON();
   const parts = readPersisted(saved, persisted);
-  const resolved = resolveOptions({ ...parts.options, now });
+  const resolved = resolveOptions({ ...parts.options, now, weight });
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;
   const version = previousVersion === undefined ? 0 : readCount(previousVersion, 'persisted.context.version');

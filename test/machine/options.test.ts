@@ -13,6 +13,8 @@ describe('resolveOptions', () => {
       strategy: 'timer',
       channels: new Map(),
       ordering: 'fifo',
+      fairness: 'none',
+      weight: undefined,
       strategyOptions: { maxBurst: undefined, coldFactor: undefined, warmup: undefined },
       capacity: Number.POSITIVE_INFINITY,
       overflow: 'reject',
