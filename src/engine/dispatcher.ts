@@ -93,11 +93,10 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * Queues a checked message (priority undefined: the default; deadline undefined: none): 'head'
-   * when it goes first in its queue (it may be due at once), else 'queued'. With a full queue,
-   * refuses it ('rejected' with overflow 'reject', 'outranked' when every waiting message has a
-   * higher priority), or queues it and records the displaced one in `discarded`. With weighted
-   * fairness, a key's bad weight throws (ThrottlerOptionError naming `weight`), queueing nothing.
+   * Queues a checked message (priority undefined: the default; deadline undefined: none): 'head' when it
+   * goes first in its queue (it may be due at once), else 'queued'. With a full queue, refuses it ('rejected'
+   * with overflow 'reject', 'outranked' when every waiting message has a higher priority), or queues it and
+   * records the displaced one in `discarded`. A key's bad weight throws (ThrottlerOptionError), queueing nothing.
    */
   enqueue(
     message: TMessage,
@@ -109,11 +108,13 @@ export class Dispatcher<TMessage> {
     deadline?: number,
   ): 'head' | 'queued' | 'rejected' | 'outranked' {
     // Weighted fairness weighs a key as it becomes backlogged: a bad weight throws before anything changes.
-    const weighs = this.options.fairness === 'weighted' && channel !== undefined && !this.queues.queueOf(channel);
-    const weight = weighs ? weightOf(this.options.weight, channel) : 1;
+    // A full queue may displace the key's only message (its queue made anew): the weight carries over.
+    const weight =
+      this.queues.queueOf(channel)?.weight ??
+      (this.options.fairness === 'weighted' && channel !== undefined ? weightOf(this.options.weight, channel) : 1);
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
-    if (weight !== 1) (this.queues.queueOf(channel) as ChannelQueue<TMessage>).weight = weight;
+    (this.queues.queueOf(channel) as ChannelQueue<TMessage>).weight = weight;
     this.queuedTotal += 1;
     this.clearance.admit?.(entry, now);
     return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';

@@ -95,6 +95,30 @@ describe("fairness: 'weighted'", () => {
     actor.stop();
   });
 
+  it("keeps a key's weight when a full queue displaces its only message for its next one", () => {
+    const asked: string[] = [];
+    const { queue, emitted, target, actor } = start({
+      rate: '1/1s',
+      keys: { rate: '100/1s' },
+      capacity: 2,
+      overflow: 'drop-oldest',
+      weight: (key: string) => {
+        asked.push(key);
+        return 3;
+      },
+    });
+    queue('a', 2);
+    queue('b', 1);
+    // Full: the oldest waiting, a's only one, makes room for a's next.
+    queue('a', 1);
+    advance(5000);
+    expect(emitted.filter((event) => event.type === 'dropped')).toHaveLength(1);
+    expect(asked).toEqual(['a', 'b']);
+    // Equal tags (a's new head starts afresh): the earlier arrival, b, goes first.
+    expect(target.received.map(({ message }) => message.key)).toEqual(['a', 'b', 'a']);
+    actor.stop();
+  });
+
   it('rejects the message whose weight throws or is no positive finite number, naming the key and the value; the throttler runs on', () => {
     const weights: Record<string, unknown> = { ok: 1, zero: 0, nan: Number.NaN, text: '2' };
     const { queue, emitted, target, actor } = start({
