@@ -77,7 +77,7 @@ const LEGEND: ReadonlyArray<[swatch: string, label: string]> = [
 
 const SHARE_LEGEND: [string, string] = [
   element('rect', { width: 14, height: 5, y: -7, fill: SHARE_COLOR, 'fill-opacity': '0.6' }),
-  "share of the window's deliveries (darker: more)",
+  'share of each window',
 ];
 
 /** The legend, wrapped to `width`; returns its markup and height. */

@@ -72,7 +72,7 @@ export function drawShares(lane: Lane, windows: ShareWindows, scale: TimeScale, 
       fill: SHARE_COLOR,
       'fill-opacity': (0.08 + 0.92 * share).toFixed(2),
     });
-    strip += tooltip(`${percent} of what went in this window (cost ${cost} of ${total})`);
+    strip += tooltip(`${percent}: ${cost} of ${total}`);
     if (x1 - x0 >= LABELLED_PX && x1 - x0 >= textWidth(percent, 9) + 4) {
       strip += text(percent, { x: x0 + 2, y: top + 14, 'font-size': '9', fill: SHARE_COLOR });
     }

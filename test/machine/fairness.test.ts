@@ -199,8 +199,7 @@ describe('fairness options', () => {
       value: 'fair',
     });
     expectOptionError(() => resolveOptions({ rate: '1/1s', fairness: 'weighted', ordering: 'fifo' }), {
-      message:
-        'fairness must be "none" with ordering "fifo" ("weighted" orders per channel and key; leave ordering out or make it "per-channel"), got "weighted"',
+      message: 'fairness must be "none" with ordering "fifo" (it orders per channel), got "weighted"',
       option: 'fairness',
       value: 'weighted',
     });
@@ -210,12 +209,12 @@ describe('fairness options', () => {
       value: expect.any(Function),
     });
     expectOptionError(() => resolveOptions({ rate: '1/1s', fairness: 'weighted', weight: 2 as never }), {
-      message: "weight must be a function (key) => a positive number (a message's own weight is its cost), got 2",
+      message: 'weight must be a function (key) => number, got 2',
       option: 'weight',
       value: 2,
     });
     expectOptionError(() => resolveOptions({ rate: '1/1s', fairness: 'weighted', store: {} } as never), {
-      message: 'fairness must be "none" with a shared store (it grants in arrival order), got "weighted"',
+      message: 'fairness must be "none" with a store, got "weighted"',
       option: 'fairness',
       value: 'weighted',
     });

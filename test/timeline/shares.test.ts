@@ -59,7 +59,7 @@ describe('the timeline with shares: one lane per tenant', () => {
       .map((element) => element.text);
     expect(labels).toContain('75%');
     expect(labels).toContain('25%');
-    expect(labels.join(' ')).toContain("share of the window's deliveries");
+    expect(labels.join(' ')).toContain('share of each window');
   });
 
   it('draws no shares unless asked, and a bounded number however many windows', () => {

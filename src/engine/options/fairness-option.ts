@@ -1,4 +1,4 @@
-import { ThrottlerOptionError } from '../../rate/index.js';
+import { describeValue, ThrottlerOptionError } from '../../rate/index.js';
 
 /** How the overall limit is shared while it binds: `'none'` (by rank and arrival) or `'weighted'` (fair shares). */
 export type Fairness = (typeof FAIRNESS)[number];
@@ -44,21 +44,13 @@ export function resolveFairness(
   }
   if (options.store !== undefined) {
     // A store grants reservations in arrival order; it cannot reorder them by share.
-    throw new ThrottlerOptionError('fairness', '"none" with a shared store (it grants in arrival order)', fairness);
+    throw new ThrottlerOptionError('fairness', '"none" with a store', fairness);
   }
   if (ordering === 'fifo') {
-    throw new ThrottlerOptionError(
-      'fairness',
-      '"none" with ordering "fifo" ("weighted" orders per channel and key; leave ordering out or make it "per-channel")',
-      fairness,
-    );
+    throw new ThrottlerOptionError('fairness', '"none" with ordering "fifo" (it orders per channel)', fairness);
   }
   if (weight !== undefined && typeof weight !== 'function') {
-    throw new ThrottlerOptionError(
-      'weight',
-      "a function (key) => a positive number (a message's own weight is its cost)",
-      weight,
-    );
+    throw new ThrottlerOptionError('weight', 'a function (key) => number', weight);
   }
   return { fairness, weight, ordering: 'per-channel' };
 }
@@ -69,21 +61,20 @@ export function resolveFairness(
  */
 export function weightOf(weight: WeightOf | undefined, key: string): number {
   if (weight === undefined) return 1;
-  const field = `weight(${JSON.stringify(key.length > 60 ? `${key.slice(0, 60)}...` : key)})`;
   let value: unknown;
+  let threw = false;
   try {
     value = weight(key);
   } catch (error) {
-    const refused = new ThrottlerOptionError(
-      field,
-      'a positive finite number, not a throw',
-      error instanceof Error ? error.message : error,
-    );
-    (refused as { cause?: unknown }).cause = error;
-    throw refused;
+    threw = true;
+    value = error;
   }
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ThrottlerOptionError(field, 'a positive finite number', value);
-  }
-  return value;
+  if (!threw && typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+  const refused = new ThrottlerOptionError(
+    `weight(${describeValue(key)})`,
+    threw ? 'a positive finite number, not a throw' : 'a positive finite number',
+    threw && value instanceof Error ? value.message : value,
+  );
+  if (threw) (refused as { cause?: unknown }).cause = value;
+  throw refused;
 }
