@@ -107,8 +107,7 @@ export class Dispatcher<TMessage> {
     priority?: number,
     deadline?: number,
   ): 'head' | 'queued' | 'rejected' | 'outranked' {
-    // Weighted fairness weighs a key as it becomes backlogged: a bad weight throws before anything changes.
-    // A full queue may displace the key's only message (its queue made anew): the weight carries over.
+    // Weighed as a key becomes backlogged, a bad weight throwing first; kept if overflow remakes its queue.
     const weight =
       this.queues.queueOf(channel)?.weight ??
       (this.options.fairness === 'weighted' && channel !== undefined ? weightOf(this.options.weight, channel) : 1);
