@@ -69,8 +69,9 @@ export function persistedForm<TMessage>(
   queues: MessageQueues<TMessage>,
   reading: number,
 ): PersistedDispatcher<TMessage> {
-  // The strategy is saved by its name (`strategy`): its value holds functions, and names are the format.
-  const { now: _source, strategyValue: _value, ...options } = resolved;
+  // Functions are never saved: the clock and the weights are the restoring process's (RestoreOptions), and the
+  // strategy is saved by its name (`strategy`), since its value holds functions and names are the format.
+  const { now: _source, weight: _weight, strategyValue: _value, ...options } = resolved;
   const { rates, channelRates, keyRates } = clearance;
   const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
   const state = savedState(clearance, queues, reading, Date.now() - reading);

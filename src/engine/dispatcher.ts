@@ -5,6 +5,7 @@ import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
 import { type HeadSchedule, scheduleOver } from './head-schedule.js';
+import { weightOf } from './options/fairness-option.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
@@ -51,7 +52,7 @@ export class Dispatcher<TMessage> {
     this.audit = new ThrottlerAudit(options, now, clearance.ownRatesOf?.bind(clearance));
     this.schedule =
       options.ordering === 'per-channel'
-        ? scheduleOver(clearance, {
+        ? scheduleOver(clearance, options.fairness === 'weighted', {
             queueOf: (channel) => this.queues.queueOf(channel),
             discardHead: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
           })
@@ -92,10 +93,10 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * Queues a checked message (priority undefined: the default; deadline undefined: none): 'head'
-   * when it goes first in its queue (it may be due at once), else 'queued'. With a full queue,
-   * refuses it ('rejected' with overflow 'reject', 'outranked' when every waiting message has a
-   * higher priority), or queues it and records the displaced one in `discarded`.
+   * Queues a checked message (priority undefined: the default; deadline undefined: none): 'head' when it
+   * goes first in its queue (it may be due at once), else 'queued'. With a full queue, refuses it ('rejected'
+   * with overflow 'reject', 'outranked' when every waiting message has a higher priority), or queues it and
+   * records the displaced one in `discarded`. A key's bad weight throws (ThrottlerOptionError), queueing nothing.
    */
   enqueue(
     message: TMessage,
@@ -106,8 +107,13 @@ export class Dispatcher<TMessage> {
     priority?: number,
     deadline?: number,
   ): 'head' | 'queued' | 'rejected' | 'outranked' {
+    // Weighed as a key becomes backlogged, a bad weight throwing first; kept if overflow remakes its queue.
+    const weight =
+      this.queues.queueOf(channel)?.weight ??
+      (this.options.fairness === 'weighted' && channel !== undefined ? weightOf(this.options.weight, channel) : 1);
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
+    (this.queues.queueOf(channel) as ChannelQueue<TMessage>).weight = weight;
     this.queuedTotal += 1;
     this.clearance.admit?.(entry, now);
     return this.queues.queueOf(channel)?.head === entry ? 'head' : 'queued';
@@ -137,20 +143,16 @@ export class Dispatcher<TMessage> {
     return this.queues.nextDeadline;
   }
 
-  /**
-   * Takes a waiting message out by the id it was queued with; false when none
-   * waits under that id. Several may wait under one id: the oldest goes first.
-   */
+  /** Takes a waiting message out by the id it was queued with (the oldest of several); false when none. */
   cancel(id: unknown): boolean {
     return this.queues.cancel(id);
   }
 
   /**
-   * Chooses the message that goes next and returns when it may go (>= now);
-   * Infinity when nothing waits or nothing can go until an event arrives. Not a
-   * question: it drops messages past their deadline and heads that can never go
-   * (a lowered limit), and sets what `chosen` and `takeChosen` return. A message
-   * may go up to its deadline: one whose deadline is `now` is dropped only once
+   * Chooses the message that goes next and returns when it may go (>= now); Infinity when nothing
+   * waits or nothing can go until an event arrives. Not a question: it drops messages past their
+   * deadline and heads that can never go (a lowered limit), and sets what `chosen` and `takeChosen`
+   * return. A message may go up to its deadline: one whose deadline is `now` is dropped only once
    * nothing can go at `now`, since it never can after.
    */
   chooseNext(now: number): number {
@@ -188,6 +190,7 @@ export class Dispatcher<TMessage> {
    * and then records the delivery (`recordDelivery`) at the time it went.
    */
   takeChosen(): QueuedMessage<TMessage> {
+    this.schedule?.taking(this.chosenQueue as ChannelQueue<TMessage>);
     const entry = this.queues.take(this.chosenQueue as ChannelQueue<TMessage>);
     this.chosenQueue = undefined;
     return entry;
@@ -224,10 +227,7 @@ export class Dispatcher<TMessage> {
     return this.clearance.startsPeriodsOnActivation;
   }
 
-  /**
-   * Takes a permit now if one is free and nothing waits ahead of it: 0. Otherwise
-   * takes nothing and returns how many ms until one may be free (at least).
-   */
+  /** A permit now if one is free and nothing waits ahead: 0. Else nothing, and how many ms until one may be (at least). */
   tryAcquire(channel: string | undefined, cost: number, now: number): number {
     this.activate(now);
     const queuedGoesAt = this.isEmpty ? undefined : this.chooseNext(now);
@@ -302,7 +302,7 @@ export class Dispatcher<TMessage> {
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 
-  /** The message that has waited longest, left in place; the clearance is not asked (it may not be active). */
+  /** The message that has waited longest, left in place; the clearance is not asked (may be inactive). */
   peekOldest(): QueuedMessage<TMessage> | undefined {
     return this.queues.oldest();
   }

@@ -1,5 +1,6 @@
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { Clearance } from './clearance/clearance.js';
+import { FairShare, fairlyBefore } from './fair-share.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type HeapSlot, IndexedHeap } from './queue/indexed-heap.js';
 import type { QueuedMessage } from './queue/queued-message.js';
@@ -44,12 +45,21 @@ interface CostGroup<TMessage> {
  * ready wait by rank and arrival, the others by R, moving across once time reaches R.
  * A queue whose head changed leaves its heap at once and is filed again at the
  * next `choose`. Edge case: a choice costs O(distinct costs waiting) as well.
+ *
+ * With weighted fairness (`fair`, fair-share.ts) the heads their channel allows are ordered by finish
+ * tag instead, and the smallest tag among them goes next, at the time the common rules allow its cost:
+ * a cheaper head of a larger tag does not overtake it (else a costly key could starve behind cheap
+ * ones). Only when no channel allows its head does the earliest allowed go, as without fairness.
  */
 export class HeadSchedule<TMessage> {
   /** The queue whose head `choose` picked; undefined when nothing waits. */
   chosen: ChannelQueue<TMessage> | undefined = undefined;
 
   private readonly rules: HeadRules<TMessage>;
+  /** Weighted fairness: the virtual clock and tags; undefined without it. */
+  private readonly fair: FairShare | undefined;
+  /** Of two heads allowed at once, which goes first: by rank and arrival, or by tag. */
+  private readonly before: (a: ChannelQueue<TMessage>, b: ChannelQueue<TMessage>) => boolean;
   private readonly groups = new Map<number, CostGroup<TMessage>>();
   private readonly unfiled: ChannelQueue<TMessage>[] = [];
   /** A queue is filed in one heap at a time, so the heaps of every group share one slot. */
@@ -60,8 +70,15 @@ export class HeadSchedule<TMessage> {
     },
   };
 
-  constructor(rules: HeadRules<TMessage>) {
+  constructor(rules: HeadRules<TMessage>, fair = false) {
     this.rules = rules;
+    this.fair = fair ? new FairShare() : undefined;
+    this.before = fair ? (a, b) => fairlyBefore(a, b, goesBefore) : goesBefore;
+  }
+
+  /** The chosen queue's head is about to be taken out to be sent (its tag is spent). */
+  taking(queue: ChannelQueue<TMessage>): void {
+    this.fair?.sent(queue);
   }
 
   /** The queue's head changed, or its channel's state did: it is filed afresh at the next `choose`. */
@@ -93,6 +110,7 @@ export class HeadSchedule<TMessage> {
     this.fileChanged(now);
     let best = Number.POSITIVE_INFINITY;
     let bestQueue: ChannelQueue<TMessage> | undefined;
+    let fairest: ChannelQueue<TMessage> | undefined;
     for (const [cost, group] of this.groups) {
       let waiting = group.waiting.peek();
       while (waiting !== undefined && waiting.channelReadyAt <= now) {
@@ -106,12 +124,21 @@ export class HeadSchedule<TMessage> {
         this.groups.delete(cost);
         continue;
       }
+      if (this.fair !== undefined && ready !== undefined) {
+        if (fairest === undefined || this.before(ready, fairest)) fairest = ready;
+        continue;
+      }
+      if (fairest !== undefined) continue;
       let at = this.rules.othersAllow(cost, now);
       if (ready === undefined) at = Math.max(at, candidate.channelReadyAt);
-      if (bestQueue === undefined || at < best || (at === best && goesBefore(candidate, bestQueue))) {
+      if (bestQueue === undefined || at < best || (at === best && this.before(candidate, bestQueue))) {
         best = at;
         bestQueue = candidate;
       }
+    }
+    if (fairest !== undefined) {
+      this.chosen = fairest;
+      return this.rules.othersAllow((fairest.head as QueuedMessage<TMessage>).cost, now);
     }
     this.chosen = bestQueue;
     return best;
@@ -127,6 +154,7 @@ export class HeadSchedule<TMessage> {
         continue;
       }
       queue.channelReadyAt = this.rules.channelAllows(head, now);
+      this.fair?.tag(queue, head);
       const group = this.groupFor(head.cost);
       this.file(queue, queue.channelReadyAt <= now ? group.ready : group.waiting);
     }
@@ -146,9 +174,9 @@ export class HeadSchedule<TMessage> {
     let group = this.groups.get(cost);
     if (group === undefined) {
       group = {
-        ready: new IndexedHeap(goesBefore, this.slot),
+        ready: new IndexedHeap(this.before, this.slot),
         waiting: new IndexedHeap(
-          (a, b) => a.channelReadyAt < b.channelReadyAt || (a.channelReadyAt === b.channelReadyAt && goesBefore(a, b)),
+          (a, b) => a.channelReadyAt < b.channelReadyAt || (a.channelReadyAt === b.channelReadyAt && this.before(a, b)),
           this.slot,
         ),
       };
@@ -165,6 +193,7 @@ export class HeadSchedule<TMessage> {
  */
 export function scheduleOver<TMessage>(
   clearance: Clearance,
+  fair: boolean,
   queues: {
     queueOf(channel: string): ChannelQueue<TMessage> | undefined;
     discardHead(queue: ChannelQueue<TMessage>): void;
@@ -173,17 +202,20 @@ export function scheduleOver<TMessage>(
   const halves = clearance.perChannel;
   if (halves === undefined) {
     throw new ThrottlerOptionError(
-      'ordering',
-      '"fifo" with this store (a reservation cannot be reordered)',
-      'per-channel',
+      fair ? 'fairness' : 'ordering',
+      `${fair ? '"none"' : '"fifo"'} with this store (a reservation cannot be reordered)`,
+      fair ? 'weighted' : 'per-channel',
     );
   }
-  const schedule = new HeadSchedule<TMessage>({
-    fits: (head) => clearance.fits(head),
-    dropUnfit: (queue) => queues.discardHead(queue),
-    channelAllows: (head, now) => halves.channelClearAt(head, now),
-    othersAllow: (cost, now) => halves.commonClearAt(cost, now),
-  });
+  const schedule = new HeadSchedule<TMessage>(
+    {
+      fits: (head) => clearance.fits(head),
+      dropUnfit: (queue) => queues.discardHead(queue),
+      channelAllows: (head, now) => halves.channelClearAt(head, now),
+      othersAllow: (cost, now) => halves.commonClearAt(cost, now),
+    },
+    fair,
+  );
   halves.channelChanged = (channel) => {
     if (channel === undefined) return;
     const queue = queues.queueOf(channel);

@@ -73,7 +73,15 @@ export function acceptMessage(
       return sendNow(send, now);
     }
   }
-  const queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
+  let queued: ReturnType<typeof dispatcher.enqueue>;
+  try {
+    queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
+  } catch (error) {
+    // Weighted fairness: the key's weight function threw or answered no positive finite number.
+    dispatcher.counts.rejected += 1;
+    effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    return now;
+  }
   if ((queued === 'queued' || queued === 'head') && context.pacer.queueingHeard()) {
     effects.emit({ type: 'queued', message: event.message, channel: event.channel, cost, at: arrivedAt });
   }

@@ -70,6 +70,11 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
   target?: AnyActorRef | undefined;
   /** The new process's time source, in ms. Default `performance.now()`, as for a new throttler. */
   now?: (() => number) | undefined;
+  /**
+   * With `fairness: 'weighted'` saved: the keys' weights (a function is never saved); default 1 for
+   * every key. Fair-share tags start afresh on restore, every key even.
+   */
+  weight?: ((key: string) => number) | undefined;
   /** The shared store the throttler used, if any (a store is a live connection: it is never saved). */
   store?: ThrottleStore | undefined;
   /**
@@ -97,7 +102,7 @@ export function leanRestoreThrottler(persisted: unknown, options: RestoreOptions
 
 /** A restore, the saved strategy's name read by `lookup`, or matched to the `strategy` given. */
 function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lookup: StrategyLookup): ThrottlerActor {
-  const { target, now, store: storeOption, strategy, ...actorOptions } = options;
+  const { target, now, weight, store: storeOption, strategy, ...actorOptions } = options;
   checkTarget(target);
   const store = checkStore(storeOption);
   const context = isRecord(persisted) ? field(persisted, 'context') : undefined;
@@ -110,7 +115,7 @@ function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lo
   if (strategy !== undefined && givenName !== savedName && typeof givenName === 'string') {
     throw new ThrottlerOptionError('strategy', `the strategy the snapshot was saved with, "${savedName}"`, givenName);
   }
-  const resolved = resolveOptionsKnowing({ ...parts.options, strategy: strategy ?? savedName, now }, lookup);
+  const resolved = resolveOptionsKnowing({ ...parts.options, strategy: strategy ?? savedName, now, weight }, lookup);
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;
   const version = previousVersion === undefined ? 0 : readCount(previousVersion, 'persisted.context.version');

@@ -4,6 +4,7 @@ import type { BusiestWindow } from './busiest-window.js';
 import type { Lane } from './lanes.js';
 import { COLORS, drawDeliveries, drawDrops, drawWaits } from './marks.js';
 import type { Panel } from './panel-input.js';
+import { drawShares, type ShareWindows, shareWindows } from './shares.js';
 import { element, escapeText, shorten, text, textWidth } from './svg.js';
 import { clampX, drawTimeAxis, type TimeScale, xOf } from './time-axis.js';
 
@@ -87,7 +88,7 @@ function laneTitle(lane: Lane, onlyLane: boolean): { name: string; italic: boole
   return { name: shorten(lane.name as string, 22), italic: false };
 }
 
-function drawLane(lane: Lane, panel: Panel, scale: TimeScale, top: number): string {
+function drawLane(lane: Lane, panel: Panel, scale: TimeScale, top: number, shares?: ShareWindows): string {
   const { name, italic } = laneTitle(lane, panel.lanes.length === 1);
   const cost = lane.deliveries.reduce((sum, delivery) => sum + delivery.cost, 0);
   const rates = lane.rates.map(formatRate).join(', ');
@@ -110,6 +111,7 @@ function drawLane(lane: Lane, panel: Panel, scale: TimeScale, top: number): stri
     tags += tag;
   });
   out += waits.svg + drawDeliveries(lane.deliveries, scale, top + LANE_HEIGHT - 6) + tags;
+  if (shares !== undefined) out += drawShares(lane, shares, scale, top);
   out += element('line', {
     x1: 0,
     y1: top + LANE_HEIGHT,
@@ -152,8 +154,13 @@ function drawHeader(panel: Panel, width: number): string {
 }
 
 /** One panel at the origin, `width` wide; its time scale is shared with the other panels. */
-export function drawPanel(panel: Panel, scale: TimeScale, width: number): string {
+export function drawPanel(panel: Panel, scale: TimeScale, width: number, withShares = false): string {
   const overall = panel.windows.filter((window) => window.scope === 'overall');
+  const interval = overall[0]?.interval;
+  const shares =
+    withShares && interval !== undefined
+      ? shareWindows(panel.recorded.deliveries, interval, panel.start, panel.end, scale)
+      : undefined;
   const lanesTop = TITLE_HEIGHT + overall.length * WINDOW_ROW;
   const lanesBottom = lanesTop + panel.lanes.length * LANE_HEIGHT;
   const { dropTimes, undatedDrops } = panel.recorded;
@@ -169,7 +176,7 @@ export function drawPanel(panel: Panel, scale: TimeScale, width: number): string
     tags += tag;
   });
   panel.lanes.forEach((lane, index) => {
-    out += drawLane(lane, panel, scale, lanesTop + index * LANE_HEIGHT);
+    out += drawLane(lane, panel, scale, lanesTop + index * LANE_HEIGHT, shares);
   });
   out += tags;
   if (dropsBottom > lanesBottom) {

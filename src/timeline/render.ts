@@ -2,6 +2,7 @@ import { ThrottlerOptionError } from '../rate/index.js';
 import { COLORS } from './marks.js';
 import { drawPanel, LABEL_COLUMN, panelHeight } from './panel.js';
 import { type Panel, readPanel, type TimelineInput } from './panel-input.js';
+import { SHARE_COLOR } from './shares.js';
 import { element, text, textWidth } from './svg.js';
 import type { TimeScale } from './time-axis.js';
 
@@ -11,6 +12,18 @@ export interface TimelineOptions {
   width?: number | undefined;
   /** Several panels: `'rows'` (default) one above the other, `'columns'` side by side. */
   layout?: 'rows' | 'columns' | undefined;
+  /**
+   * Each lane's share of what went in each window of the (first) overall rate's interval, as a strip
+   * along its top with the percentage: one lane per tenant shows how a binding limit was shared
+   * (`fairness: 'weighted'`). Default false.
+   */
+  shares?: boolean | undefined;
+}
+
+interface DrawOptions {
+  width: number;
+  layout: 'rows' | 'columns';
+  shares: boolean;
 }
 
 /** Most panels in one picture: with the lane cap, what bounds its size. */
@@ -62,12 +75,17 @@ const LEGEND: ReadonlyArray<[swatch: string, label: string]> = [
   ],
 ];
 
+const SHARE_LEGEND: [string, string] = [
+  element('rect', { width: 14, height: 5, y: -7, fill: SHARE_COLOR, 'fill-opacity': '0.6' }),
+  'share of each window',
+];
+
 /** The legend, wrapped to `width`; returns its markup and height. */
-function drawLegend(width: number, top: number): { svg: string; height: number } {
+function drawLegend(width: number, top: number, shares: boolean): { svg: string; height: number } {
   let x = 10;
   let y = top + 14;
   let out = '';
-  for (const [swatch, label] of LEGEND) {
+  for (const [swatch, label] of shares ? [...LEGEND, SHARE_LEGEND] : LEGEND) {
     const itemWidth = 20 + textWidth(label, 11) + 10;
     if (x + itemWidth > width && x > 10) {
       x = 10;
@@ -80,8 +98,8 @@ function drawLegend(width: number, top: number): { svg: string; height: number }
   return { svg: element('g', { class: 'legend' }, out), height: y - top + 10 };
 }
 
-function readOptions(options: TimelineOptions | undefined): { width: number; layout: 'rows' | 'columns' } {
-  if (options === undefined) return { width: 960, layout: 'rows' };
+function readOptions(options: TimelineOptions | undefined): DrawOptions {
+  if (options === undefined) return { width: 960, layout: 'rows', shares: false };
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('options', 'an object { width, layout }', options);
   }
@@ -93,7 +111,9 @@ function readOptions(options: TimelineOptions | undefined): { width: number; lay
   if (layout !== 'rows' && layout !== 'columns') {
     throw new ThrottlerOptionError('layout', '"rows" or "columns"', layout);
   }
-  return { width, layout };
+  const shares = options.shares ?? false;
+  if (typeof shares !== 'boolean') throw new ThrottlerOptionError('shares', 'true or false', shares);
+  return { width, layout, shares };
 }
 
 /**
@@ -107,12 +127,12 @@ function readOptions(options: TimelineOptions | undefined): { width: number; lay
  * Throws a ThrottlerOptionError naming the field (`panels[1].events[7].at`) for bad input.
  */
 export function renderTimelines(panels: readonly TimelineInput[], options?: TimelineOptions): string {
-  const { width, layout } = readOptions(options);
+  const drawing = readOptions(options);
   if (!Array.isArray(panels) || panels.length === 0 || panels.length > MAX_PANELS) {
     throw new ThrottlerOptionError('panels', `an array of 1 to ${MAX_PANELS} timelines`, panels);
   }
   const read = panels.map((panel, index) => readPanel(panel, `panels[${index}]`));
-  return drawDocument(read, width, layout);
+  return drawDocument(read, drawing);
 }
 
 /**
@@ -123,11 +143,10 @@ export function renderTimelines(panels: readonly TimelineInput[], options?: Time
  * Channel names are data: any string is escaped. See {@link renderTimelines} for the size bound.
  */
 export function renderTimeline(input: TimelineInput, options?: TimelineOptions): string {
-  const { width } = readOptions(options);
-  return drawDocument([readPanel(input, '')], width, 'rows');
+  return drawDocument([readPanel(input, '')], { ...readOptions(options), layout: 'rows' });
 }
 
-function drawDocument(panels: readonly Panel[], width: number, layout: 'rows' | 'columns'): string {
+function drawDocument(panels: readonly Panel[], { width, layout, shares }: DrawOptions): string {
   const span = Math.max(1, ...panels.map((panel) => panel.end - panel.start));
   const plotWidth = width - LABEL_COLUMN - LEFT_PADDING - RIGHT_MARGIN;
   let body = '';
@@ -141,14 +160,14 @@ function drawDocument(panels: readonly Panel[], width: number, layout: 'rows' | 
       msPerPx: span / plotWidth,
     };
     const [x, y] = layout === 'rows' ? [0, offset] : [offset, 0];
-    body += element('g', { class: 'panel', transform: `translate(${x} ${y})` }, drawPanel(panel, scale, width));
+    body += element('g', { class: 'panel', transform: `translate(${x} ${y})` }, drawPanel(panel, scale, width, shares));
     const height = panelHeight(panel);
     tallest = Math.max(tallest, height);
     offset += (layout === 'rows' ? height : width) + PANEL_GAP;
   }
   const totalWidth = layout === 'rows' ? width : offset - PANEL_GAP;
   const legendTop = layout === 'rows' ? offset - PANEL_GAP + 6 : tallest + 6;
-  const legend = drawLegend(totalWidth, legendTop);
+  const legend = drawLegend(totalWidth, legendTop, shares);
   const totalHeight = legendTop + legend.height + 6;
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${totalWidth}" height="${totalHeight}" ` +

@@ -15,6 +15,8 @@ describe('resolveOptions', () => {
       strategyValue: timer,
       channels: new Map(),
       ordering: 'fifo',
+      fairness: 'none',
+      weight: undefined,
       strategyOptions: { maxBurst: undefined, coldFactor: undefined, warmup: undefined },
       capacity: Number.POSITIVE_INFINITY,
       overflow: 'reject',

@@ -43,3 +43,24 @@ export function resolveKeys(input: unknown): KeyTemplate | undefined {
     idleAfter: idleAfter === undefined || idleAfter === 0 ? 0 : parseDuration(idleAfter, 'keys.idleAfter'),
   };
 }
+
+/**
+ * The error for a channel name that is not configured, listing the names that are; with `keys`, for a
+ * name that is no key either (not a string, empty, or too long).
+ */
+export function unknownChannelError(
+  channel: unknown,
+  configured: Iterable<string>,
+  keys = false,
+): ThrottlerOptionError {
+  const known = [...configured].map((name) => `"${name}"`).join(', ');
+  const key = `a key (a non-empty string of at most ${MAX_KEY_LENGTH} characters)`;
+  const requirement = keys
+    ? known
+      ? `one of ${known} or ${key}`
+      : key
+    : known
+      ? `one of ${known}`
+      : 'undefined (no channels are configured)';
+  return new ThrottlerOptionError('channel', requirement, channel);
+}

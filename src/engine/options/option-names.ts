@@ -15,6 +15,8 @@ const COMMON: Record<keyof CommonOptions, true> = {
   channels: true,
   keys: true,
   ordering: true,
+  fairness: true,
+  weight: true,
   maxBurst: true,
   warmup: true,
   coldFactor: true,

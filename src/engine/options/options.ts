@@ -7,10 +7,12 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../../rate/index.js';
-import { type KeysOption, type KeyTemplate, MAX_KEY_LENGTH, resolveKeys } from './keys-option.js';
+import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
+import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
 
-export type { KeysOption, KeyTemplate } from './keys-option.js';
+export type { Fairness, WeightOf } from './fairness-option.js';
+export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
 
 /** In what order queued messages leave. */
 export type Ordering = (typeof ORDERINGS)[number];
@@ -53,6 +55,17 @@ export interface CommonOptions {
   keys?: KeysOption | undefined;
   /** `'fifo'` (default): arrival order across channels. `'per-channel'`: order within each channel (and key) only. */
   ordering?: Ordering | undefined;
+  /**
+   * `'none'` (default). `'weighted'`: while the overall limit binds, each backlogged channel or key gets
+   * `weight / Σ weights` of it (weighted fair queueing; priorities still order within a key). Implies
+   * `ordering: 'per-channel'` (`'fifo'` is refused). docs/tenants.md.
+   */
+  fairness?: Fairness | undefined;
+  /**
+   * With `fairness: 'weighted'`: a channel's or key's weight, asked each time it becomes backlogged; a
+   * positive finite number (default 1 for every one). A bad answer or a throw rejects that message.
+   */
+  weight?: WeightOf | undefined;
   /** token-bucket: permits stored while idle, at most. Default: one interval's worth (the limit). */
   maxBurst?: number | undefined;
   /** warming-up: how long the climb from cold to the full rate takes (`'3s'` or ms). Required for warming-up. */
@@ -113,6 +126,9 @@ export interface ResolvedOptions {
   /** Undefined without the `keys` option: then a name not in `channels` is an error. */
   readonly keys: KeyTemplate | undefined;
   readonly ordering: Ordering;
+  readonly fairness: Fairness;
+  /** Undefined: every channel and key weighs 1. */
+  readonly weight: WeightOf | undefined;
   readonly strategyOptions: StrategyOptions;
   readonly capacity: number;
   readonly overflow: Overflow;
@@ -154,27 +170,6 @@ export function tracksInFlight(options: ResolvedOptions): boolean {
   return options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
 }
 
-/**
- * The error for a channel name that is not configured, listing the names that are; with `keys`, for a
- * name that is no key either (not a string, empty, or too long).
- */
-export function unknownChannelError(
-  channel: unknown,
-  configured: Iterable<string>,
-  keys = false,
-): ThrottlerOptionError {
-  const known = [...configured].map((name) => `"${name}"`).join(', ');
-  const key = `a key (a non-empty string of at most ${MAX_KEY_LENGTH} characters)`;
-  const requirement = keys
-    ? known
-      ? `one of ${known} or ${key}`
-      : key
-    : known
-      ? `one of ${known}`
-      : 'undefined (no channels are configured)';
-  return new ThrottlerOptionError('channel', requirement, channel);
-}
-
 /** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
 function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
@@ -210,7 +205,10 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     }
   }
   const keys = resolveKeys(options.keys);
-  const ordering = checkOneOf('ordering', ORDERINGS, withDefault(options.ordering, 'fifo'));
+  const { fairness, weight, ordering } = resolveFairness(
+    options,
+    options.ordering === undefined ? undefined : checkOneOf('ordering', ORDERINGS, options.ordering),
+  );
   const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
@@ -250,6 +248,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     channels,
     keys,
     ordering,
+    fairness,
+    weight,
     strategyOptions: resolveStrategyOptions(strategyValue, options, rateLists),
     capacity,
     overflow,

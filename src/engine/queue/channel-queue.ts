@@ -36,6 +36,10 @@ export class ChannelQueue<TMessage> {
   channelReadyAt = 0;
   /** Kept by HeadSchedule: the head (or its channel's state) changed since it was filed. */
   awaitingFile = false;
+  /** Weighted fairness (fair-share.ts): the weight, the virtual start of the head (NaN: not yet), its finish tag. */
+  weight = 1;
+  virtualStart = Number.NaN;
+  finishTag = 0;
 
   private readonly lanes: Array<Lane<TMessage> | undefined> = new Array(PRIORITY_LEVELS).fill(undefined);
   /** Bit n is set while lane n holds a message: only those lanes are looked at. */

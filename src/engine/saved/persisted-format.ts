@@ -70,7 +70,7 @@ export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT | typeof FORMAT_WITHOUT_PRIORITIES;
   options: Omit<
     ResolvedOptions,
-    'now' | 'strategyValue' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
+    'now' | 'weight' | 'strategyValue' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;
@@ -123,6 +123,8 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
     channels: readChannelRates(field(options, 'channels'), `${path}.channels`),
     keys: readKeysOption(field(options, 'keys'), `${path}.keys`),
     ordering: field(options, 'ordering'),
+    // Absent from snapshots saved before weighted fairness: the default. The weight function is never saved.
+    fairness: field(options, 'fairness'),
     maxBurst: field(strategyOptions, 'maxBurst') ?? undefined,
     warmup: field(strategyOptions, 'warmup') ?? undefined,
     coldFactor: field(strategyOptions, 'coldFactor') ?? undefined,
