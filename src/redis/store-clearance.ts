@@ -96,7 +96,6 @@ export class RedisClearance implements StoreClearance {
   checkMessage(channel: unknown, cost: unknown): number {
     return this.local.checkMessage(channel, cost);
   }
-
   admit(request: ClearanceRequest): void {
     // Asked for once the throttler asks about its head (it has a target then), with the whole turn's burst.
     this.toReserve.push(request);
@@ -174,7 +173,7 @@ export class RedisClearance implements StoreClearance {
     return grant?.reservation;
   }
 
-  /** ACTUAL_COST: one script call; the saving is free for the next reservation once it has answered. */
+  // ACTUAL_COST: one script call; the saving is free for the next reservation once it has answered.
   settleDelivery(reservation: unknown, _channel: unknown, _at: number, _estimate: number, actual: number): void {
     this.limiter.settle(reservation as string, actual).catch((error: unknown) => this.calls.failed(error));
   }

@@ -3,6 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { runSettleScenario, type SettleJob, windowSums } from '../support/settle-harness.js';
 import { bruteForceFindings } from '../support/window-oracle.js';
 
+/** FC_SEED (and FC_PATH) replay a run a report named. */
+const REPLAY =
+  process.env.FC_SEED === undefined
+    ? {}
+    : { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true };
+
 /**
  * Estimate, then settle (ACTUAL_COST), against a brute-force count of every window over the costs that stand
  * in the end (the actual cost of a settled delivery, the estimate of one never settled).
@@ -43,7 +49,7 @@ describe('ACTUAL_COST with the sliding window (virtual time, brute-force oracle)
         for (const window of windowSums(deliveries, INTERVAL)) expect(window.sum).toBeLessThanOrEqual(LIMIT);
         expect(audit.windowsOver).toBe(0);
       }),
-      { numRuns: 60 },
+      { numRuns: 60, ...REPLAY },
     );
   });
 
@@ -62,7 +68,7 @@ describe('ACTUAL_COST with the sliding window (virtual time, brute-force oracle)
         const oracle = bruteForceFindings(deliveries, LIMIT, INTERVAL);
         expect(audit.windowsOver > 0).toBe(oracle.windowsOver > 0);
       }),
-      { numRuns: 60 },
+      { numRuns: 60, ...REPLAY },
     );
   });
 });
@@ -108,14 +114,14 @@ describe('ACTUAL_COST gives back what estimates twice too high held (virtual tim
         fc.property(saturated(true), (jobs) => {
           expect(usedShare(strategy, jobs)).toBeGreaterThanOrEqual(0.95);
         }),
-        { numRuns: 3 },
+        { numRuns: 3, ...REPLAY },
       );
       fc.assert(
         fc.property(saturated(false), (jobs) => {
           // A token bucket grants one request ahead of its permits: up to half a limit's worth of estimate more.
           expect(usedShare(strategy, jobs)).toBeLessThanOrEqual(0.5 + 25 / BUSY.limit);
         }),
-        { numRuns: 1 },
+        { numRuns: 1, ...REPLAY },
       );
     });
   }

@@ -4,6 +4,12 @@ import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
 import { redisForFile } from '../support/redis.js';
 
+/** FC_SEED (and FC_PATH) replay a run a report named. */
+const REPLAY =
+  process.env.FC_SEED === undefined
+    ? {}
+    : { seed: Number(process.env.FC_SEED), path: process.env.FC_PATH, endOnFailure: true };
+
 /**
  * Estimate, then settle on the store (real Redis, virtual Redis time): grants reserved with estimates, each
  * settled (one script call) a while after its time with its actual cost, or never. Against a brute-force
@@ -51,7 +57,9 @@ async function run(ops: readonly Op[], overrun: boolean) {
     rates: [{ limit: LIMIT, interval: INTERVAL }],
     maxReserveAheadMs: 1_000,
   };
-  const stores = [0, 1].map(() => createRedisStore({ redis: file.redis, name, testClock: clock }));
+  const stores = [0, 1].map(() =>
+    createRedisStore({ redis: file.redis, name, testClock: clock, commandTimeout: 10_000 }),
+  );
   const limiters = stores.map((store) => store.open(config) as RedisSharedLimiter);
   const sent: Sent[] = [];
   const settleDue = async () => {
@@ -115,7 +123,7 @@ describe('ACTUAL_COST on the store (real Redis, virtual Redis time)', () => {
         expect(report.windowsOver).toBe(0);
         expect(report.deliveries).toBe(sent.reduce((sum, grant) => sum + grant.cost, 0));
       }),
-      { numRuns: 40 },
+      { numRuns: 40, ...REPLAY },
     );
   });
 
@@ -128,7 +136,7 @@ describe('ACTUAL_COST on the store (real Redis, virtual Redis time)', () => {
         expect(report.windowsOver > 0).toBe(found.some((window) => window.sum > LIMIT));
         expect(report.deliveries).toBe(sent.reduce((sum, grant) => sum + grant.cost, 0));
       }),
-      { numRuns: 40 },
+      { numRuns: 40, ...REPLAY },
     );
   });
 });
