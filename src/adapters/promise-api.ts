@@ -23,10 +23,11 @@ export interface ThrottlerOptions extends CommonOptions {
    */
   serverLimits?: TaskOutcomeListener | undefined;
   /**
-   * Receives the error of a `throttler.on` handler that threw, with the event's name; the throttler goes
+   * Receives the error of a `throttler.on` handler that threw, with the event's name, or of a task's `settle`
+   * that threw or returned no cost, with `'settle'`; the throttler goes
    * on either way. Default: `console.warn`, so a broken handler is seen and never becomes an uncaught error.
    */
-  onHandlerError?: ((error: unknown, event: keyof ThrottlerTaskEvents) => void) | undefined;
+  onHandlerError?: ((error: unknown, event: keyof ThrottlerTaskEvents | 'settle') => void) | undefined;
 }
 
 /** Bound to the throttler once it exists; then hears every task's outcome (value, or error when it threw). */
@@ -34,8 +35,8 @@ export interface TaskOutcomeListener {
   bind(throttler: Throttler): (value: unknown, error?: unknown) => void;
 }
 
-/** Per-task options. */
-export interface ScheduleOptions {
+/** Per-task options; `R` is what the task resolves with (what `settle` reads). */
+export interface ScheduleOptions<R = unknown> {
   /** A channel named in `channels`; without it only the overall rate applies. */
   channel?: string | undefined;
   /** How much of the limit the task spends (a positive integer, default 1). */
@@ -54,6 +55,13 @@ export interface ScheduleOptions {
   timeout?: DurationInput | undefined;
   /** Run it again through the throttler when it fails: `{ retries: 3 }` (backoff, retryOn and budget optional). */
   retry?: RetryOptions | undefined;
+  /**
+   * The task's actual cost, read from what it resolved with (`(result) => result.usage.total_tokens`): it
+   * replaces `cost`, the estimate, at the time the task started. Not called for a task that fails or times out,
+   * nor for a failed attempt of a retried one; those keep their estimate, as does a task whose settle throws
+   * (reported to `onHandlerError`) or that finishes more than the longest interval after it started.
+   */
+  settle?: ((result: R) => number) | undefined;
 }
 
 /** `stop(options)`: `{ drain: true }` (or Bottleneck's `{ dropWaitingJobs: false }`) runs what waits first. */
@@ -66,14 +74,17 @@ export interface StopOptions {
 
 export interface Throttler {
   /** Runs `task` as soon as the rate allows, with `{ signal }`; resolves or rejects as the task does. */
-  schedule<R>(task: (context: TaskContext) => R | PromiseLike<R>, options?: ScheduleOptions): Promise<Awaited<R>>;
+  schedule<R>(
+    task: (context: TaskContext) => R | PromiseLike<R>,
+    options?: ScheduleOptions<Awaited<R>>,
+  ): Promise<Awaited<R>>;
   /** A throttled version of `fn`: every call is scheduled with these options; `this` is passed on. */
   wrap<A extends unknown[], R, This = unknown>(
     fn: (this: This, ...args: A) => R | PromiseLike<R>,
-    options?: ScheduleOptions,
+    options?: ScheduleOptions<Awaited<R>>,
   ): (this: This, ...args: A) => Promise<Awaited<R>>;
   /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
-  acquire(cost?: number, options?: Omit<ScheduleOptions, 'cost'>): Promise<number>;
+  acquire(cost?: number, options?: Omit<ScheduleOptions<number>, 'cost'>): Promise<number>;
   /**
    * Takes a permit now if one is free and nothing waits ahead: returns 0. Otherwise takes
    * nothing and returns the milliseconds until one may be free. Throws on a bad cost or channel.

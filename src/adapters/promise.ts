@@ -116,9 +116,10 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   const runner = new TaskRunner({
     keeper: pending,
     reportsSettling,
-    reportSettled: (task) => {
-      if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
+    send: (event) => {
+      if (!stopped) host.send(event);
     },
+    events,
     hear: serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
     resumePass: () => {
       if (stopped) return;
@@ -190,7 +191,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     let plan: TaskPlan | undefined;
     try {
       if (scheduleOptions !== undefined) checkScheduleOptionNames(scheduleOptions);
-      plan = taskPlan(options.id, options.timeout, options.retry);
+      plan = taskPlan(options, resolved.countUntil === 'done');
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);

@@ -49,10 +49,10 @@ const EVENT_NAMES: readonly TaskEventName[] = [
 ];
 
 /** What a handler's failure is handed to: the `onHandlerError` option. */
-export type HandlerErrorListener = (error: unknown, event: TaskEventName) => void;
+export type HandlerErrorListener = (error: unknown, event: TaskEventName | 'settle') => void;
 
 /** The default `onHandlerError`: seen, never uncaught. */
-export function warnHandlerError(error: unknown, event: TaskEventName): void {
+export function warnHandlerError(error: unknown, event: TaskEventName | 'settle'): void {
   console.warn(`xstate-throttler: a '${event}' handler threw (the throttler goes on):`, error);
 }
 
@@ -80,7 +80,8 @@ export class TaskEvents {
     if (handlers.size === 0) this.handlers.delete(event);
   }
 
-  private report(error: unknown, event: TaskEventName): void {
+  /** Hands a handler's (or a task's `settle`'s) error to `onHandlerError`; never throws. */
+  report(error: unknown, event: TaskEventName | 'settle'): void {
     try {
       this.onHandlerError(error, event);
     } catch (reportError) {

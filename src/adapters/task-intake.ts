@@ -48,7 +48,8 @@ export class TaskIntake {
     if (plan !== undefined) task.plan = plan;
     task.resolve = resolve;
     task.reject = reject;
-    if (signal !== undefined || this.withStore) task.id = task;
+    // A task with a settle is named by itself in its ACTUAL_COST, as in its CANCEL.
+    if (signal !== undefined || this.withStore || plan?.settle !== undefined) task.id = task;
     if (signal !== undefined) this.pending.watch(task, signal);
     this.host.queue(task);
   }

@@ -1,5 +1,5 @@
 /**
- * A task's `id`, `timeout` and `retry` (ScheduleOptions), checked once as it is scheduled, each error
+ * A task's `id`, `timeout`, `retry` and `settle` (ScheduleOptions), checked once as it is scheduled, each error
  * naming the field and the value. Only a task given one of them has a plan: the others cost nothing.
  *
  * Backoff by default: exponential with "equal jitter". Before retry n (n = 1 for the first) the task
@@ -56,6 +56,8 @@ export interface TaskPlan {
   /** Ms a started attempt may run before it is rejected with a ThrottlerTimeoutError. */
   readonly timeout: number | undefined;
   readonly retry: ResolvedRetry | undefined;
+  /** The task's actual cost from what it resolved with (ACTUAL_COST for its successful attempt). */
+  readonly settle: ((result: unknown) => unknown) | undefined;
   /** The attempt running or waiting now: 1 for the first. */
   attempt: number;
 }
@@ -73,6 +75,7 @@ const SCHEDULE_OPTION_NAMES = [
   'id',
   'timeout',
   'retry',
+  'settle',
 ];
 const KNOWN_SCHEDULE_OPTIONS: ReadonlySet<string> = new Set(SCHEDULE_OPTION_NAMES);
 
@@ -87,16 +90,30 @@ export function checkScheduleOptionNames(options: object): void {
   }
 }
 
-/** The task's plan, or undefined when it has no id, timeout or retry. Throws a ThrottlerOptionError on a bad one. */
-export function taskPlan(id: unknown, timeout: unknown, retry: unknown): TaskPlan | undefined {
-  if (id === undefined && timeout === undefined && retry === undefined) return undefined;
+/**
+ * The task's plan, or undefined when it has no id, timeout, retry or settle. Throws a ThrottlerOptionError on a
+ * bad one; `settle` with countUntil 'done' too (`countsUntilDone`), where a cost enters the window as the task ends.
+ */
+export function taskPlan(
+  options: { id?: unknown; timeout?: unknown; retry?: unknown; settle?: unknown },
+  countsUntilDone: boolean,
+): TaskPlan | undefined {
+  const { id, timeout, retry, settle } = options;
+  if (id === undefined && timeout === undefined && retry === undefined && settle === undefined) return undefined;
   if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') {
     throw new ThrottlerOptionError('id', 'a string or a number', id);
+  }
+  if (settle !== undefined && (typeof settle !== 'function' || countsUntilDone)) {
+    const expected = countsUntilDone
+      ? "left out with countUntil 'done' (a cost counts from the task's end)"
+      : 'a function (result) => actual cost';
+    throw new ThrottlerOptionError('settle', expected, settle);
   }
   return {
     id,
     timeout: timeout === undefined ? undefined : parseDuration(timeout as DurationInput, 'timeout'),
     retry: retry === undefined ? undefined : resolveRetry(retry),
+    settle: settle as TaskPlan['settle'],
     attempt: 1,
   };
 }

@@ -12,10 +12,12 @@
  * machine's zero-delay wake-up, a `setImmediate` that fake timers faking only
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
-import type { Clock } from '../machine/index.js';
+import type { Clock, MachineEvent } from '../machine/index.js';
+import { ThrottlerOptionError } from '../rate/index.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
+import type { TaskEvents } from './task-events.js';
 import type { TaskContext } from './task-plan.js';
 import { RETRYING, type TaskRetries } from './task-retry.js';
 import { armTimeout, disarmTimeout } from './task-timeout.js';
@@ -23,8 +25,10 @@ import { armTimeout, disarmTimeout } from './task-timeout.js';
 export interface RunnerSetup {
   keeper: TaskKeeper;
   reportsSettling: boolean;
-  /** Tells the throttler a delivered task has settled (SETTLED); only with `reportsSettling`. */
-  reportSettled: (task: Task) => void;
+  /** Sends the throttler a task's SETTLED (only with `reportsSettling`) or ACTUAL_COST, unless it stopped. */
+  send: (event: MachineEvent) => void;
+  /** Where a throwing `settle` is reported (`onHandlerError`). */
+  events: TaskEvents;
   /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
   hear: ((value: unknown, error?: unknown) => void) | undefined;
   /** Tells the throttler the gate reopened on a pass it held (a WAKE), once the change it waited for is in. */
@@ -189,6 +193,8 @@ export class TaskRunner {
     disarmTimeout(attempt, this.clock);
     if (heard) this.hear?.(failed ? undefined : outcome, failed ? outcome : undefined);
     const { task, plan } = attempt;
+    // The actual cost first: the slot SETTLED frees is then judged with it.
+    if (!failed && plan?.settle !== undefined && task !== undefined) this.settleActual(task, plan.settle, outcome);
     if (this.reportsSettling && task !== undefined) this.settled(task);
     if (failed && plan?.retry !== undefined) {
       const settleWith = this.retries.retry(attempt, ownSignal, outcome);
@@ -202,6 +208,21 @@ export class TaskRunner {
 
   private settled(task: Task): void {
     task.releaseSettlers();
-    this.setup.reportSettled(task);
+    this.setup.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
+  }
+
+  /** ACTUAL_COST for the attempt that succeeded; a settle that throws or returns no cost keeps the estimate. */
+  private settleActual(task: Task, settle: (result: unknown) => unknown, value: unknown): void {
+    let cost: unknown;
+    try {
+      cost = settle(value);
+      if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
+        throw new ThrottlerOptionError('settle()', 'the actual cost, an integer >= 0', cost);
+      }
+    } catch (error) {
+      this.setup.events.report(error, 'settle');
+      return;
+    }
+    this.setup.send({ type: 'ACTUAL_COST', id: task, cost });
   }
 }

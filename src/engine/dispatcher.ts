@@ -3,6 +3,7 @@ import { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
+import { SettleBook } from './clearance/settle-book.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
 import { type HeadSchedule, scheduleOver } from './head-schedule.js';
 import { weightOf } from './options/fairness-option.js';
@@ -39,6 +40,8 @@ export class Dispatcher<TMessage> {
   private readonly readNow: () => number;
   /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports. */
   readonly audit: ThrottlerAudit;
+  /** Delivered messages with an id, awaiting their actual cost (ACTUAL_COST, settle-book.ts). */
+  readonly settleBook: SettleBook;
 
   constructor(
     options: ResolvedOptions,
@@ -50,6 +53,7 @@ export class Dispatcher<TMessage> {
     this.readNow = readNow;
     this.clearance = clearance;
     this.audit = new ThrottlerAudit(options, now, clearance.ownRatesOf?.bind(clearance));
+    this.settleBook = new SettleBook([options.rates, ...options.channels.values(), options.keys?.rates ?? []]);
     this.schedule =
       options.ordering === 'per-channel'
         ? scheduleOver(clearance, options.fairness === 'weighted', {
@@ -73,10 +77,7 @@ export class Dispatcher<TMessage> {
     return this.queues.counts;
   }
 
-  /**
-   * Messages that left the queue undelivered since the machine last took them, to be emitted.
-   * The clearance hears of each as it is taken (a store gives its reservation back).
-   */
+  /** Messages that left the queue undelivered since last taken, to be emitted; the clearance hears of each (withdraw). */
   get discarded(): DiscardedMessage<TMessage>[] {
     const { discarded } = this.queues;
     if (this.clearance.withdraw !== undefined) for (const { entry } of discarded) this.clearance.withdraw(entry);
@@ -204,12 +205,15 @@ export class Dispatcher<TMessage> {
 
   /**
    * A message went to the target at `at`, asked for at `requestedAt`: a queue entry (its `seq` and the
-   * `scope` it carries), or one straight through (seq -1). The caller may reuse the request; the clearance keeps nothing of it.
+   * `scope` it carries), or one straight through (seq -1). The caller may reuse the request; the clearance keeps
+   * nothing of it. One with an `id` may be settled later (ACTUAL_COST, settle-book.ts's `settleActualCost`).
    */
-  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
-    this.clearance.recordDelivery(request, at, requestedAt);
+  recordDelivery(request: ClearanceRequest & { readonly id?: unknown }, at: number, requestedAt: number): void {
+    const handle = this.clearance.recordDelivery(request, at, requestedAt);
     this.audit.record(request.channel, request.cost, at);
     this.counts.delivered += 1;
+    if (request.id !== undefined && handle !== undefined)
+      this.settleBook.add(request.id, at, request.channel, request.cost, handle);
   }
 
   /** Whether the wake-up timer is armed for the exact moment rather than whole milliseconds. */
@@ -227,7 +231,7 @@ export class Dispatcher<TMessage> {
     return this.clearance.startsPeriodsOnActivation;
   }
 
-  /** A permit now if one is free and nothing waits ahead: 0. Else nothing, and how many ms until one may be (at least). */
+  /** Takes a permit now if one is free and nothing waits ahead of it: 0; else nothing, and the ms until one may be. */
   tryAcquire(channel: string | undefined, cost: number, now: number): number {
     this.activate(now);
     const queuedGoesAt = this.isEmpty ? undefined : this.chooseNext(now);
@@ -250,6 +254,7 @@ export class Dispatcher<TMessage> {
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
     this.audit.setRates(rates, channel);
+    this.settleBook.widen(rates);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
   }
@@ -258,6 +263,7 @@ export class Dispatcher<TMessage> {
   setKeyTemplate(rates: Rate[], now: number): void {
     this.clearance.setKeyTemplate(rates, now);
     this.audit.setKeyTemplate(rates);
+    this.settleBook.widen(rates);
     this.schedule?.refileAll();
   }
 
@@ -271,10 +277,7 @@ export class Dispatcher<TMessage> {
     return summarize(this.clearance, this.queues, limit);
   }
 
-  /**
-   * What JSON.stringify writes for the dispatcher inside a persisted snapshot (XState's
-   * getPersistedSnapshot leaves it as it is): dispatcher-state.ts, on the machine's checked time line.
-   */
+  /** What JSON.stringify writes for it in a persisted snapshot (dispatcher-state.ts), on the machine's time line. */
   toJSON(): PersistedDispatcher<TMessage> {
     const reading = this.readNow();
     // Saved from inside a leased task: what the lease spent so far is in the window too.
@@ -289,16 +292,10 @@ export class Dispatcher<TMessage> {
    */
   load(state: RestoredState<TMessage>, shift: number, settledAt: number): void {
     this.clearance.load(state, shift, settledAt);
-    for (const { message, channel, cost, id, queuedAt, priority, deadline } of state.queue)
-      this.enqueue(
-        message,
-        channel,
-        cost,
-        id,
-        queuedAt + shift,
-        priority,
-        deadline === undefined ? undefined : deadline + shift,
-      );
+    for (const { message, channel, cost, id, queuedAt, priority, deadline } of state.queue) {
+      const until = deadline === undefined ? undefined : deadline + shift;
+      this.enqueue(message, channel, cost, id, queuedAt + shift, priority, until);
+    }
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });
   }
 

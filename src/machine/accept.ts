@@ -70,6 +70,7 @@ export function acceptMessage(
       send.queuedAt = arrivedAt;
       send.seq = -1;
       send.scope = undefined;
+      send.id = event.id;
       return sendNow(send, now);
     }
   }
@@ -215,5 +216,6 @@ export function straightThrough(send: Send, event: QueueEvent<Message>, arrivedA
   send.channel = event.channel;
   send.cost = event.cost ?? 1;
   send.queuedAt = arrivedAt;
+  send.id = event.id;
   return send;
 }

@@ -1,8 +1,9 @@
 import type { StoreConflict } from '../engine/clearance/clearance.js';
+import { settleActualCost } from '../engine/clearance/settle-book.js';
 import { parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
-import { checkTarget, pauseUntil, rateScope } from './event-checks.js';
+import { actualCost, checkTarget, pauseUntil, rateScope } from './event-checks.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
 
 /** SET_TARGET: the target every delivery goes to from now on (checked to be a full actor ref). */
@@ -61,6 +62,19 @@ export function settle(context: MachineContext, event: MachineEvent, effects: Ef
     context.dispatcher.clearance.settle(event.channel, event.cost, context.now());
   } catch (error) {
     // A settle that matches nothing in flight changes nothing: it could open the window.
+    refuse(effects, event, error as Error);
+    return;
+  }
+  effects.assign(published(context, context.target, context.wakeAt));
+}
+
+/** ACTUAL_COST: a delivered message's actual cost replaces its estimate at the time it went (settle-book.ts). */
+export function settleActual(context: MachineContext, event: MachineEvent, effects: Effects): void {
+  if (event.type !== 'ACTUAL_COST') return;
+  try {
+    settleActualCost(context.dispatcher, event.id, actualCost(event), context.now());
+  } catch (error) {
+    // Nothing changed: an unknown id or a bad cost could otherwise open a window or hold one shut.
     refuse(effects, event, error as Error);
     return;
   }

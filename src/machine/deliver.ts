@@ -56,6 +56,8 @@ export interface Send {
   seq: number;
   /** What the entry carries for the clearance (QueuedMessage.scope); undefined straight through. */
   scope: unknown;
+  /** The id it was queued with: a delivery with one may be settled later (ACTUAL_COST). */
+  id: unknown;
 }
 
 /** A send record for a pass or an event, before its first message is set. */
@@ -78,6 +80,7 @@ export function sendRecord(
     queuedAt: 0,
     seq: -1,
     scope: undefined,
+    id: undefined,
   };
 }
 
@@ -158,6 +161,7 @@ export function sendWhatIsDue(
     next.queuedAt = entry.queuedAt;
     next.seq = entry.seq;
     next.scope = entry.scope;
+    next.id = entry.id;
     now = sendNow(next, now);
     emitDequeued ??= listensTo(self, 'dequeued');
     if (emitDequeued) {

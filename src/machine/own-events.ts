@@ -129,6 +129,7 @@ export const EVENT_TYPES = [
   'PAUSE',
   'RESUME',
   'SETTLED',
+  'ACTUAL_COST',
   'TRY_ACQUIRE',
 ] as const;
 

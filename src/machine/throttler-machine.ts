@@ -12,6 +12,7 @@ import {
   setRate,
   setTarget,
   settle,
+  settleActual,
   tryAcquire,
 } from './control.js';
 import { deliverDue, hasWork, noticeWork } from './deliver.js';
@@ -74,6 +75,7 @@ const throttlerSetup = setup({
     cancelMessage: withEffects(cancelMessage),
     pause: withEffects(pause),
     settle: withEffects(settle),
+    settleActual: withEffects(settleActual),
     tryAcquire: withEffects(tryAcquire),
     grantLease: withEffects(grantLease),
     endLease: withEffects(endLease),
@@ -168,6 +170,7 @@ export function machineKnowing(lookup: StrategyLookup) {
           },
           RESUME: { actions: ['resume', 'noticeWork'], description: 'End a pause.' },
           SETTLED: { actions: ['settle', 'noticeWork'], description: 'A delivery finished on the receiving side.' },
+          ACTUAL_COST: { actions: ['settleActual', 'noticeWork'], description: "A delivery's actual cost, known now." },
           TRY_ACQUIRE: {
             actions: ['tryAcquire', 'noticeWork'],
             description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
@@ -264,6 +267,7 @@ export function machineKnowing(lookup: StrategyLookup) {
           PAUSE: { actions: ['pause', 'deliverDue'], description: 'Deliver nothing until the given time (or RESUME).' },
           RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
           SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
+          ACTUAL_COST: { actions: ['settleActual', 'deliverDue'], description: 'Actual cost: less frees it at once.' },
           TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
           LEASE: [
             REFUSED_FROM_OUTSIDE,

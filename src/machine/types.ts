@@ -70,7 +70,22 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
   | { type: 'PAUSE'; until?: number | undefined; duration?: DurationInput | undefined }
   | { type: 'RESUME' }
   | SettledEvent
+  | ActualCostEvent
   | TryAcquireEvent;
+
+/**
+ * What a delivered message really cost, known once it was done (an LLM call's tokens): `id` is the id it was
+ * QUEUEd with (the one CANCEL takes), `cost` the actual cost, an integer >= 0. It replaces the estimate the
+ * message was sent with, at the time it was sent: less frees the difference at once, more is charged there
+ * (later messages wait until every window holding it has room). Refused (invalidEvent) when no delivered
+ * message under that id awaits its actual cost: never sent with one, settled already, or delivered longer
+ * ago than the longest interval (no window holds it any more).
+ */
+export interface ActualCostEvent {
+  type: 'ACTUAL_COST';
+  id: unknown;
+  cost: number;
+}
 
 /** A delivery has finished on the receiving side (for maxConcurrent and countUntil 'done'). */
 export interface SettledEvent {

@@ -41,6 +41,10 @@ export class AllOfPolicies<TPart extends SavedPolicyState = SavedPolicyState>
     for (const part of this.parts) part.recordDelivery(at, cost, requestedAt);
   }
 
+  settleDelivery(at: number, estimate: number, actual: number, now: number): void {
+    for (const part of this.parts) part.settleDelivery(at, estimate, actual, now);
+  }
+
   windowUse(now: number, into: number[]): void {
     for (const part of this.parts) part.windowUse(now, into);
   }

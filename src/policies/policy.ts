@@ -26,6 +26,13 @@ export interface ThrottlePolicy<TState extends SavedPolicyState = SavedPolicySta
    * fired: a wake-up rounded up to whole ms is not idle time (idle time stores permits).
    */
   recordDelivery(at: number, cost: number, requestedAt?: number): void;
+  /**
+   * A delivery recorded at `at` with cost `estimate` turned out to cost `actual` (told at `now` >= `at`): the
+   * actual cost replaces the estimate at the delivery's own time. Less: the difference is usable again at
+   * once. More: the overrun is charged at `at`, so later deliveries wait until every window holding it has
+   * room. A delivery the policy no longer holds (older than its longest window) changes nothing. O(log n).
+   */
+  settleDelivery(at: number, estimate: number, actual: number, now: number): void;
   /** The throttler went from idle to active at `now` (a voucher timer starts its period here). */
   activate(now: number): void;
   /**

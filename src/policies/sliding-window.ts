@@ -74,6 +74,16 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
     this.log.append(at, cost);
   }
 
+  /**
+   * The log entry at `at` takes the actual cost, O(log n). One the log let go by count (its windows held at
+   * least a limit after it) passes an overrun on to the oldest entry kept, later, which only holds back longer.
+   */
+  settleDelivery(at: number, estimate: number, actual: number, now: number): void {
+    const delta = actual - estimate;
+    if (delta === 0 || this.log.adjust(at, delta)) return;
+    if (delta > 0 && at > now - this.longestInterval) this.log.addToOldest(delta);
+  }
+
   /** Counts `cost` as occupying the window from now until {@link releaseInFlight}. */
   holdInFlight(cost: number): void {
     this.inFlightCost += cost;
@@ -103,7 +113,8 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   save(shift: number): SlidingWindowState {
     return {
       kind: 'sliding-window',
-      deliveries: this.log.entries().map(([time, cost]) => [time + shift, cost]),
+      // An entry settled to cost 0 holds nothing back: it is not saved.
+      deliveries: this.log.entries().flatMap(([time, cost]) => (cost === 0 ? [] : [[time + shift, cost] as const])),
       inFlightCost: this.inFlightCost,
     };
   }

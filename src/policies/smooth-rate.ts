@@ -102,6 +102,14 @@ export abstract class SmoothRatePolicy implements ThrottlePolicy<SmoothRateState
     this.storedPermits -= storedToSpend;
   }
 
+  /**
+   * The next free time moves by the difference's worth of permits: a saving back, so the next request is
+   * granted sooner (or, moved into the past, stores the permits as idle time does); an overrun forward.
+   */
+  settleDelivery(_at: number, estimate: number, actual: number): void {
+    this.nextFree += (actual - estimate) * this.stableInterval;
+  }
+
   setRates(rates: readonly Rate[], now: number): void {
     this.resync(now);
     this.rate = rates[0] as Rate;

@@ -81,6 +81,19 @@ export class VoucherTimerPolicy implements ThrottlePolicy<VoucherTimerState> {
   }
 
   /**
+   * The running period's spend takes the difference when the delivery is in it; an overrun of a delivery in
+   * an earlier period is charged to the running one. Vouchers stay between none and the limit: a period is
+   * the timer's only memory, so what an overrun takes beyond the running period's vouchers is not carried on.
+   */
+  settleDelivery(at: number, estimate: number, actual: number, now: number): void {
+    const delta = actual - estimate;
+    if (delta === 0 || this.periodStart === Number.NEGATIVE_INFINITY) return;
+    this.rollPeriod(now);
+    if (delta < 0 && at < this.periodStart) return;
+    this.vouchers = Math.min(this.rate.limit, Math.max(0, this.vouchers - delta));
+  }
+
+  /**
    * As Akka's SetRate, the tick restarts now under the new rate; unlike it, what the period cut short
    * delivered counts against the new limit. A full set on every SET_RATE let a target that re-sets its
    * rate on each delivery receive without bound at one instant (5 at t=0 under 2/1s), past the 2 x limit

@@ -21,8 +21,11 @@ import type { RetimeOutcome } from './shared-limiter.js';
 import type { Reservation } from './types.js';
 
 /** The part of the shared limiter that re-times late grants (RedisSharedLimiter.retime). */
+/** What a clearance needs of the limiter beyond SharedLimiter: moving late grants, and settling sent ones. */
 export interface RetimingLimiter {
   retime(reservations: readonly Reservation[], leadMs?: number): Promise<RetimeOutcome[]>;
+  /** A sent grant's actual cost replaces its estimate (ACTUAL_COST, lua/settle.ts). */
+  settle(reservation: Reservation, actual: number): Promise<void>;
 }
 
 export class LateGrants {

@@ -117,6 +117,17 @@ export class RedisSharedLimiter implements SharedLimiter {
   }
 
   /**
+   * Sliding window: a sent grant's actual cost replaces its estimate at its own time, in one call
+   * (lua/settle.ts). Not part of the public SharedLimiter: a throttler's clearance uses it for ACTUAL_COST.
+   */
+  async settle(reservation: Reservation, actual: number): Promise<void> {
+    const { epoch, member, channel } = parseReservation(reservation);
+    if (this.declared.strategy !== 'sliding-window') return;
+    const scopes = this.scopes();
+    await this.call('release', scopes, ['settle', String(scopes.of(channel)), epoch, member, String(actual)]);
+  }
+
+  /**
    * Sliding window: moves grants that could not be sent within the grace of their time to Redis' now
    * (+ `leadMs`) where they still fit every window, and gives back those that do not (lua/retime.ts); a grant
    * whose time has not come is kept as it is. One outcome per reservation, in order. Not part of the

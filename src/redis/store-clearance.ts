@@ -1,18 +1,17 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
- * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it
- * has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer
- * is on its way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time,
- * which its one timer sends the message at without asking Redis again. With
- * priorities the head may be a later message: once granted, it sends on the earliest grant of its
- * channel and cost, and the message that held it takes the later one (grant-book.ts). A message
- * that leaves unsent (cancelled, displaced, past its deadline) gives its grant back.
+ * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it has a
+ * target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its
+ * way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time, which its one
+ * timer sends the message at without asking Redis again. With priorities the head may be a later message:
+ * once granted, it sends on the earliest grant of its channel and cost, and the message that held it takes the
+ * later one (grant-book.ts). A message that leaves unsent (cancelled, displaced, past its deadline) gives its
+ * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts).
  *
- * What it never does: send on a grant long after its time (a grant counts at its Redis time; one
- * sent much later could crowd a later window: the script spaces grants by interval + grace), so a
- * grant left unused past `grantGraceMs` (a slow reply, a late timer) is moved to Redis' now where it
- * still fits, else given back and asked for again (late-grants.ts); in a pause, every grant held goes
- * back and is asked for again, in order. Each give-back is told once (`hooks.rewound`).
+ * It never sends on a grant long after its time (a grant counts at its Redis time; the script spaces grants
+ * by interval + grace), so a grant left unused past `grantGraceMs` is moved to Redis' now where it still
+ * fits, else given back and asked for again (late-grants.ts); in a pause, every grant held goes back and is
+ * asked for again, in order. Each give-back is told once (`hooks.rewound`).
  */
 import {
   type ClearanceRequest,
@@ -79,31 +78,24 @@ export class RedisClearance implements StoreClearance {
   get rates(): Rate[] {
     return this.limiter.rates;
   }
-
   get traffic(): StoreTraffic {
     return { roundTrips: this.limiter.roundTrips, grantsReturned: this.calls.grantsReturned };
   }
-
   get channelRates(): ReadonlyMap<string, Rate[]> {
     return this.limiter.channels;
   }
-
   get keyRates(): Rate[] | undefined {
     return this.limiter.keyRates;
   }
-
   get startsPeriodsOnActivation(): boolean {
     return this.local.startsPeriodsOnActivation;
   }
-
   get inFlightCount(): number {
     return this.inFlight.count;
   }
-
   checkMessage(channel: unknown, cost: unknown): number {
     return this.local.checkMessage(channel, cost);
   }
-
   admit(request: ClearanceRequest): void {
     // Asked for once the throttler asks about its head (it has a target then), with the whole turn's burst.
     this.toReserve.push(request);
@@ -163,10 +155,12 @@ export class RedisClearance implements StoreClearance {
     );
   }
 
-  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
+  /** Returns the grant's reservation, what a settle names it by; undefined on the local window (it keeps its estimate). */
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): string | undefined {
     // A granted message is already recorded in Redis; one that went on the local window is recorded
     // there, and whatever is still being asked for it is given back when the answer comes.
-    if (this.grants.take(request.seq) === undefined) {
+    const grant = this.grants.take(request.seq);
+    if (grant === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
       this.outage.record(request.channel, request.cost, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
@@ -176,6 +170,12 @@ export class RedisClearance implements StoreClearance {
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
     this.inFlight.start(request.channel, request.cost);
+    return grant?.reservation;
+  }
+
+  // ACTUAL_COST: one script call; the saving is free for the next reservation once it has answered.
+  settleDelivery(reservation: unknown, _channel: unknown, _at: number, _estimate: number, actual: number): void {
+    this.limiter.settle(reservation as string, actual).catch((error: unknown) => this.calls.failed(error));
   }
 
   withdraw(request: ClearanceRequest): void {

@@ -165,3 +165,50 @@ describe('DeliveryLog', () => {
     }
   });
 });
+
+describe('DeliveryLog.adjust (a settled cost, changed in place)', () => {
+  it('answers as the obvious walk over the same entries with their costs changed, through wraps, drops and zeros', () => {
+    const random = seededRandom(26);
+    for (let run = 0; run < 200; run++) {
+      const maxEntries = 1 + Math.floor(random() * 12);
+      const log = new DeliveryLog(maxEntries);
+      let entries: Array<[number, number]> = [];
+      let time = 0;
+      for (let step = 0; step < 80; step++) {
+        const roll = random();
+        if (roll < 0.5) {
+          time += Math.floor(random() * 3);
+          const cost = 1 + Math.floor(random() * 5);
+          log.append(time, cost);
+          entries.push([time, cost]);
+          // Entries of cost 0 do not count against maxEntries; the oldest others go.
+          while (entries.filter(([, c]) => c > 0).length > maxEntries) entries.shift();
+        } else if (roll < 0.8 && entries.length > 0) {
+          const [at] = entries[Math.floor(random() * entries.length)] as [number, number];
+          const delta = Math.floor(random() * 9) - 5;
+          expect(log.adjust(at, delta)).toBe(true);
+          let remaining = delta;
+          for (let i = entries.length - 1; i >= 0 && remaining !== 0; i--) {
+            const entry = entries[i] as [number, number];
+            if (entry[0] !== at) continue;
+            const after = Math.max(0, entry[1] + remaining);
+            remaining -= after - entry[1];
+            entry[1] = after;
+          }
+        } else if (roll < 0.85) {
+          const cutoff = time - 1 - Math.floor(random() * 4);
+          log.forgetUpTo(cutoff);
+          entries = entries.filter(([t]) => t > cutoff);
+        }
+        expect(log.entries()).toEqual(entries);
+        for (const allowance of [0, 1, 3, 7, 15, 40]) {
+          expect(log.timeWhereCostExceeds(allowance)).toBe(bruteForceTimeWhereCostExceeds(entries, allowance));
+        }
+        for (const cutoff of [time - 3, time - 1, time]) {
+          const expected = entries.filter(([t]) => t > cutoff).reduce((sum, [, c]) => sum + c, 0);
+          expect(log.costAfter(cutoff)).toBe(expected);
+        }
+      }
+    }
+  });
+});

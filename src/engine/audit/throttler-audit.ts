@@ -42,6 +42,9 @@ class ScopeAudit {
     const { current } = this;
     for (let i = 0; i < current.length; i += 1) (current[i] as WindowAudit).record(at, cost);
   }
+  settle(at: number, delta: number): void {
+    for (const audit of this.current) audit.settle(at, delta);
+  }
   setRates(rates: readonly Rate[]): void {
     // An audit that saw nothing found nothing: it is not kept as a line of its own.
     this.past.push(...this.current.filter((audit) => audit.mostAt !== undefined));
@@ -95,6 +98,16 @@ export class ThrottlerAudit {
     if (channel !== undefined) (this.channels.get(channel) ?? this.keyAudit(channel))?.record(at, cost);
     // Every delivery sweeps, keyed or not, so keys nobody uses any more are folded under any traffic.
     if (this.keys.size > 0) this.sweep(at);
+  }
+
+  /**
+   * The delivery of `at` on `channel` cost `delta` more than recorded (less when negative): its estimate was
+   * replaced by its actual cost. The windows that hold it are judged again (WindowAudit.settle).
+   */
+  settle(channel: string | undefined, at: number, delta: number): void {
+    this.deliveries += delta;
+    this.overall.settle(at, delta);
+    if (channel !== undefined) (this.channels.get(channel) ?? this.keys.get(channel))?.settle(at, delta);
   }
 
   /**

@@ -45,6 +45,8 @@ export class WindowAudit implements WindowFindings {
   /** A ring of (time, cost) pairs, the window's deliveries oldest first; its size is a power of two. */
   private times = new Float64Array(16);
   private costs = new Float64Array(16);
+  /** What the window closed by each entry's (last) delivery held, so that a settle can judge it again. */
+  private closed = new Float64Array(16);
   private mask = 15;
   private head = 0;
   private count = 0;
@@ -74,11 +76,41 @@ export class WindowAudit implements WindowFindings {
     }
     const held = this.held + cost;
     this.held = held;
+    this.closed[(this.head + this.count - 1) & this.mask] = held;
     if (held > this.most) {
       this.most = held;
       this.mostAt = at;
     }
     if (held > this.limit) this.windowsOver += 1;
+  }
+
+  /**
+   * The delivery at `at` cost `delta` more than recorded (its estimate replaced by its actual cost; less when
+   * negative): the entry at `at` takes it, and every window already closed that holds `at` is judged again,
+   * counted over (or no longer over) as it crosses the limit. O(the entries since `at`, within one interval).
+   * A delivery the ring no longer holds changes only the windows after it that do.
+   */
+  settle(at: number, delta: number): void {
+    const { times, costs, closed, mask, limit } = this;
+    for (let i = this.count - 1; i >= 0; i -= 1) {
+      const slot = (this.head + i) & mask;
+      const time = times[slot] as number;
+      if (time < at) break;
+      if (time === at) {
+        costs[slot] = (costs[slot] as number) + delta;
+        this.held += delta;
+      }
+      if (at + this.interval <= time) continue;
+      const before = closed[slot] as number;
+      const after = before + delta;
+      closed[slot] = after;
+      if (before <= limit && after > limit) this.windowsOver += 1;
+      else if (before > limit && after <= limit) this.windowsOver -= 1;
+      if (after > this.most) {
+        this.most = after;
+        this.mostAt = time;
+      }
+    }
   }
 
   /** The audit as plain data (its findings and the window's deliveries, oldest first), for `fromJSON`. */
@@ -132,8 +164,12 @@ export class WindowAudit implements WindowFindings {
     times.set(this.times.subarray(0, this.head), capacity - this.head);
     costs.set(this.costs.subarray(this.head));
     costs.set(this.costs.subarray(0, this.head), capacity - this.head);
+    const closed = new Float64Array(capacity * 2);
+    closed.set(this.closed.subarray(this.head));
+    closed.set(this.closed.subarray(0, this.head), capacity - this.head);
     this.times = times;
     this.costs = costs;
+    this.closed = closed;
     this.mask = capacity * 2 - 1;
     this.head = 0;
   }

@@ -64,8 +64,25 @@ export interface Clearance {
    */
   leaseCapacity?(want: number, now: number): number;
 
-  /** The message went to the target at `at` (it asked at `requestedAt`): it counts from then on. */
-  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void;
+  /**
+   * The message went to the target at `at` (it asked at `requestedAt`): it counts from then on. Returns what
+   * `settleDelivery` needs to settle it later (a channel's policy, a grant's name), or undefined (nothing can).
+   */
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): unknown;
+
+  /**
+   * ACTUAL_COST: the delivery recorded at `at` on `channel` with cost `estimate`, `handle` what its
+   * `recordDelivery` returned, cost `actual`: the actual cost replaces the estimate at `at` (less: the
+   * difference is usable again at once; more: later deliveries wait for every window holding it to have room).
+   */
+  settleDelivery?(
+    handle: unknown,
+    channel: string | undefined,
+    at: number,
+    estimate: number,
+    actual: number,
+    now: number,
+  ): void;
 
   /** A waiting message left the queue without going (cancelled, displaced, or too big): what it held goes back. */
   withdraw?(request: ClearanceRequest): void;

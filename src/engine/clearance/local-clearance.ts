@@ -125,7 +125,8 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     return least;
   }
 
-  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): void {
+  /** Returns what settling it needs (its channel's or key's policy, null without one); undefined with countUntil 'done'. */
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): ThrottlePolicy | null | undefined {
     const { channel, cost } = request;
     const scope = channel === undefined ? undefined : this.scopeOf(request, at);
     const channelPolicy = scope?.policy;
@@ -139,6 +140,15 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     if (this.tracksInFlight) this.inFlight.start(channel, cost);
     if (scope !== undefined && request.seq >= 0) this.scopes.left(scope);
     this.scopes.delivered(scope, at);
+    this.channelChanged(channel);
+    // Held in flight, a delivery's cost enters the window as it settles: there is no delivery time to correct.
+    return this.options.countUntil === 'done' ? undefined : (channelPolicy ?? null);
+  }
+
+  /** The overall policy and the delivery's channel or key policy each take the actual cost at `at`. */
+  settleDelivery(handle: unknown, channel: string | undefined, at: number, est: number, actual: number, now: number) {
+    this.overall.settleDelivery(at, est, actual, now);
+    (handle as ThrottlePolicy | null)?.settleDelivery(at, est, actual, now);
     this.channelChanged(channel);
   }
 

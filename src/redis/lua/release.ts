@@ -1,5 +1,6 @@
 import { AUDIT_TRAIL } from './audit-trail.js';
 import { EPILOGUE, PRELUDE } from './prelude.js';
+import { SETTLE_BODY } from './settle.js';
 
 /**
  * Gives unused sliding-window grants back. Removing a grant only lowers what windows hold, so it is
@@ -9,11 +10,16 @@ import { EPILOGUE, PRELUDE } from './prelude.js';
  *
  * Script ARGV after the header: triples (scope j, epoch the reservation was granted in, member).
  * A reservation from another epoch (a lost state) or already gone is ignored. Token bucket: a
- * no-op (a spent permit stays spent). Reply: the header.
+ * no-op (a spent permit stays spent). Reply: the header. With 'settle' first, it settles grants
+ * instead (settle.ts).
  */
 export const RELEASE_SCRIPT = `${PRELUDE}${AUDIT_TRAIL}
 
-if declared.strategy == 'sliding-window' and not created then
+if ARGV[HEADER + 1] == 'settle' then
+  if declared.strategy == 'sliding-window' and not created then
+${SETTLE_BODY}
+  end
+elseif declared.strategy == 'sliding-window' and not created then
   -- Per scope, the released members still present, with their running totals.
   local released = {}
   for index = HEADER + 1, #ARGV, 3 do

@@ -1,0 +1,137 @@
+import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import type { ThrottlerAudit } from '../audit/throttler-audit.js';
+import { Deque } from '../queue/deque.js';
+import type { Clearance } from './clearance.js';
+
+/**
+ * Most deliveries kept awaiting their actual cost (ACTUAL_COST): past it the oldest is forgotten and keeps
+ * its estimate. A delivery is forgotten anyway once the longest interval in force has passed since it went:
+ * no window holds it any more, so its actual cost could change nothing.
+ */
+export const MAX_SETTLEABLE = 10_000;
+
+/** What settling one delivery needs: when it went, on which channel, its estimate, and the clearance's handle. */
+export interface SettleTicket {
+  readonly id: unknown;
+  readonly at: number;
+  readonly channel: string | undefined;
+  readonly estimate: number;
+  /** What the clearance gave as it recorded the delivery (the local policies: the channel's or key's policy). */
+  readonly handle: unknown;
+  readonly expiresAt: number;
+  /** The next delivery under the same id, newer. */
+  newer: SettleTicket | undefined;
+  taken: boolean;
+}
+
+/**
+ * Delivered messages that carry an id, awaiting their actual cost, oldest first: O(1) per delivery and per
+ * settle, bounded by {@link MAX_SETTLEABLE} and by time. Several deliveries under one id settle oldest first,
+ * as CANCEL takes the oldest of several waiting.
+ */
+export class SettleBook {
+  /** Per id, its oldest and newest tickets not yet taken (a chain through `newer`). */
+  private readonly byId = new Map<unknown, { oldest: SettleTicket; newest: SettleTicket }>();
+  /** Every ticket in delivery order, taken ones until they reach the front. */
+  private readonly order = new Deque<SettleTicket>();
+  private live = 0;
+  /** The longest interval of any rate ever in force: how long a ticket is kept. */
+  private horizon = 0;
+  private readonly capacity: number;
+
+  constructor(rates: Iterable<readonly Rate[]>, capacity = MAX_SETTLEABLE) {
+    this.capacity = capacity;
+    for (const set of rates) this.widen(set);
+  }
+
+  /** Tickets not yet taken nor forgotten (some may have expired since the last call). */
+  get size(): number {
+    return this.live;
+  }
+
+  /** Rates now in force somewhere: a ticket is kept for their longest interval too. */
+  widen(rates: readonly Rate[]): void {
+    for (const rate of rates) this.horizon = Math.max(this.horizon, rate.interval);
+  }
+
+  /** A delivery under `id` went at `at` with cost `estimate`. O(1) amortised. */
+  add(id: unknown, at: number, channel: string | undefined, estimate: number, handle: unknown): void {
+    this.forget(at);
+    const ticket: SettleTicket = {
+      id,
+      at,
+      channel,
+      estimate,
+      handle,
+      expiresAt: at + this.horizon,
+      newer: undefined,
+      taken: false,
+    };
+    const chain = this.byId.get(id);
+    if (chain === undefined) this.byId.set(id, { oldest: ticket, newest: ticket });
+    else {
+      chain.newest.newer = ticket;
+      chain.newest = ticket;
+    }
+    this.order.push(ticket);
+    this.live += 1;
+    if (this.live > this.capacity) this.forget(at);
+  }
+
+  /** The oldest delivery under `id` still settleable at `now`, taken out; undefined when none. */
+  take(id: unknown, now: number): SettleTicket | undefined {
+    this.forget(now);
+    const chain = this.byId.get(id);
+    if (chain === undefined) return undefined;
+    const ticket = chain.oldest;
+    this.unlink(ticket, chain);
+    return ticket;
+  }
+
+  /** Whether a delivery under `id` is settleable at `now`. A question, but it forgets what expired. */
+  has(id: unknown, now: number): boolean {
+    this.forget(now);
+    return this.byId.has(id);
+  }
+
+  /** Drops from the front what was taken, what expired by `now`, and what is over the cap. */
+  private forget(now: number): void {
+    for (let front = this.order.peekFirst(); front !== undefined; front = this.order.peekFirst()) {
+      if (!front.taken) {
+        if (front.expiresAt > now && this.live <= this.capacity) return;
+        // The front is the oldest ticket of its id not taken: every older one went first.
+        this.unlink(front, this.byId.get(front.id) as { oldest: SettleTicket; newest: SettleTicket });
+      }
+      this.order.shift();
+    }
+  }
+
+  private unlink(ticket: SettleTicket, chain: { oldest: SettleTicket; newest: SettleTicket }): void {
+    ticket.taken = true;
+    this.live -= 1;
+    if (ticket.newer === undefined) this.byId.delete(ticket.id);
+    else chain.oldest = ticket.newer;
+  }
+}
+
+/**
+ * ACTUAL_COST: the oldest delivery under `id` still settleable takes its actual cost (checked: an integer >= 0),
+ * in the clearance and in the audit. Throws a ThrottlerOptionError naming `id` (then nothing changed).
+ */
+export function settleActualCost(
+  { settleBook, clearance, audit }: { settleBook: SettleBook; clearance: Clearance; audit: ThrottlerAudit },
+  id: unknown,
+  cost: number,
+  now: number,
+): void {
+  const ticket = id === undefined ? undefined : settleBook.take(id, now);
+  if (ticket === undefined || clearance.settleDelivery === undefined) {
+    throw new ThrottlerOptionError(
+      'id',
+      'the id of a delivered message still awaiting its actual cost (delivered within the longest interval, not settled yet)',
+      id,
+    );
+  }
+  clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, cost, now);
+  audit.settle(ticket.channel, ticket.at, cost - ticket.estimate);
+}

@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { MAX_SETTLEABLE } from '../../src/engine/index.js';
+import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { createRecorder, msg, type Numbered } from '../support/recorder.js';
+import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+/** ACTUAL_COST: a delivered message's actual cost replaces the estimate it went with, at the time it went. */
+function start(input: Partial<ThrottlerInput>) {
+  const target = createRecorder<Numbered>();
+  const actor = createActor(throttlerMachine, {
+    input: { rate: '10/1s', strategy: 'sliding-window', target: target.ref, ...input },
+  }).start();
+  const emitted: ThrottlerEmitted[] = [];
+  actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
+  const send = (event: unknown) => actor.send(event as never);
+  const refused = () => emitted.flatMap((event) => (event.type === 'invalidEvent' ? [event.error.message] : []));
+  const queue = (n: number, cost: number) => send({ type: 'QUEUE', message: msg(n), id: `m${n}`, cost });
+  return { actor, target, send, refused, queue };
+}
+
+describe('ACTUAL_COST', () => {
+  it('below the estimate: the difference is usable again at once', () => {
+    const { target, send, refused, queue } = start({});
+    queue(1, 8);
+    queue(2, 5);
+    expect(target.received).toHaveLength(1);
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 3 });
+    expect(refused()).toEqual([]);
+    expect(target.times()).toEqual([0, 0]);
+  });
+
+  it('above the estimate: the overrun is charged at the delivery, later messages wait for room', () => {
+    const { actor, target, send, queue } = start({});
+    queue(1, 2);
+    advance(100);
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 9 });
+    queue(2, 2);
+    // 9 at 0 leaves 1 until 1000: the second (cost 2) waits for the first to leave the window.
+    advance(2_000);
+    expect(target.times()).toEqual([0, 1_000]);
+    expect(auditThrottler(actor).windowsOver).toBe(0);
+  });
+
+  it('an overrun found after later deliveries: the one window it fills past the limit is reported', () => {
+    const { actor, target, send, queue } = start({});
+    queue(1, 5);
+    queue(2, 5);
+    advance(10);
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 7 });
+    queue(3, 1);
+    advance(2_000);
+    expect(target.times()).toEqual([0, 0, 1_000]);
+    expect(auditThrottler(actor).windowsOver).toBe(1);
+    expect(auditThrottler(actor).rates[0]?.most).toBe(12);
+  });
+
+  it('a task never settled keeps its estimate', () => {
+    const { target, queue } = start({});
+    queue(1, 8);
+    queue(2, 5);
+    advance(999);
+    expect(target.received).toHaveLength(1);
+    advance(1);
+    expect(target.received).toHaveLength(2);
+  });
+
+  it('is refused, naming the field and value, for an unknown id, a second settle, a bad cost, or one too late', () => {
+    const { send, refused, queue } = start({});
+    queue(1, 1);
+    send({ type: 'ACTUAL_COST', id: 'nope', cost: 1 });
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: -1 });
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 1.5 });
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: '2' });
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 0 });
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 0 });
+    queue(2, 1);
+    advance(1_000);
+    send({ type: 'ACTUAL_COST', id: 'm2', cost: 1 });
+    const expectedId = (id: string) =>
+      `id must be the id of a delivered message still awaiting its actual cost (delivered within the longest interval, not settled yet), got ${id}`;
+    expect(refused()).toEqual([
+      expectedId('"nope"'),
+      'cost must be the actual cost of a delivered message, an integer >= 0, got -1',
+      'cost must be the actual cost of a delivered message, an integer >= 0, got 1.5',
+      'cost must be the actual cost of a delivered message, an integer >= 0, got "2"',
+      expectedId('"m1"'),
+      expectedId('"m2"'),
+    ]);
+  });
+
+  it('several deliveries under one id settle oldest first; a channel and a key take it too', () => {
+    const { target, send, refused } = start({ channels: { a: '6/1s' }, keys: { rate: '4/1s' } });
+    send({ type: 'QUEUE', message: msg(1), id: 'x', channel: 'a', cost: 6 });
+    send({ type: 'QUEUE', message: msg(2), id: 'x', channel: 'k', cost: 4 });
+    send({ type: 'ACTUAL_COST', id: 'x', cost: 1 });
+    send({ type: 'ACTUAL_COST', id: 'x', cost: 1 });
+    send({ type: 'QUEUE', message: msg(3), channel: 'a', cost: 5 });
+    send({ type: 'QUEUE', message: msg(4), channel: 'k', cost: 3 });
+    expect(refused()).toEqual([]);
+    expect(target.times()).toEqual([0, 0, 0, 0]);
+  });
+
+  it('works with every strategy: a saving lets the next message go sooner', () => {
+    for (const strategy of ['timer', 'token-bucket', 'warming-up'] as const) {
+      const { target, send, refused, queue } = start({ strategy, rate: '10/1s', warmup: '1s' });
+      queue(1, 10);
+      queue(2, 5);
+      advance(1);
+      const before = target.received.length;
+      send({ type: 'ACTUAL_COST', id: 'm1', cost: 1 });
+      advance(1_500);
+      expect(refused()).toEqual([]);
+      expect([strategy, before]).toEqual([strategy, 1]);
+      const [first, second] = target.times() as [number, number];
+      expect([strategy, second - first < 1_000]).toEqual([strategy, true]);
+    }
+  });
+
+  it(`keeps at most ${MAX_SETTLEABLE} deliveries awaiting their actual cost: older ones keep their estimate`, () => {
+    const { send, refused } = start({ rate: `${MAX_SETTLEABLE + 1}/1h` });
+    for (let n = 0; n <= MAX_SETTLEABLE; n += 1) send({ type: 'QUEUE', message: msg(n), id: n });
+    send({ type: 'ACTUAL_COST', id: 0, cost: 0 });
+    send({ type: 'ACTUAL_COST', id: 1, cost: 0 });
+    expect(refused()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { auditThrottler } from '../../src/index.js';
+import { redisForFile } from '../support/redis.js';
+import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+
+/** ACTUAL_COST through a throttler on the store (real Redis, virtual time): one script call per settle. */
+const file = redisForFile();
+const running: StoreThrottler[] = [];
+afterEach(async () => {
+  for (const t of running.splice(0)) {
+    t.actor.stop();
+    await t.store.close();
+  }
+});
+
+describe('ACTUAL_COST with a Redis store', () => {
+  it('a saving is free for the next message once Redis has it; an unknown id is refused', async () => {
+    const t = storeThrottler(file.redis, file.fresh('settle-throttler'), { rate: '10/1s', strategy: 'sliding-window' });
+    running.push(t);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
+    await t.runUntil(1);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
+    await t.quiet();
+    t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
+    t.actor.send({ type: 'ACTUAL_COST', id: 'nope', cost: 2 });
+    await t.quiet();
+    // The second waited for its turn: granted at the next reservation once the saving is in Redis, not a window later.
+    const at = await t.runUntil(2);
+    expect(t.deliveries).toHaveLength(2);
+    expect(at).toBeLessThan(1_000);
+    expect(t.emitted.filter((event) => event.type === 'invalidEvent')).toHaveLength(1);
+    expect(auditThrottler(t.actor).windowsOver).toBe(0);
+    const fleet = await t.store.audit();
+    expect(fleet.windowsOver).toBe(0);
+  });
+});

@@ -1,0 +1,95 @@
+import { createActor } from 'xstate';
+import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { createRecorder } from './recorder.js';
+import { advance, restoreRealTime, useVirtualTime } from './virtual-time.js';
+
+/** One message of a settle scenario: when it arrives, its estimate, its actual cost, when it is settled. */
+export interface SettleJob {
+  arriveAt: number;
+  estimate: number;
+  actual: number;
+  /** ms after its delivery that its ACTUAL_COST is sent; null: never settled (it keeps its estimate). */
+  settleAfter: number | null;
+}
+
+/** A delivery as it counts in the end: its time, its cost (actual if settled), its overrun, when it was settled. */
+export interface SettledDelivery {
+  at: number;
+  cost: number;
+  overrun: number;
+  settledAt: number | undefined;
+  /** What it really cost, settled or not. */
+  actual: number;
+}
+
+/**
+ * Runs jobs through the real machine in virtual time, each QUEUEd with its index as id and its estimate as
+ * cost, and its ACTUAL_COST sent `settleAfter` ms after it was delivered; returns the deliveries, what was
+ * refused, and the machine's audit.
+ */
+export function runSettleScenario(input: Partial<ThrottlerInput>, jobs: readonly SettleJob[], until: number) {
+  useVirtualTime();
+  try {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '10/1s', ...input, target: target.ref } }).start();
+    const deliveries: SettledDelivery[] = [];
+    const refused: string[] = [];
+    actor.on('*', (event) => {
+      const emitted = event as ThrottlerEmitted;
+      if (emitted.type === 'invalidEvent') refused.push(emitted.error.message);
+      if (emitted.type !== 'delivered') return;
+      const index = (emitted.message as unknown as { index: number }).index;
+      const job = jobs[index] as SettleJob;
+      const delivery: SettledDelivery = {
+        at: emitted.at,
+        cost: job.estimate,
+        overrun: 0,
+        settledAt: undefined,
+        actual: job.actual,
+      };
+      deliveries.push(delivery);
+      if (job.settleAfter === null) return;
+      setTimeout(() => {
+        delivery.cost = job.actual;
+        delivery.overrun = Math.max(0, job.actual - job.estimate);
+        delivery.settledAt = performance.now();
+        actor.send({ type: 'ACTUAL_COST', id: index, cost: job.actual });
+      }, job.settleAfter);
+    });
+    // One timer per arrival time: a fake clock looks through every pending timer each time one fires.
+    const arrivals = new Map<number, number[]>();
+    for (const [index, job] of jobs.entries())
+      arrivals.set(job.arriveAt, [...(arrivals.get(job.arriveAt) ?? []), index]);
+    for (const [at, indices] of arrivals) {
+      setTimeout(() => {
+        for (const index of indices) {
+          const cost = (jobs[index] as SettleJob).estimate;
+          actor.send({ type: 'QUEUE', message: { type: 'job', index } as never, id: index, cost });
+        }
+      }, at);
+    }
+    advance(until);
+    const audit = auditThrottler(actor);
+    actor.stop();
+    return { deliveries, refused, audit };
+  } finally {
+    restoreRealTime();
+  }
+}
+
+/** The most cost in any window [t, t + interval), by brute force over windows starting at a delivery. */
+export function windowSums(
+  deliveries: readonly SettledDelivery[],
+  interval: number,
+): Array<{ start: number; sum: number; overrun: number }> {
+  return deliveries.map(({ at: start }) => {
+    let sum = 0;
+    let overrun = 0;
+    for (const d of deliveries) {
+      if (d.at < start || d.at >= start + interval) continue;
+      sum += d.cost;
+      overrun += d.overrun;
+    }
+    return { start, sum, overrun };
+  });
+}
