@@ -8,7 +8,13 @@ import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import type { MachineContext } from '../machine/machine-types.js';
 import type { ThrottlerEvent } from '../machine/types.js';
-import { parseDuration, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import {
+  checkRateDimensions,
+  parseDuration,
+  parseRates,
+  type RatesInput,
+  ThrottlerOptionError,
+} from '../rate/index.js';
 import type { StopOptions, Throttler } from './promise-api.js';
 
 /** The SET_RATE for `setRate(rate, scope)`, checked as the machine would check it (it throws instead of reporting). */
@@ -20,7 +26,12 @@ export function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOp
   if (keyTemplate === true && resolved.keys === undefined) {
     throw new ThrottlerOptionError('keyTemplate', 'set only with the keys option', keyTemplate);
   }
-  parseRates(rate, option);
+  checkRateDimensions(
+    parseRates(rate, option),
+    resolved.dimensions,
+    option,
+    channel === undefined && keyTemplate !== true,
+  );
   const known =
     channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
   if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
@@ -107,7 +118,7 @@ export function checkServerLimits(serverLimits: unknown): void {
  */
 export function tryAcquireNow(
   send: (event: ThrottlerEvent) => void,
-  cost: number | undefined,
+  cost: number | { readonly [dimension: string]: number } | undefined,
   channel: string | undefined,
   reportsSettling: boolean,
 ): number {

@@ -32,7 +32,7 @@ import type { ThrottlerCounts } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
 import { clockFor } from '../machine/precise-clock.js';
-import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { type Cost, costInput, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
@@ -114,7 +114,9 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
     keeper: pending,
     reportsSettling,
     reportSettled: (task) => {
-      if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost: task.cost });
+      // As given, or once queued the checked cost: a vector per dimension goes back by name, as SETTLED reads it.
+      const cost = Array.isArray(task.cost) ? costInput(task.cost as Cost, resolved.dimensions) : task.cost;
+      if (!stopped) host.send({ type: 'SETTLED', channel: task.channel, cost });
     },
     hear: serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
     resumePass: () => {
@@ -222,11 +224,17 @@ export function createThrottler(options: ThrottlerOptions): Throttler {
       function (this: This, ...args: A): Promise<Awaited<R>> {
         return schedule(() => fn.apply(this, args), scheduleOptions);
       },
-    acquire: (cost?: number, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
+    acquire: (
+      cost?: number | { readonly [dimension: string]: number },
+      acquireOptions?: Omit<ScheduleOptions, 'cost'>,
+    ) => {
       const askedAt = now();
       return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
     },
-    tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
+    tryAcquire: (
+      cost?: number | { readonly [dimension: string]: number },
+      acquireOptions?: Pick<ScheduleOptions, 'channel'>,
+    ) => {
       refuseIfStopped();
       if (runner.running) throw busyError();
       sendWaiting();

@@ -1,4 +1,4 @@
-import type { Rate } from '../rate/index.js';
+import type { Cost, Dimensions, Rate } from '../rate/index.js';
 import { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
@@ -100,7 +100,7 @@ export class Dispatcher<TMessage> {
   enqueue(
     message: TMessage,
     channel: string | undefined,
-    cost: number,
+    cost: Cost,
     id: unknown,
     now: number,
     priority?: number,
@@ -209,6 +209,11 @@ export class Dispatcher<TMessage> {
     this.counts.delivered += 1;
   }
 
+  /** The throttler's dimensions (rates in dimensions only): a vector cost's names, for what is emitted. */
+  get dimensions(): Dimensions | undefined {
+    return this.options.dimensions;
+  }
+
   /** Whether the wake-up timer is armed for the exact moment rather than whole milliseconds. */
   get wakesExactly(): boolean {
     return this.options.timerPrecision === 'exact';
@@ -228,7 +233,7 @@ export class Dispatcher<TMessage> {
    * Takes a permit now if one is free and nothing waits ahead of it: 0. Otherwise
    * takes nothing and returns how many ms until one may be free (at least).
    */
-  tryAcquire(channel: string | undefined, cost: number, now: number): number {
+  tryAcquire(channel: string | undefined, cost: Cost, now: number): number {
     this.activate(now);
     const queuedGoesAt = this.isEmpty ? undefined : this.chooseNext(now);
     // Choosing drops what is past its deadline: nothing may be left to go first.
@@ -268,7 +273,7 @@ export class Dispatcher<TMessage> {
 
   /** A short account of the queue for inspectors and logs (dispatcher-state.ts): never the whole queue. */
   summary(limit: number): DispatcherSummary<TMessage> {
-    return summarize(this.clearance, this.queues, limit);
+    return summarize(this.clearance, this.queues, limit, this.options.dimensions);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { StoreConflict } from '../engine/clearance/clearance.js';
-import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { checkRateDimensions, parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { checkTarget, pauseUntil, rateScope } from './event-checks.js';
@@ -23,6 +23,8 @@ export function setRate(context: MachineContext, event: MachineEvent, effects: E
   try {
     const { channel, keyTemplate, option } = rateScope(event);
     const rates = parseRates(event.rate, option);
+    // The overall rates name every dimension; a channel's, a key's or the template some of them.
+    checkRateDimensions(rates, context.dispatcher.dimensions, option, channel === undefined && !keyTemplate);
     if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
     else context.dispatcher.setRates(rates, channel, context.now());
   } catch (error) {

@@ -101,7 +101,8 @@ export class RedisClearance implements StoreClearance {
   }
 
   checkMessage(channel: unknown, cost: unknown): number {
-    return this.local.checkMessage(channel, cost);
+    // A number: the store refuses rates in dimensions (redis-store.ts), so no cost is per dimension.
+    return this.local.checkMessage(channel, cost) as number;
   }
 
   admit(request: ClearanceRequest): void {
@@ -168,14 +169,14 @@ export class RedisClearance implements StoreClearance {
     // there, and whatever is still being asked for it is given back when the answer comes.
     if (this.grants.take(request.seq) === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
-      this.outage.record(request.channel, request.cost, at);
+      this.outage.record(request.channel, request.cost as number, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     } else {
       if (this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
       // Half the grants held are used: the next batch is asked for while the rest are sent.
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
-    this.inFlight.start(request.channel, request.cost);
+    this.inFlight.start(request.channel, request.cost as number);
   }
 
   withdraw(request: ClearanceRequest): void {

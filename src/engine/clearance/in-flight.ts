@@ -2,7 +2,7 @@ import { describeValue } from '../../rate/index.js';
 
 /**
  * Deliveries sent and not yet settled (with `maxConcurrent` or `countUntil: 'done'`),
- * counted by channel and cost.
+ * counted by channel and cost (a cost per dimension by its `costKey`: equal costs, equal keys).
  *
  * A SETTLED event says "one delivery of this channel and cost has finished". It
  * is matched against what is in flight: with `countUntil: 'done'` a settle puts
@@ -13,14 +13,14 @@ import { describeValue } from '../../rate/index.js';
  * and the match is O(1).
  */
 export class InFlightDeliveries {
-  private readonly byChannel = new Map<string | undefined, Map<number, number>>();
+  private readonly byChannel = new Map<string | undefined, Map<number | string, number>>();
   private total = 0;
 
   get count(): number {
     return this.total;
   }
 
-  start(channel: string | undefined, cost: number): void {
+  start(channel: string | undefined, cost: number | string): void {
     let byCost = this.byChannel.get(channel);
     if (byCost === undefined) {
       byCost = new Map();
@@ -36,7 +36,7 @@ export class InFlightDeliveries {
   }
 
   /** Takes one delivery of this channel and cost out; false (and nothing changes) when none is in flight. */
-  settle(channel: string | undefined, cost: number): boolean {
+  settle(channel: string | undefined, cost: number | string): boolean {
     const byCost = this.byChannel.get(channel);
     const waiting = byCost?.get(cost);
     if (byCost === undefined || waiting === undefined) return false;

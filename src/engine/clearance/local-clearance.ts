@@ -1,8 +1,9 @@
-import { createPolicy, type PolicyState, type ThrottlePolicy } from '../../policies/index.js';
-import { type Rate, ThrottlerOptionError, validateCost } from '../../rate/index.js';
+import { type CostPolicy, createPolicy } from '../../policies/index.js';
+import { type Cost, costKey, type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
 import type { RestoredState } from '../saved/persisted-format.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
+import { checkedCost, costFits, settledCost, smallestIn } from './cost-check.js';
 import { InFlightDeliveries } from './in-flight.js';
 import type { Scope } from './scope.js';
 import { ScopePolicies } from './scope-policies.js';
@@ -25,7 +26,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
   rates: Rate[];
   readonly channelRates: Map<string, Rate[]>;
-  private readonly overall: ThrottlePolicy<PolicyState>;
+  private readonly overall: CostPolicy;
   /** The configured channels' policies, and the keys' (created on demand, forgotten when long idle). */
   private readonly scopes: ScopePolicies;
   pausedUntil = Number.NEGATIVE_INFINITY;
@@ -40,7 +41,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     this.options = options;
     this.rates = options.rates;
     this.channelRates = new Map(options.channels);
-    this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now);
+    this.overall = createPolicy(options.strategy, options.rates, options.strategyOptions, now, options.dimensions);
     this.scopes = new ScopePolicies(options, now, this.overall.startsPeriodsOnActivation);
     this.tracksInFlight = tracksInFlight(options);
     if (this.tracksInFlight) this.scopes.holdsInFlight = (name) => this.inFlight.holds(name);
@@ -64,14 +65,21 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     return this.scopes.liveKeys;
   }
 
-  checkMessage(channel: unknown, cost: unknown): number {
+  checkMessage(channel: unknown, cost: unknown): Cost {
     let smallestLimit = this.overall.smallestLimit;
+    const scope = channel === undefined ? undefined : this.scopes.find(channel);
     if (channel !== undefined) {
-      const limit = this.scopes.smallestLimitOf(channel, this.scopes.find(channel));
+      const limit = this.scopes.smallestLimitOf(channel, scope);
       if (limit === undefined) throw this.scopes.unknownError(channel);
       smallestLimit = Math.min(smallestLimit, limit);
     }
-    return validateCost(cost ?? 1, smallestLimit);
+    return checkedCost(cost, smallestLimit, this.options.dimensions, (index) => this.limitIn(channel, scope, index));
+  }
+
+  /** The smallest limit of one dimension among the overall rates and the channel's; undefined if none names it. */
+  private limitIn(channel: unknown, scope: Scope | undefined, index: number): number | undefined {
+    const own = channel === undefined ? undefined : this.scopes.smallestLimitIn(channel, scope, index);
+    return smallestIn(index, this.overall, own);
   }
 
   /** The message carries its scope from here on: nothing asked about it while it waits looks its name up again. */
@@ -85,9 +93,9 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   fits(request: ClearanceRequest): boolean {
-    return (
-      request.cost <= (this.smallestLimitFor(request.channel, this.carriedScope(request)) ?? Number.POSITIVE_INFINITY)
-    );
+    const scope = this.carriedScope(request);
+    const smallest = this.smallestLimitFor(request.channel, scope) ?? Number.POSITIVE_INFINITY;
+    return costFits(request.cost, smallest, (index) => this.limitIn(request.channel, scope, index));
   }
 
   clearAt(request: ClearanceRequest, now: number): number {
@@ -99,8 +107,10 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     const scope = channel === undefined ? undefined : this.scopes.find(channel);
     const smallestLimit = this.smallestLimitFor(channel, scope);
     if (smallestLimit === undefined) return false;
-    if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > smallestLimit) return false;
-    const checkedCost = cost as number;
+    // A cost per dimension only as checkMessage resolved it (a vector); a map as sent takes the normal path.
+    const vector = Array.isArray(cost);
+    if (!vector && (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > smallestLimit)) return false;
+    const checkedCost = cost as Cost;
     const at = this.commonClearAt(checkedCost, now);
     return at <= now && (channel === undefined || this.scopes.allowsNow(scope, checkedCost, now));
   }
@@ -136,7 +146,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       this.overall.recordDelivery(at, cost, requestedAt);
       channelPolicy?.recordDelivery(at, cost, requestedAt);
     }
-    if (this.tracksInFlight) this.inFlight.start(channel, cost);
+    if (this.tracksInFlight) this.inFlight.start(channel, costKey(cost));
     if (scope !== undefined && request.seq >= 0) this.scopes.left(scope);
     this.scopes.delivered(scope, at);
     this.channelChanged(channel);
@@ -202,11 +212,8 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     if (channel !== undefined && typeof channel !== 'string') {
       throw new ThrottlerOptionError('channel', 'the channel of a delivery in flight, or undefined', channel);
     }
-    const settled = cost ?? 1;
-    if (typeof settled !== 'number' || !Number.isSafeInteger(settled) || settled <= 0) {
-      throw new ThrottlerOptionError('cost', 'the positive integer cost of a delivery in flight', cost);
-    }
-    if (!this.inFlight.settle(channel, settled)) {
+    const settled = settledCost(cost, this.options.dimensions);
+    if (!this.inFlight.settle(channel, costKey(settled))) {
       throw new ThrottlerOptionError(
         'SETTLED',
         `the channel and cost of a delivery in flight (in flight: ${this.inFlight.describe()})`,
@@ -221,7 +228,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     if (channel !== undefined) this.scopes.used(this.scopes.find(channel), now);
   }
 
-  tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt?: number): number {
+  tryAcquire(channel: string | undefined, cost: Cost, now: number, queuedGoesAt?: number): number {
     // Queued messages go first; the permit can be free no sooner than the next of them has gone.
     if (queuedGoesAt !== undefined) return Math.max(queuedGoesAt - now, 1);
     const request = { seq: -1, channel, cost };
@@ -232,7 +239,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   /** What the overall policy, the pause and the in-flight cap allow: the same for every channel. */
-  commonClearAt(cost: number, now: number): number {
+  commonClearAt(cost: Cost, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     return Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
   }

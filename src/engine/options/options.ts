@@ -1,5 +1,7 @@
 import { STRATEGIES, type StrategyName, type StrategyOptions, warmUpCurve } from '../../policies/index.js';
 import {
+  checkRateDimensions,
+  Dimensions,
   type DurationInput,
   parseDuration,
   parseRates,
@@ -29,7 +31,11 @@ const TIMER_PRECISIONS = ['ms', 'exact'] as const;
 
 /** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
 export interface CommonOptions {
-  /** `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. */
+  /**
+   * `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. Several
+   * dimensions at once, each with its rates, a message's `cost` counted in each:
+   * `{ requests: '500/1m', tokens: ['30000/1m', '1000000/1d'] }` (channels and keys then name some of them).
+   */
   rate: RatesInput;
   /**
    * Default `'timer'` (Akka's voucher timer); with a `store`, `'sliding-window'`, the strict one, which a
@@ -103,6 +109,8 @@ export interface CommonOptions {
 /** The options after validation: every rate parsed, every default applied. */
 export interface ResolvedOptions {
   readonly rates: Rate[];
+  /** The dimensions `rate` names, numbered; undefined when it names none (costs are plain numbers). */
+  readonly dimensions: Dimensions | undefined;
   readonly strategy: StrategyName;
   readonly channels: ReadonlyMap<string, Rate[]>;
   /** Undefined without the `keys` option: then a name not in `channels` is an error. */
@@ -188,6 +196,7 @@ export function resolveOptions(options: CommonOptions | undefined): ResolvedOpti
     `one of ${STRATEGIES.map((name) => `"${name}"`).join(', ')}`,
   );
   const rates = parseRates(options.rate, 'rate');
+  const dimensions = Dimensions.of(rates);
   const channels = new Map<string, Rate[]>();
   if (options.channels !== undefined) {
     if (typeof options.channels !== 'object' || options.channels === null || Array.isArray(options.channels)) {
@@ -198,9 +207,11 @@ export function resolveOptions(options: CommonOptions | undefined): ResolvedOpti
     for (const [name, channelRate] of entries) {
       if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
       channels.set(name, parseRates(channelRate, `channels.${name}`));
+      checkRateDimensions(channels.get(name) as Rate[], dimensions, `channels.${name}`);
     }
   }
   const keys = resolveKeys(options.keys);
+  if (keys !== undefined) checkRateDimensions(keys.rates, dimensions, 'keys.rate');
   const ordering = checkOneOf('ordering', ORDERINGS, withDefault(options.ordering, 'fifo'));
   const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
@@ -233,6 +244,7 @@ export function resolveOptions(options: CommonOptions | undefined): ResolvedOpti
   );
   return {
     rates,
+    dimensions,
     strategy,
     channels,
     keys,

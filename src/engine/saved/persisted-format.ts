@@ -23,7 +23,7 @@ import { field, isRecord, readArray, readCount, readRecord, readTime } from '../
 import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import type { CommonOptions, ResolvedOptions } from '../options/options.js';
 import { describeChannels, readKeyStates, readKeysOption } from './persisted-keys.js';
-import { readMessage, type SavedMessage } from './persisted-message.js';
+import { type RestoredMessage, readMessage, type SavedMessage } from './persisted-message.js';
 import type { SavedKey, SavedPolicy } from './saved-policy.js';
 
 export type { SavedMessage } from './persisted-message.js';
@@ -70,7 +70,7 @@ export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT | typeof FORMAT_WITHOUT_PRIORITIES;
   options: Omit<
     ResolvedOptions,
-    'now' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
+    'now' | 'dimensions' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;
@@ -85,7 +85,7 @@ export interface PersistedDispatcher<TMessage> {
 export interface RestoredState<TMessage> {
   /** Undefined in format 1, which did not record it. */
   savedAt: number | undefined;
-  queue: Array<SavedMessage<TMessage>>;
+  queue: Array<RestoredMessage<TMessage>>;
   overall: SavedPolicy;
   channels: Map<string, SavedPolicy>;
   /** Empty before format 3. */

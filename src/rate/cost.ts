@@ -1,0 +1,171 @@
+import { ThrottlerOptionError } from './errors.js';
+import type { Rate } from './rate.js';
+
+/**
+ * Costs in several dimensions at once (`rate: { requests: '500/1m', tokens: '30000/1m' }`).
+ *
+ * A user writes a cost as a number (that cost in every rate of every dimension) or as a map of dimension to
+ * cost (`{ requests: 1, tokens: 1200 }`; a dimension it does not name costs 0 there). The engine holds a
+ * map as a `DimensionCost`: one number per dimension, indexed by the throttler's dimension numbers
+ * (`Dimensions`), resolved once as the message is admitted, so no later question looks a name up.
+ */
+
+/** A cost in one number per dimension, indexed by `Dimensions.indexOf`; an index past its end costs 0. */
+export type DimensionCost = readonly number[];
+
+/** A cost as the engine holds it: a number (the same in every dimension) or one per dimension. */
+export type Cost = number | DimensionCost;
+
+/** A cost as a user writes it. */
+export type CostInput = number | { readonly [dimension: string]: number };
+
+/** The dimensions of a throttler: those its `rate` names, numbered in that order, fixed for its life. */
+export class Dimensions {
+  readonly names: readonly string[];
+  private readonly numbers = new Map<string, number>();
+
+  private constructor(names: readonly string[]) {
+    this.names = names;
+    for (const [index, name] of names.entries()) this.numbers.set(name, index);
+  }
+
+  /** The dimensions the rates name, in order; undefined when they name none. */
+  static of(rates: readonly Rate[]): Dimensions | undefined {
+    const names: string[] = [];
+    for (const rate of rates)
+      if (rate.dimension !== undefined && !names.includes(rate.dimension)) names.push(rate.dimension);
+    return names.length === 0 ? undefined : new Dimensions(names);
+  }
+
+  indexOf(name: string): number | undefined {
+    return this.numbers.get(name);
+  }
+
+  /** The names, quoted, for messages. */
+  describe(): string {
+    return this.names.map((name) => JSON.stringify(name)).join(', ');
+  }
+
+  /**
+   * A user's cost map as a vector. `limitOf(index)` is the smallest limit of that dimension among the rates
+   * that apply to the message, undefined when none of them has it. Throws a ThrottlerOptionError naming
+   * `path.<dimension>` (or `path`) and the value.
+   */
+  resolve(cost: object, limitOf: (index: number) => number | undefined, path = 'cost'): DimensionCost {
+    const vector: number[] = new Array(this.names.length).fill(0);
+    let positive = false;
+    let names: string[];
+    try {
+      names = Object.keys(cost);
+    } catch {
+      throw new ThrottlerOptionError(path, 'a number or an object of dimension to cost', cost);
+    }
+    for (const name of names) {
+      let value: unknown;
+      try {
+        value = (cost as Record<string, unknown>)[name];
+      } catch {
+        throw new ThrottlerOptionError(`${path}.${name}`, 'a readable cost', 'a field that throws when read');
+      }
+      const index = this.numbers.get(name);
+      const limit = index === undefined ? undefined : limitOf(index);
+      if (index === undefined || limit === undefined) {
+        throw new ThrottlerOptionError(
+          `${path}.${name}`,
+          `absent: a dimension of the rates that apply (${this.describe()})`,
+          value,
+        );
+      }
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        throw new ThrottlerOptionError(`${path}.${name}`, 'a non-negative integer', value);
+      }
+      if (value > limit) {
+        throw new ThrottlerOptionError(
+          `${path}.${name}`,
+          `at most ${limit} (the smallest limit of dimension ${JSON.stringify(name)} that applies; it could never be sent)`,
+          value,
+        );
+      }
+      vector[index] = value;
+      if (value > 0) positive = true;
+    }
+    if (!positive) throw new ThrottlerOptionError(path, 'a cost with at least one dimension above 0', cost);
+    return vector;
+  }
+
+  /** A vector back as a user's map (the dimensions it costs something in), for emitted events. */
+  record(cost: DimensionCost): Record<string, number> {
+    const record: Record<string, number> = {};
+    for (const [index, value] of cost.entries()) {
+      // defineProperty: a dimension named `__proto__` is a field like any other.
+      if (value > 0)
+        Object.defineProperty(record, this.names[index] as string, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+    }
+    return record;
+  }
+}
+
+/** A cost as a user writes it: the number, or the engine's vector back as a map. */
+export function costInput(cost: Cost, dimensions: Dimensions | undefined): CostInput {
+  return typeof cost === 'number' || dimensions === undefined ? (cost as number) : dimensions.record(cost);
+}
+
+/** The same key for equal costs (a vector's zeros at its end do not count): what in-flight counting matches on. */
+export function costKey(cost: Cost): number | string {
+  if (typeof cost === 'number') return cost;
+  let end = cost.length;
+  while (end > 0 && cost[end - 1] === 0) end -= 1;
+  return cost.slice(0, end).join(',');
+}
+
+/**
+ * Checks that a list of rates fits the throttler's dimensions: without dimensions, rates without; with them,
+ * a dimension map naming some of them (`every`: all of them, as the overall rates must, so that a saved
+ * snapshot's rates still name every dimension). Refused with a ThrottlerOptionError naming `option` and the value.
+ */
+export function checkRateDimensions(
+  rates: readonly Rate[],
+  dimensions: Dimensions | undefined,
+  option: string,
+  every = false,
+): void {
+  const first = rates[0]?.dimension;
+  if (dimensions === undefined) {
+    if (first !== undefined) {
+      throw new ThrottlerOptionError(`${option}.${first}`, "absent: the throttler's rate names no dimensions", rates);
+    }
+    return;
+  }
+  if (first === undefined) {
+    throw new ThrottlerOptionError(
+      option,
+      `a map of dimension to rates, naming some of ${dimensions.describe()}`,
+      rates.length === 1 ? rates[0] : rates,
+    );
+  }
+  for (const rate of rates) {
+    const name = rate.dimension as string;
+    if (dimensions.indexOf(name) === undefined) {
+      throw new ThrottlerOptionError(
+        `${option}.${name}`,
+        `absent: one of the throttler's dimensions (${dimensions.describe()})`,
+        rate,
+      );
+    }
+  }
+  if (!every) return;
+  for (const name of dimensions.names) {
+    if (!rates.some((rate) => rate.dimension === name)) {
+      throw new ThrottlerOptionError(
+        `${option}.${name}`,
+        'rates (the overall rate names every dimension; give its rates again to keep them)',
+        undefined,
+      );
+    }
+  }
+}
