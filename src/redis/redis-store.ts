@@ -71,24 +71,15 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const whenDown = checkStoreDown(options);
   let closed = false;
   /** What a throttler opens the limiter with: its options (the store's reserve-ahead and grace are added by `declare`). */
-  const throttlerConfig = (throttle: ResolvedOptions): SharedLimiterConfig => {
-    if (throttle.dimensions !== undefined) {
-      throw new ThrottlerOptionError(
-        'rate',
-        'rates without dimensions (a store shares one cost per message)',
-        throttle.rates,
-      );
-    }
-    return {
-      strategy: throttle.strategy,
-      rates: throttle.rates,
-      channels: throttle.channels,
-      keys: throttle.keys?.rates,
-      maxBurst: throttle.strategyOptions.maxBurst,
-      ordering: throttle.ordering,
-      countUntil: throttle.countUntil,
-    };
-  };
+  const throttlerConfig = (throttle: ResolvedOptions): SharedLimiterConfig => ({
+    strategy: throttle.strategy,
+    rates: throttle.rates,
+    channels: throttle.channels,
+    keys: throttle.keys?.rates,
+    maxBurst: throttle.strategyOptions.maxBurst,
+    ordering: throttle.ordering,
+    countUntil: throttle.countUntil,
+  });
   // One set of defaults for the raw limiter and a throttler, so that both open the same configuration.
   const declare = (config: SharedLimiterConfig) =>
     declareConfig(
