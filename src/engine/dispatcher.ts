@@ -1,4 +1,4 @@
-import type { Cost, Dimensions, Rate } from '../rate/index.js';
+import type { Cost, Rate } from '../rate/index.js';
 import { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
@@ -19,7 +19,8 @@ import type { PersistedDispatcher, RestoredState } from './saved/persisted-forma
  * machine's own actions: copying a queue per event is O(n^2).
  */
 export class Dispatcher<TMessage> {
-  private readonly options: ResolvedOptions;
+  /** Read outside for the dimensions' names (a vector cost emitted by name). */
+  readonly options: ResolvedOptions;
   /** When may a message go, and the record that it went: the seam (clearance.ts). */
   readonly clearance: Clearance;
   private readonly queues: MessageQueues<TMessage>;
@@ -207,11 +208,6 @@ export class Dispatcher<TMessage> {
     this.clearance.recordDelivery(request, at, requestedAt);
     this.audit.record(request.channel, request.cost, at);
     this.counts.delivered += 1;
-  }
-
-  /** The throttler's dimensions (rates in dimensions only): a vector cost's names, for what is emitted. */
-  get dimensions(): Dimensions | undefined {
-    return this.options.dimensions;
   }
 
   /** Whether the wake-up timer is armed for the exact moment rather than whole milliseconds. */

@@ -76,7 +76,7 @@ export function acceptMessage(
   }
   const queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
   if ((queued === 'queued' || queued === 'head') && context.pacer.queueingHeard()) {
-    const shown = typeof cost === 'number' ? cost : costInput(cost, dispatcher.dimensions);
+    const shown = typeof cost === 'number' ? cost : costInput(cost, dispatcher.options.dimensions);
     effects.emit({ type: 'queued', message: event.message, channel: event.channel, cost: shown, at: arrivedAt });
   }
   // Queued behind others yet first in its queue (a higher priority, or its channel's only message), it may be

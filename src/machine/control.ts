@@ -24,7 +24,7 @@ export function setRate(context: MachineContext, event: MachineEvent, effects: E
     const { channel, keyTemplate, option } = rateScope(event);
     const rates = parseRates(event.rate, option);
     // The overall rates name every dimension; a channel's, a key's or the template some of them.
-    checkRateDimensions(rates, context.dispatcher.dimensions, option, channel === undefined && !keyTemplate);
+    checkRateDimensions(rates, context.dispatcher.options.dimensions, option, channel === undefined && !keyTemplate);
     if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
     else context.dispatcher.setRates(rates, channel, context.now());
   } catch (error) {

@@ -98,7 +98,7 @@ export function sendNow(send: Send, now: number): number {
   const at = Math.max(now, context.now());
   context.dispatcher.recordDelivery(send, at, queuedAt);
   if (send.emitDelivery) {
-    const shown = typeof cost === 'number' ? cost : costInput(cost, context.dispatcher.dimensions);
+    const shown = typeof cost === 'number' ? cost : costInput(cost, context.dispatcher.options.dimensions);
     send.effects.emit({ type: 'delivered', message, channel, cost: shown, at, queuedAt });
   }
   return at;
@@ -166,7 +166,7 @@ export function sendWhatIsDue(
     emitDequeued ??= listensTo(self, 'dequeued');
     if (emitDequeued) {
       const { message, channel, queuedAt } = entry;
-      const cost = typeof entry.cost === 'number' ? entry.cost : costInput(entry.cost, dispatcher.dimensions);
+      const cost = typeof entry.cost === 'number' ? entry.cost : costInput(entry.cost, dispatcher.options.dimensions);
       effects.emit({ type: 'dequeued', message, channel, cost, queuedAt, at: now });
     }
   }

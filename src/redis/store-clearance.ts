@@ -101,8 +101,7 @@ export class RedisClearance implements StoreClearance {
   }
 
   checkMessage(channel: unknown, cost: unknown): number {
-    // A number: the store refuses rates in dimensions (redis-store.ts), so no cost is per dimension.
-    return this.local.checkMessage(channel, cost) as number;
+    return this.local.checkMessage(channel, cost) as number; // a store refuses dimensions (limiter-config.ts)
   }
 
   admit(request: ClearanceRequest): void {
