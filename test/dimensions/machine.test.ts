@@ -154,6 +154,26 @@ describe('several dimensions at once', () => {
     ]);
   });
 
+  it('QUEUE_BATCH entries take costs per dimension: what fits goes at once, the rest waits, a bad one is refused', () => {
+    const { actor, deliveries, errors } = start();
+    actor.send({
+      type: 'QUEUE_BATCH',
+      messages: [
+        { message: msg(1), cost: { requests: 1, tokens: 90 } },
+        { message: msg(2), cost: { tokens: 500 } },
+        { message: msg(3), cost: { tokens: 20 } },
+        { message: msg(4), cost: { requests: 1 } },
+      ],
+    });
+    expect(errors('rejected').map((error) => [error.option, error.value])).toEqual([['cost.tokens', 500]]);
+    advance(2_000);
+    expect(deliveries()).toEqual([
+      [1, 0],
+      [3, 1_000],
+      [4, 1_000],
+    ]);
+  });
+
   it('TRY_ACQUIRE takes a cost per dimension', () => {
     const { actor } = start();
     const reply: { waitMs?: number; error?: Error } = {};
