@@ -26,12 +26,7 @@ export function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOp
   if (keyTemplate === true && resolved.keys === undefined) {
     throw new ThrottlerOptionError('keyTemplate', 'set only with the keys option', keyTemplate);
   }
-  checkRateDimensions(
-    parseRates(rate, option),
-    resolved.dimensions,
-    option,
-    channel === undefined && keyTemplate !== true,
-  );
+  checkRateDimensions(parseRates(rate, option), resolved.dimensions, option);
   const known =
     channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
   if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);

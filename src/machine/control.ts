@@ -1,5 +1,5 @@
 import type { StoreConflict } from '../engine/clearance/clearance.js';
-import { checkRateDimensions, parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { checkRateDimensions, keepingDimensions, parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
 import { checkTarget, pauseUntil, rateScope } from './event-checks.js';
@@ -22,9 +22,15 @@ export function setRate(context: MachineContext, event: MachineEvent, effects: E
   if (event.type !== 'SET_RATE') return;
   try {
     const { channel, keyTemplate, option } = rateScope(event);
-    const rates = parseRates(event.rate, option);
-    // The overall rates name every dimension; a channel's, a key's or the template some of them.
-    checkRateDimensions(rates, context.dispatcher.options.dimensions, option, channel === undefined && !keyTemplate);
+    const { clearance, options } = context.dispatcher;
+    const parsed = parseRates(event.rate, option);
+    checkRateDimensions(parsed, options.dimensions, option);
+    // A dimension the new rates do not name keeps its rates in force.
+    const scoped = channel === undefined ? clearance.rates : clearance.channelRates.get(channel);
+    const current = keyTemplate
+      ? clearance.keyRates
+      : (scoped ?? clearance.ownRatesOf?.(channel as string) ?? clearance.keyRates);
+    const rates = keepingDimensions(parsed, current);
     if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
     else context.dispatcher.setRates(rates, channel, context.now());
   } catch (error) {

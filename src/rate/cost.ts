@@ -125,15 +125,9 @@ export function costKey(cost: Cost): number | string {
 
 /**
  * Checks that a list of rates fits the throttler's dimensions: without dimensions, rates without; with them,
- * a dimension map naming some of them (`every`: all of them, as the overall rates must, so that a saved
- * snapshot's rates still name every dimension). Refused with a ThrottlerOptionError naming `option` and the value.
+ * a dimension map naming some of them. Refused with a ThrottlerOptionError naming `option` and the value.
  */
-export function checkRateDimensions(
-  rates: readonly Rate[],
-  dimensions: Dimensions | undefined,
-  option: string,
-  every = false,
-): void {
+export function checkRateDimensions(rates: readonly Rate[], dimensions: Dimensions | undefined, option: string): void {
   const first = rates[0]?.dimension;
   if (dimensions === undefined) {
     if (first !== undefined) {
@@ -158,14 +152,25 @@ export function checkRateDimensions(
       );
     }
   }
-  if (!every) return;
-  for (const name of dimensions.names) {
-    if (!rates.some((rate) => rate.dimension === name)) {
-      throw new ThrottlerOptionError(
-        `${option}.${name}`,
-        'rates (the overall rate names every dimension; give its rates again to keep them)',
-        undefined,
-      );
+}
+
+/**
+ * A SET_RATE's new rates in dimensions over the rates in force: each dimension it names takes its new rates,
+ * each it does not keeps its own (so the overall rates, which name every dimension, always do). Each
+ * dimension's rates together, in the order of the rates in force, new dimensions after. Plain rates as given.
+ */
+export function keepingDimensions(next: Rate[], current: readonly Rate[] | undefined): Rate[] {
+  if (next[0]?.dimension === undefined || current === undefined) return next;
+  const named = new Set(next.map((rate) => rate.dimension));
+  const merged: Rate[] = [];
+  const placed = new Set<string | undefined>();
+  for (const rate of current) {
+    if (!named.has(rate.dimension)) merged.push(rate);
+    else if (!placed.has(rate.dimension)) {
+      placed.add(rate.dimension);
+      merged.push(...next.filter((one) => one.dimension === rate.dimension));
     }
   }
+  for (const rate of next) if (!placed.has(rate.dimension)) merged.push(rate);
+  return merged;
 }

@@ -6,6 +6,7 @@ export {
   costKey,
   type DimensionCost,
   Dimensions,
+  keepingDimensions,
 } from './cost.js';
 export { type DurationInput, parseDuration } from './duration.js';
 export { describeValue, ThrottlerOptionError } from './errors.js';

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import {
+  type Rate,
   type ThrottlerEmitted,
   type ThrottlerInput,
   type ThrottlerOptionError,
@@ -137,20 +138,29 @@ describe('several dimensions at once', () => {
     expect(Object.keys(shown)).toEqual(['__proto__']);
   });
 
-  it('SET_RATE: the overall rates name every dimension, a channel some; refused otherwise', () => {
+  it('SET_RATE: a dimension map replaces the dimensions it names, the others keep their rates', () => {
     const { actor, queue, deliveries, errors } = start({ channels: { a: { tokens: '100/1s' } } });
-    actor.send({ type: 'SET_RATE', rate: { tokens: '200/1s' } });
     actor.send({ type: 'SET_RATE', rate: '5/1s' });
-    actor.send({ type: 'SET_RATE', rate: { tokens: '50/1s' }, channel: 'a' });
     actor.send({ type: 'SET_RATE', rate: { images: '50/1s' }, channel: 'a' });
-    expect(errors('invalidEvent').map((error) => error.option)).toEqual(['rate.requests', 'rate', 'channels.a.images']);
-    actor.send({ type: 'SET_RATE', rate: { requests: '1/1s', tokens: '200/1s' } });
+    expect(errors('invalidEvent').map((error) => error.option)).toEqual(['rate', 'channels.a.images']);
+    actor.send({ type: 'SET_RATE', rate: { requests: '1/1s' } });
+    actor.send({ type: 'SET_RATE', rate: { tokens: '10/1s' }, channel: 'a' });
+    const saved = JSON.parse(JSON.stringify(actor.getPersistedSnapshot())).context.dispatcher.options;
+    expect(saved.rates.map((rate: Rate) => [rate.dimension, rate.limit])).toEqual([
+      ['requests', 1],
+      ['tokens', 100],
+      ['tokens', 150],
+    ]);
     queue(1, { requests: 1 });
     queue(2, { requests: 1 });
+    queue(3, { tokens: 80 }); // the overall tokens rates kept: 100/1s and 150/2s
+    queue(4, { tokens: 10 }, 'a');
     advance(1_000);
     expect(deliveries()).toEqual([
       [1, 0],
       [2, 1_000],
+      [3, 1_000],
+      [4, 1_000],
     ]);
   });
 

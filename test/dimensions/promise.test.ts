@@ -77,11 +77,14 @@ describe('the promise API with several dimensions', () => {
     await throttler.stop();
   });
 
-  it('setRate: the overall rate names every dimension; a plain rate is refused at the call', async () => {
+  it('setRate: a dimension map, the dimensions it leaves out kept; a plain rate is refused at the call', async () => {
     const throttler = createThrottler({ rate: { requests: '5/1s', tokens: '100/1s' }, strategy: 'sliding-window' });
     expect(() => throttler.setRate('10/1s')).toThrow(ThrottlerOptionError);
-    expect(() => throttler.setRate({ tokens: '10/1s' })).toThrow(/rate\.requests/);
-    throttler.setRate({ requests: '1/1s', tokens: '100/1s' });
+    expect(() => throttler.setRate({ images: '10/1s' })).toThrow(/rate\.images/);
+    throttler.setRate({ tokens: '10/1s' });
+    expect(throttler.tryAcquire({ requests: 5 })).toBe(0);
+    expect(throttler.tryAcquire({ tokens: 10 })).toBe(0);
+    expect(throttler.tryAcquire({ tokens: 1 })).toBe(1_000);
     await throttler.stop();
   });
 });
