@@ -19,7 +19,6 @@ import type { PersistedDispatcher, RestoredState } from './saved/persisted-forma
  * machine's own actions: copying a queue per event is O(n^2).
  */
 export class Dispatcher<TMessage> {
-  /** Read outside for the dimensions' names (a vector cost emitted by name). */
   readonly options: ResolvedOptions;
   /** When may a message go, and the record that it went: the seam (clearance.ts). */
   readonly clearance: Clearance;
