@@ -23,14 +23,16 @@ export function setRate(context: MachineContext, event: MachineEvent, effects: E
   try {
     const { channel, keyTemplate, option } = rateScope(event);
     const { clearance, options } = context.dispatcher;
-    const parsed = parseRates(event.rate, option);
-    checkRateDimensions(parsed, options.dimensions, option);
-    // A dimension the new rates do not name keeps its rates in force.
-    const scoped = channel === undefined ? clearance.rates : clearance.channelRates.get(channel);
-    const current = keyTemplate
-      ? clearance.keyRates
-      : (scoped ?? clearance.ownRatesOf?.(channel as string) ?? clearance.keyRates);
-    const rates = keepingDimensions(parsed, current);
+    let rates = parseRates(event.rate, option);
+    checkRateDimensions(rates, options.dimensions, option);
+    if (options.dimensions !== undefined) {
+      // A dimension the new rates do not name keeps its rates in force.
+      const scoped = channel === undefined ? clearance.rates : clearance.channelRates.get(channel);
+      const current = keyTemplate
+        ? clearance.keyRates
+        : (scoped ?? clearance.ownRatesOf?.(channel as string) ?? clearance.keyRates);
+      rates = keepingDimensions(rates, current);
+    }
     if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
     else context.dispatcher.setRates(rates, channel, context.now());
   } catch (error) {
