@@ -35,7 +35,8 @@ export type DiscardEvent = Extract<ThrottlerEmitted, { type: 'dropped' | 'reject
 export interface QueueEntry {
   readonly message: { readonly type: string };
   readonly channel: string | undefined;
-  readonly cost: number | undefined;
+  /** As given: the machine checks it (an entry is handed over before it is queued). */
+  readonly cost: number | { readonly [dimension: string]: number } | undefined;
   readonly id?: unknown;
   readonly priority?: number | undefined;
   readonly deadline?: number | undefined;

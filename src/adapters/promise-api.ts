@@ -39,8 +39,11 @@ export interface TaskOutcomeListener {
 export interface ScheduleOptions<R = unknown> {
   /** A channel named in `channels`; without it only the overall rate applies. */
   channel?: string | undefined;
-  /** How much of the limit the task spends (a positive integer, default 1). */
-  cost?: number | undefined;
+  /**
+   * How much of the limit the task spends (a positive integer, default 1), or with rates in dimensions per
+   * dimension: `{ requests: 1, tokens: 1200 }` (a dimension it does not name costs 0; a number: that cost in each).
+   */
+  cost?: number | { readonly [dimension: string]: number } | undefined;
   /** Aborting it takes the task out of the queue and rejects its promise, if it has not started. */
   signal?: AbortSignal | undefined;
   /** 0 (goes last) to 9 (goes first), default 5: among tasks the rates allow, higher first (see Priorities). */
@@ -84,12 +87,18 @@ export interface Throttler {
     options?: ScheduleOptions<Awaited<R>>,
   ): (this: This, ...args: A) => Promise<Awaited<R>>;
   /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
-  acquire(cost?: number, options?: Omit<ScheduleOptions<number>, 'cost'>): Promise<number>;
+  acquire(
+    cost?: number | { readonly [dimension: string]: number },
+    options?: Omit<ScheduleOptions<number>, 'cost'>,
+  ): Promise<number>;
   /**
    * Takes a permit now if one is free and nothing waits ahead: returns 0. Otherwise takes
    * nothing and returns the milliseconds until one may be free. Throws on a bad cost or channel.
    */
-  tryAcquire(cost?: number, options?: Pick<ScheduleOptions, 'channel'>): number;
+  tryAcquire(
+    cost?: number | { readonly [dimension: string]: number },
+    options?: Pick<ScheduleOptions, 'channel'>,
+  ): number;
   /**
    * Starts nothing for `duration` (`'5s'` or ms; e.g. an HTTP 429's Retry-After), or until `resume()`.
    * Called from a task, it holds back the tasks due with it too. Throws after `stop()`.

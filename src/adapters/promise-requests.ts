@@ -6,9 +6,18 @@
 import { checkOptionNames, isKeyName, type ResolvedOptions, unknownChannelError } from '../engine/index.js';
 import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
-import type { MachineContext } from '../machine/machine-types.js';
+import type { MachineContext, MachineEvent } from '../machine/machine-types.js';
 import type { ThrottlerEvent } from '../machine/types.js';
-import { parseDuration, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import {
+  type Cost,
+  checkRateDimensions,
+  costInput,
+  type Dimensions,
+  parseDuration,
+  parseRates,
+  type RatesInput,
+  ThrottlerOptionError,
+} from '../rate/index.js';
 import type { StopOptions, Throttler } from './promise-api.js';
 
 /** The SET_RATE for `setRate(rate, scope)`, checked as the machine would check it (it throws instead of reporting). */
@@ -20,7 +29,7 @@ export function rateEvent(rate: RatesInput, scope: unknown, resolved: ResolvedOp
   if (keyTemplate === true && resolved.keys === undefined) {
     throw new ThrottlerOptionError('keyTemplate', 'set only with the keys option', keyTemplate);
   }
-  parseRates(rate, option);
+  checkRateDimensions(parseRates(rate, option), resolved.dimensions, option);
   const known =
     channel === undefined || resolved.channels.has(channel) || (resolved.keys !== undefined && isKeyName(channel));
   if (!known) throw unknownChannelError(channel, resolved.channels.keys(), resolved.keys !== undefined);
@@ -107,7 +116,7 @@ export function checkServerLimits(serverLimits: unknown): void {
  */
 export function tryAcquireNow(
   send: (event: ThrottlerEvent) => void,
-  cost: number | undefined,
+  cost: number | { readonly [dimension: string]: number } | undefined,
   channel: string | undefined,
   reportsSettling: boolean,
 ): number {
@@ -121,4 +130,10 @@ export function tryAcquireNow(
   }
   if (reply.waitMs === 0 && reportsSettling) send({ type: 'SETTLED', channel, cost });
   return reply.waitMs;
+}
+
+/** A task's SETTLED with its cost as SETTLED reads it: once queued a task holds a vector per dimension, sent back by name. */
+export function withCostByName(event: MachineEvent, dimensions: Dimensions | undefined): MachineEvent {
+  if (event.type !== 'SETTLED' || !Array.isArray(event.cost)) return event;
+  return { ...event, cost: costInput(event.cost as Cost, dimensions) };
 }

@@ -46,6 +46,7 @@ import {
   rateEvent,
   stopDrains,
   tryAcquireNow,
+  withCostByName,
 } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { Task } from './task.js';
@@ -117,7 +118,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     keeper: pending,
     reportsSettling,
     send: (event) => {
-      if (!stopped) host.send(event);
+      if (!stopped) host.send(withCostByName(event, resolved.dimensions));
     },
     events,
     hear: serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
@@ -226,11 +227,17 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       function (this: This, ...args: A): Promise<Awaited<R>> {
         return schedule(() => fn.apply(this, args), scheduleOptions);
       },
-    acquire: (cost?: number, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
+    acquire: (
+      cost?: number | { readonly [dimension: string]: number },
+      acquireOptions?: Omit<ScheduleOptions, 'cost'>,
+    ) => {
       const askedAt = now();
       return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
     },
-    tryAcquire: (cost?: number, acquireOptions?: Pick<ScheduleOptions, 'channel'>) => {
+    tryAcquire: (
+      cost?: number | { readonly [dimension: string]: number },
+      acquireOptions?: Pick<ScheduleOptions, 'channel'>,
+    ) => {
       refuseIfStopped();
       if (runner.running) throw busyError();
       sendWaiting();

@@ -50,8 +50,8 @@ export interface ThrottleQueueOptions<T> extends CommonOptions {
   scheduler?: SchedulerLike | undefined;
   /** The channel of a value (a name in `channels`), or undefined for the overall rate only. */
   channel?: ((value: T) => string | undefined) | undefined;
-  /** How much of the limit a value spends (default 1). */
-  cost?: ((value: T) => number) | undefined;
+  /** How much of the limit a value spends (default 1), or per dimension: `{ requests: 1, tokens: n }`. */
+  cost?: ((value: T) => number | { readonly [dimension: string]: number }) | undefined;
   /** A value's priority, 0 (goes last) to 9 (goes first), default 5 (see Priorities and deadlines). */
   priority?: ((value: T) => number | undefined) | undefined;
   /**
@@ -81,7 +81,7 @@ interface QueuedValue<T> {
 interface BatchEntry<T> {
   message: QueuedValue<T>;
   channel: string | undefined;
-  cost: number | undefined;
+  cost: number | { readonly [dimension: string]: number } | undefined;
   priority?: number | undefined;
   maxWait?: DurationInput | undefined;
 }

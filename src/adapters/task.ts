@@ -54,7 +54,8 @@ export class Task extends SelfQueuedMessage {
   constructor(
     public run: (context: TaskContext) => unknown,
     public channel: string | undefined,
-    public cost: number | undefined,
+    /** As given until queued; the checked cost from then on (with dimensions, a vector: engine `Cost`). */
+    public cost: number | { readonly [dimension: string]: number } | undefined,
   ) {
     super();
   }

@@ -1,3 +1,4 @@
+import { type CostInput, costInput, type Dimensions } from '../rate/index.js';
 /**
  * The dispatcher as it is seen from outside: the form a persisted snapshot holds (every time moved
  * onto the wall clock, in the oldest format that can say it), and the short account inspectors
@@ -19,7 +20,7 @@ import { needsPriorityFormat, savedMessage } from './saved/persisted-message.js'
 export interface DispatcherSummary<TMessage> extends ThrottlerCounts {
   inFlight: number;
   pausedUntil: number;
-  firstWaiting: Array<{ message: TMessage; channel: string | undefined; cost: number; queuedAt: number }>;
+  firstWaiting: Array<{ message: TMessage; channel: string | undefined; cost: CostInput; queuedAt: number }>;
 }
 
 /** The counts and the first `limit` waiting messages, never the whole queue. */
@@ -27,14 +28,18 @@ export function summarize<TMessage>(
   clearance: Clearance,
   queues: MessageQueues<TMessage>,
   limit: number,
+  dimensions: Dimensions | undefined,
 ): DispatcherSummary<TMessage> {
   return {
     ...queues.counts,
     inFlight: clearance.inFlightCount,
     pausedUntil: clearance.pausedUntil,
-    firstWaiting: queues
-      .firstWaiting(limit)
-      .map(({ message, channel, cost, queuedAt }) => ({ message, channel, cost, queuedAt })),
+    firstWaiting: queues.firstWaiting(limit).map(({ message, channel, cost, queuedAt }) => ({
+      message,
+      channel,
+      cost: costInput(cost, dimensions),
+      queuedAt,
+    })),
   };
 }
 
@@ -47,11 +52,12 @@ export function savedState<TMessage>(
   queues: MessageQueues<TMessage>,
   now: number,
   shift: number,
+  dimensions: Dimensions | undefined,
 ): DispatcherState<TMessage> {
   const { pausedUntil } = clearance;
   return {
     savedAt: now + shift,
-    queue: queues.waiting().map((entry) => savedMessage(entry, shift)),
+    queue: queues.waiting().map((entry) => savedMessage(entry, shift, dimensions)),
     ...clearance.save(shift),
     pausedUntil: Number.isFinite(pausedUntil) ? pausedUntil + shift : pausedUntil > 0 ? 'forever' : null,
     counts: { ...queues.counts },
@@ -70,11 +76,12 @@ export function persistedForm<TMessage>(
   reading: number,
 ): PersistedDispatcher<TMessage> {
   // Functions are never saved: the clock and the weights are the restoring process's (RestoreOptions), and the
-  // strategy is saved by its name (`strategy`), since its value holds functions and names are the format.
-  const { now: _source, weight: _weight, strategyValue: _value, ...options } = resolved;
+  // strategy is saved by its name (`strategy`), since its value holds functions and names are the format. The
+  // dimensions are the saved rates' own (the overall rates name every one): not saved apart.
+  const { now: _source, weight: _weight, strategyValue: _value, dimensions: _dimensions, ...options } = resolved;
   const { rates, channelRates, keyRates } = clearance;
   const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
-  const state = savedState(clearance, queues, reading, Date.now() - reading);
+  const state = savedState(clearance, queues, reading, Date.now() - reading, resolved.dimensions);
   // Format 2 when nothing needs format 3 (no keys, no priority or deadline), so that older versions read it.
   const needsThird = keys !== undefined || state.queue.some(needsPriorityFormat);
   return {

@@ -1,4 +1,4 @@
-import type { Rate } from '../rate/index.js';
+import type { Cost, Rate } from '../rate/index.js';
 import { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
@@ -21,7 +21,7 @@ import type { PersistedDispatcher, RestoredState } from './saved/persisted-forma
  * machine's own actions: copying a queue per event is O(n^2).
  */
 export class Dispatcher<TMessage> {
-  private readonly options: ResolvedOptions;
+  readonly options: ResolvedOptions;
   /** When may a message go, and the record that it went: the seam (clearance.ts). */
   readonly clearance: Clearance;
   private readonly queues: MessageQueues<TMessage>;
@@ -102,7 +102,7 @@ export class Dispatcher<TMessage> {
   enqueue(
     message: TMessage,
     channel: string | undefined,
-    cost: number,
+    cost: Cost,
     id: unknown,
     now: number,
     priority?: number,
@@ -232,7 +232,7 @@ export class Dispatcher<TMessage> {
   }
 
   /** Takes a permit now if one is free and nothing waits ahead of it: 0; else nothing, and the ms until one may be. */
-  tryAcquire(channel: string | undefined, cost: number, now: number): number {
+  tryAcquire(channel: string | undefined, cost: Cost, now: number): number {
     this.activate(now);
     const queuedGoesAt = this.isEmpty ? undefined : this.chooseNext(now);
     // Choosing drops what is past its deadline: nothing may be left to go first.
@@ -274,7 +274,7 @@ export class Dispatcher<TMessage> {
 
   /** A short account of the queue for inspectors and logs (dispatcher-state.ts): never the whole queue. */
   summary(limit: number): DispatcherSummary<TMessage> {
-    return summarize(this.clearance, this.queues, limit);
+    return summarize(this.clearance, this.queues, limit, this.options.dimensions);
   }
 
   /** What JSON.stringify writes for it in a persisted snapshot (dispatcher-state.ts), on the machine's time line. */

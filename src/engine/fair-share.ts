@@ -1,3 +1,4 @@
+import type { Cost } from '../rate/index.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import type { QueuedMessage } from './queue/queued-message.js';
 
@@ -22,7 +23,7 @@ export class FairShare {
   /** Tags a queue's head as it is filed (the head is the queue's; `weight` was set as the queue filled). */
   tag<TMessage>(queue: ChannelQueue<TMessage>, head: QueuedMessage<TMessage>): void {
     if (Number.isNaN(queue.virtualStart)) queue.virtualStart = this.virtualTime;
-    queue.finishTag = queue.virtualStart + head.cost / queue.weight;
+    queue.finishTag = queue.virtualStart + fairCost(head.cost) / queue.weight;
   }
 
   /** The queue's head is going: the virtual time moves on to its tag, and its next head starts afresh. */
@@ -39,4 +40,12 @@ export function fairlyBefore<TMessage>(
   tie: (a: ChannelQueue<TMessage>, b: ChannelQueue<TMessage>) => boolean,
 ): boolean {
   return a.finishTag < b.finishTag || (a.finishTag === b.finishTag && tie(a, b));
+}
+
+/** What a message weighs for fairness: its cost, or with costs per dimension its largest one (tokens, not requests). */
+function fairCost(cost: Cost): number {
+  if (typeof cost === 'number') return cost;
+  let largest = 0;
+  for (const one of cost) if (one > largest) largest = one;
+  return largest;
 }

@@ -1,4 +1,4 @@
-import { ThrottlerOptionError } from '../rate/index.js';
+import { type Cost, costKey, ThrottlerOptionError } from '../rate/index.js';
 import type { Clearance } from './clearance/clearance.js';
 import { FairShare, fairlyBefore } from './fair-share.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
@@ -18,7 +18,7 @@ export interface HeadRules<TMessage> {
    */
   channelAllows(head: QueuedMessage<TMessage>, now: number): number;
   /** When everything common to all heads (overall rate, pause, in-flight cap) lets a message of `cost` go. */
-  othersAllow(cost: number, now: number): number;
+  othersAllow(cost: Cost, now: number): number;
 }
 
 /** Of two heads allowed at the same time, whether `a` goes first: the lower rank, then the earlier arrival. */
@@ -28,6 +28,8 @@ function goesBefore<TMessage>(a: ChannelQueue<TMessage>, b: ChannelQueue<TMessag
 
 /** The heads of one cost: the overall rate treats them all alike. */
 interface CostGroup<TMessage> {
+  /** Their cost (heads with equal costs in every dimension share a group). */
+  readonly cost: Cost;
   /** Heads whose channel allows them already (R <= now), by rank, then arrival. */
   readonly ready: IndexedHeap<ChannelQueue<TMessage>>;
   /** Heads whose channel holds them back, by when it stops doing so. */
@@ -60,7 +62,7 @@ export class HeadSchedule<TMessage> {
   private readonly fair: FairShare | undefined;
   /** Of two heads allowed at once, which goes first: by rank and arrival, or by tag. */
   private readonly before: (a: ChannelQueue<TMessage>, b: ChannelQueue<TMessage>) => boolean;
-  private readonly groups = new Map<number, CostGroup<TMessage>>();
+  private readonly groups = new Map<number | string, CostGroup<TMessage>>();
   private readonly unfiled: ChannelQueue<TMessage>[] = [];
   /** A queue is filed in one heap at a time, so the heaps of every group share one slot. */
   private readonly slot: HeapSlot<ChannelQueue<TMessage>> = {
@@ -111,7 +113,7 @@ export class HeadSchedule<TMessage> {
     let best = Number.POSITIVE_INFINITY;
     let bestQueue: ChannelQueue<TMessage> | undefined;
     let fairest: ChannelQueue<TMessage> | undefined;
-    for (const [cost, group] of this.groups) {
+    for (const [key, group] of this.groups) {
       let waiting = group.waiting.peek();
       while (waiting !== undefined && waiting.channelReadyAt <= now) {
         group.waiting.pop();
@@ -121,7 +123,7 @@ export class HeadSchedule<TMessage> {
       const ready = group.ready.peek();
       const candidate = ready ?? waiting;
       if (candidate === undefined) {
-        this.groups.delete(cost);
+        this.groups.delete(key);
         continue;
       }
       if (this.fair !== undefined && ready !== undefined) {
@@ -129,7 +131,7 @@ export class HeadSchedule<TMessage> {
         continue;
       }
       if (fairest !== undefined) continue;
-      let at = this.rules.othersAllow(cost, now);
+      let at = this.rules.othersAllow(group.cost, now);
       if (ready === undefined) at = Math.max(at, candidate.channelReadyAt);
       if (bestQueue === undefined || at < best || (at === best && this.before(candidate, bestQueue))) {
         best = at;
@@ -170,17 +172,19 @@ export class HeadSchedule<TMessage> {
     this.refile(queue);
   }
 
-  private groupFor(cost: number): CostGroup<TMessage> {
-    let group = this.groups.get(cost);
+  private groupFor(cost: Cost): CostGroup<TMessage> {
+    const key = typeof cost === 'number' ? cost : costKey(cost);
+    let group = this.groups.get(key);
     if (group === undefined) {
       group = {
+        cost,
         ready: new IndexedHeap(this.before, this.slot),
         waiting: new IndexedHeap(
           (a, b) => a.channelReadyAt < b.channelReadyAt || (a.channelReadyAt === b.channelReadyAt && this.before(a, b)),
           this.slot,
         ),
       };
-      this.groups.set(cost, group);
+      this.groups.set(key, group);
     }
     return group;
   }

@@ -11,6 +11,7 @@ import {
   checkPriority,
   messageError,
 } from '../engine/queue/message-checks.js';
+import { type Cost, costInput } from '../rate/index.js';
 import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
@@ -36,7 +37,7 @@ export function acceptMessage(
   send: Send | undefined,
 ): number {
   const { dispatcher } = context;
-  let cost: number;
+  let cost: Cost;
   let priority: number | undefined;
   let deadline: number | undefined;
   try {
@@ -84,7 +85,8 @@ export function acceptMessage(
     return now;
   }
   if ((queued === 'queued' || queued === 'head') && context.pacer.queueingHeard()) {
-    effects.emit({ type: 'queued', message: event.message, channel: event.channel, cost, at: arrivedAt });
+    const shown = typeof cost === 'number' ? cost : costInput(cost, dispatcher.options.dimensions);
+    effects.emit({ type: 'queued', message: event.message, channel: event.channel, cost: shown, at: arrivedAt });
   }
   // Queued behind others yet first in its queue (a higher priority, or its channel's only message), it may be
   // due at once: it goes now, before the next message of a batch, as it would have after a QUEUE of its own.
@@ -171,6 +173,8 @@ export function passesStraightThrough(context: MachineContext, event: QueueEvent
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
   if (messageRefusal(context, event.message) !== undefined || !mayGoAsIs(event, now)) return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
+  // A cost that is not a number (per dimension, or invalid) takes the long way, where it is resolved or refused.
+  if (typeof event.cost === 'object' && event.cost !== null) return false;
   return clearance.allowsNow(event.channel, event.cost ?? 1, now) && isRunning(target) && !awaitsStart(target);
 }
 
@@ -214,7 +218,8 @@ function mayGoAsIs(event: QueueEvent<Message>, now: number): boolean {
 export function straightThrough(send: Send, event: QueueEvent<Message>, arrivedAt: number): Send {
   send.message = event.message;
   send.channel = event.channel;
-  send.cost = event.cost ?? 1;
+  // passesStraightThrough let only a number through (allowsNow is false for a cost per dimension).
+  send.cost = (event.cost as number | undefined) ?? 1;
   send.queuedAt = arrivedAt;
   send.id = event.id;
   return send;

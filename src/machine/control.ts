@@ -1,9 +1,9 @@
 import type { StoreConflict } from '../engine/clearance/clearance.js';
 import { settleActualCost } from '../engine/clearance/settle-book.js';
-import { parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { checkRateDimensions, keepingDimensions, parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
-import { actualCost, checkTarget, pauseUntil, rateScope } from './event-checks.js';
+import { checkTarget, pauseUntil, rateScope } from './event-checks.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
 
 /** SET_TARGET: the target every delivery goes to from now on (checked to be a full actor ref). */
@@ -23,7 +23,17 @@ export function setRate(context: MachineContext, event: MachineEvent, effects: E
   if (event.type !== 'SET_RATE') return;
   try {
     const { channel, keyTemplate, option } = rateScope(event);
-    const rates = parseRates(event.rate, option);
+    const { clearance, options } = context.dispatcher;
+    let rates = parseRates(event.rate, option);
+    checkRateDimensions(rates, options.dimensions, option);
+    if (options.dimensions !== undefined) {
+      // A dimension the new rates do not name keeps its rates in force.
+      const scoped = channel === undefined ? clearance.rates : clearance.channelRates.get(channel);
+      const current = keyTemplate
+        ? clearance.keyRates
+        : (scoped ?? clearance.ownRatesOf?.(channel as string) ?? clearance.keyRates);
+      rates = keepingDimensions(rates, current);
+    }
     if (keyTemplate) context.dispatcher.setKeyTemplate(rates, context.now());
     else context.dispatcher.setRates(rates, channel, context.now());
   } catch (error) {
@@ -72,7 +82,7 @@ export function settle(context: MachineContext, event: MachineEvent, effects: Ef
 export function settleActual(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'ACTUAL_COST') return;
   try {
-    settleActualCost(context.dispatcher, event.id, actualCost(event), context.now());
+    settleActualCost(context.dispatcher, event.id, event.cost, context.now());
   } catch (error) {
     // Nothing changed: an unknown id or a bad cost could otherwise open a window or hold one shut.
     refuse(effects, event, error as Error);

@@ -6,6 +6,7 @@
 import type { AnyActorRef, AnyEventObject } from 'xstate';
 import type { QueuedMessage } from '../engine/queue/queued-message.js';
 import { GRANT_TOLERANCE_MS } from '../policies/smooth-rate.js';
+import { type Cost, costInput } from '../rate/index.js';
 import { type Effects, emitDiscarded, MAX_TIMER_DELAY, published, WAKE_UP_ID } from './effects.js';
 import type { MachineContext } from './machine-types.js';
 import { DRAINED_EVENT, WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
@@ -50,7 +51,7 @@ export interface Send {
   message: Message;
   channel: string | undefined;
   /** Checked. */
-  cost: number;
+  cost: Cost;
   queuedAt: number;
   /** The queue entry's seq, which names it to the clearance; -1 for a message straight through. */
   seq: number;
@@ -99,7 +100,10 @@ export function sendNow(send: Send, now: number): number {
   // limit too (one reading before a loop of sends dated the later sends too early: W3 in bench/).
   const at = Math.max(now, context.now());
   context.dispatcher.recordDelivery(send, at, queuedAt);
-  if (send.emitDelivery) send.effects.emit({ type: 'delivered', message, channel, cost, at, queuedAt });
+  if (send.emitDelivery) {
+    const shown = typeof cost === 'number' ? cost : costInput(cost, context.dispatcher.options.dimensions);
+    send.effects.emit({ type: 'delivered', message, channel, cost: shown, at, queuedAt });
+  }
   return at;
 }
 
@@ -165,7 +169,8 @@ export function sendWhatIsDue(
     now = sendNow(next, now);
     emitDequeued ??= listensTo(self, 'dequeued');
     if (emitDequeued) {
-      const { message, channel, cost, queuedAt } = entry;
+      const { message, channel, queuedAt } = entry;
+      const cost = typeof entry.cost === 'number' ? entry.cost : costInput(entry.cost, dispatcher.options.dimensions);
       effects.emit({ type: 'dequeued', message, channel, cost, queuedAt, at: now });
     }
   }

@@ -78,12 +78,3 @@ export function rateScope(event: { channel?: unknown; keyTemplate?: unknown }): 
   const named = channel === undefined ? 'rate' : channel.length <= 64 ? `channels.${channel}` : 'channels[key]';
   return { channel, keyTemplate: keyTemplate === true, option: keyTemplate === true ? 'keys.rate' : named };
 }
-
-/** Checks an ACTUAL_COST's cost: the actual cost of a delivered message, an integer >= 0 (less than its estimate, or more). */
-export function actualCost(event: { cost?: unknown }): number {
-  const { cost } = event;
-  if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
-    throw new ThrottlerOptionError('cost', 'the actual cost of a delivered message, an integer >= 0', cost);
-  }
-  return cost;
-}

@@ -58,8 +58,11 @@ const throttlerSetup = setup({
     }),
     queueMessage: withEffects((context, event, effects, self) => {
       // In `idle` a single QUEUE that could go at once took passThrough already, so only a batch's messages
-      // may go at once here; never with the timer strategy, whose deliveries may need the period activation starts.
-      const deliverNow = event.type === 'QUEUE_BATCH' && !context.dispatcher.startsPeriodsOnActivation;
+      // may go at once here (and a QUEUE whose cost is per dimension, which passThrough does not judge); never
+      // with the timer strategy, whose deliveries may need the period activation starts.
+      const perDimension = event.type === 'QUEUE' && typeof event.cost === 'object' && event.cost !== null;
+      const deliverNow =
+        (event.type === 'QUEUE_BATCH' || perDimension) && !context.dispatcher.startsPeriodsOnActivation;
       acceptQueued(context, event, effects, self, context.now(), deliverNow);
       effects.assign(published(context, context.target, context.wakeAt));
     }),

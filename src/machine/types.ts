@@ -25,8 +25,11 @@ export interface QueueEvent<TMessage extends EventObject = AnyEventObject> {
    * keys' template rate); without it only the overall rate applies.
    */
   channel?: string | undefined;
-  /** How much of the limit this message spends (a positive integer, default 1). */
-  cost?: number | undefined;
+  /**
+   * How much of the limit this message spends (a positive integer, default 1; with rates in dimensions, that
+   * cost in every dimension), or per dimension: `{ requests: 1, tokens: 1200 }` (a dimension it does not name costs 0).
+   */
+  cost?: number | { readonly [dimension: string]: number } | undefined;
   /** Any key for CANCEL. */
   id?: unknown;
   /**
@@ -91,7 +94,8 @@ export interface ActualCostEvent {
 export interface SettledEvent {
   type: 'SETTLED';
   channel?: string | undefined;
-  cost?: number | undefined;
+  /** The delivery's cost, as it was queued (a number, or the same map of dimension to cost). */
+  cost?: number | { readonly [dimension: string]: number } | undefined;
 }
 
 /**
@@ -106,7 +110,8 @@ export interface SettledEvent {
 export interface TryAcquireEvent {
   type: 'TRY_ACQUIRE';
   channel?: string | undefined;
-  cost?: number | undefined;
+  /** As a QUEUE's: a number, or a map of dimension to cost. */
+  cost?: number | { readonly [dimension: string]: number } | undefined;
   reply: { waitMs?: number | undefined; error?: Error | undefined; cancelled?: boolean | undefined };
 }
 
@@ -116,7 +121,8 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
       type: 'delivered';
       message: TMessage;
       channel: string | undefined;
-      cost: number;
+      /** As queued: a number, or (a cost per dimension) the dimensions it costs something in. */
+      cost: number | { readonly [dimension: string]: number };
       /** Delivery time on the throttler's time source. */
       at: number;
       queuedAt: number;
@@ -127,13 +133,26 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
    * a message that goes straight through, or is refused, never emits it. It later ends as `dequeued` (and
    * `delivered`) or `dropped`.
    */
-  | { type: 'queued'; message: TMessage; channel: string | undefined; cost: number; at: number }
+  | {
+      type: 'queued';
+      message: TMessage;
+      channel: string | undefined;
+      cost: number | { readonly [dimension: string]: number };
+      at: number;
+    }
   /**
    * A message that waited in the queue went to its target, right after its `delivered`: it waited
    * `at - queuedAt` ms on the throttler's clock. Emitted only while someone listens; unlike `delivered`,
    * listening to it does not stop the promise API from starting tasks inside `schedule` (those never queue).
    */
-  | { type: 'dequeued'; message: TMessage; channel: string | undefined; cost: number; queuedAt: number; at: number }
+  | {
+      type: 'dequeued';
+      message: TMessage;
+      channel: string | undefined;
+      cost: number | { readonly [dimension: string]: number };
+      queuedAt: number;
+      at: number;
+    }
   | { type: 'activated'; at: number }
   | { type: 'idled'; at: number }
   | { type: 'rejected'; message: TMessage; reason: 'overflow' | 'invalid'; error: Error }

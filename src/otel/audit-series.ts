@@ -50,13 +50,14 @@ export class AuditSeries {
   }
 
   private attributesOf(line: RateAudit): Attributes {
-    const key = `${line.scope} ${line.rate} ${line.name ?? ''}`;
+    const key = JSON.stringify([line.scope, line.rate, line.name ?? null, line.dimension ?? null]);
     let attributes = this.attributes.get(key);
     if (attributes === undefined) {
       if (this.attributes.size >= MAX_CACHED) this.attributes.clear();
       attributes = { ...this.options.base };
       define(attributes, THROTTLER_ATTRIBUTES.rate, line.rate);
       define(attributes, THROTTLER_ATTRIBUTES.scope, line.scope);
+      if (line.dimension !== undefined) define(attributes, THROTTLER_ATTRIBUTES.dimension, line.dimension);
       if (line.name !== undefined) define(attributes, THROTTLER_ATTRIBUTES.channel, line.name);
       this.attributes.set(key, attributes);
     }

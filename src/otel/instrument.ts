@@ -127,18 +127,20 @@ class WindowSeries {
 
   private observeScope(result: BatchObservableResult, instrument: Observable, channel: string | undefined): void {
     for (const { rate, held } of this.view.windowUse(channel)) {
-      result.observe(instrument, held / rate.limit, this.attributesOf(channel, formatRate(rate)));
+      result.observe(instrument, held / rate.limit, this.attributesOf(channel, formatRate(rate), rate.dimension));
     }
   }
 
-  private attributesOf(channel: string | undefined, rate: string): Attributes {
-    const key = channel === undefined ? ` ${rate}` : `${rate} ${channel}`;
+  private attributesOf(channel: string | undefined, rate: string, dimension: string | undefined): Attributes {
+    // JSON: a name with spaces cannot make two series share a key.
+    const key = JSON.stringify([rate, channel ?? null, dimension ?? null]);
     let attributes = this.attributes.get(key);
     if (attributes === undefined) {
       // Rates set again and again (a server's answers) would make new keys without end: start afresh.
       if (this.attributes.size >= MAX_CACHED) this.attributes.clear();
       attributes = { ...this.options.base };
       define(attributes, THROTTLER_ATTRIBUTES.rate, rate);
+      if (dimension !== undefined) define(attributes, THROTTLER_ATTRIBUTES.dimension, dimension);
       if (channel !== undefined) define(attributes, THROTTLER_ATTRIBUTES.channel, channel);
       this.attributes.set(key, attributes);
     }

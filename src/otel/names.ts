@@ -43,6 +43,8 @@ export const THROTTLER_ATTRIBUTES = {
   reason: 'throttler.reason',
   /** A rate, as `formatRate` writes it (`10/1s`). */
   rate: 'throttler.rate',
+  /** The dimension a rate limits (rates in dimensions, `{ requests, tokens }`), beside `throttler.rate`. */
+  dimension: 'throttler.dimension',
   /** A channel or key, on the utilisation series of the `channels` asked for, and the audit's. */
   channel: 'throttler.channel',
   /** The audit's scope of a line: `overall`, `channel`, `keys` (every key together), or `key` (one asked for). */

@@ -1,20 +1,32 @@
 import { parseDuration } from './duration.js';
 import { ThrottlerOptionError } from './errors.js';
 
-/** A validated rate: at most `limit` (total cost) per `interval` milliseconds. */
+/**
+ * A validated rate: at most `limit` (total cost) per `interval` milliseconds; with `dimension`, the cost a
+ * message has in that dimension (`{ tokens: '30000/1m' }` parses to `{ limit: 30000, interval: 60000, dimension: 'tokens' }`).
+ */
 export interface Rate {
   readonly limit: number;
   readonly interval: number;
+  readonly dimension?: string | undefined;
 }
 
 /**
  * What users write: `'3/1s'`, `'10/s'`, `'100/1m'`, `'1000/1d'`, `'5/500ms'`,
  * or `{ limit, interval }` with the interval in milliseconds (or a duration string).
+ * A `Rate` as `parseRates` returns it (with its `dimension`) is read back as it is.
  */
-export type RateInput = string | { limit: number; interval: number | string };
+export type RateInput = string | { limit: number; interval: number | string; dimension?: string | undefined };
 
-/** One rate, or several that must all hold at once (`['10/1s', '500/1m']`). */
-export type RatesInput = RateInput | readonly RateInput[];
+/**
+ * One rate, several that must all hold at once (`['10/1s', '500/1m']`), or several dimensions at once, each
+ * with its own rates, a message's cost counted in each: `{ requests: '500/1m', tokens: ['30000/1m', '1000000/1d'] }`.
+ * An object whose `limit` is a number, or that has an `interval`, is one rate; any other object is a dimension map.
+ */
+export type RatesInput =
+  | RateInput
+  | readonly RateInput[]
+  | { readonly [dimension: string]: RateInput | readonly RateInput[] };
 
 const RATE_PATTERN = /^\s*([^/\s]+)\s*\/\s*(.+?)\s*$/;
 
@@ -40,23 +52,89 @@ export function parseRate(input: RateInput, option = 'rate'): Rate {
     if (typeof interval !== 'number' && typeof interval !== 'string') {
       throw new ThrottlerOptionError(`${option}.interval`, 'a positive duration in milliseconds', interval);
     }
-    return { limit, interval: parseDuration(interval, `${option}.interval`) };
+    const dimension = (input as { dimension?: unknown }).dimension;
+    if (dimension === undefined) return { limit, interval: parseDuration(interval, `${option}.interval`) };
+    if (typeof dimension !== 'string' || dimension.length === 0) {
+      throw new ThrottlerOptionError(`${option}.dimension`, 'a non-empty string (a dimension name)', dimension);
+    }
+    return { limit, interval: parseDuration(interval, `${option}.interval`), dimension };
   }
   throw new ThrottlerOptionError(option, 'a rate such as "10/1s", "100/1m" or { limit, interval }', input);
 }
 
-/** Parses one rate or a non-empty list of rates that must all hold. */
+/**
+ * Parses one rate, a non-empty list of rates that must all hold, or a dimension map (each dimension's rates
+ * parsed under `option.<dimension>`, each rate labelled with its dimension, in the map's order). The rates of
+ * a list are all of one dimension or all of none.
+ */
 export function parseRates(input: RatesInput | undefined, option = 'rate'): Rate[] {
   if (input === undefined) {
     throw new ThrottlerOptionError(option, 'a rate such as "10/1s" (it is required)', input);
   }
+  if (isDimensionMap(input)) return parseDimensionMap(input, option);
   if (Array.isArray(input)) {
     if (input.length === 0) {
       throw new ThrottlerOptionError(option, 'a rate or a non-empty list of rates', input);
     }
-    return input.map((one: RateInput, index: number) => parseRate(one, `${option}[${index}]`));
+    const rates = input.map((one: RateInput, index: number) => parseRate(one, `${option}[${index}]`));
+    checkDimensionsOfList(rates, option);
+    return rates[0]?.dimension === undefined ? rates : groupedByDimension(rates);
   }
   return [parseRate(input as RateInput, option)];
+}
+
+/** An object that is not one rate (no numeric `limit`, no `interval`): a map of dimension to rates. */
+export function isDimensionMap(input: unknown): input is { readonly [dimension: string]: unknown } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  return typeof (input as { limit?: unknown }).limit !== 'number' && !Object.hasOwn(input, 'interval');
+}
+
+function parseDimensionMap(input: { readonly [dimension: string]: unknown }, option: string): Rate[] {
+  // Own keys only: a dimension is data, `__proto__` included (JSON.parse makes it an own key).
+  const entries = Object.entries(input);
+  if (entries.length === 0) {
+    throw new ThrottlerOptionError(option, 'a rate, a list of rates or a non-empty map of dimension to rates', input);
+  }
+  const rates: Rate[] = [];
+  for (const [dimension, value] of entries) {
+    const path = `${option}.${dimension}`;
+    if (dimension.length === 0)
+      throw new ThrottlerOptionError(path, 'rates of a dimension with a non-empty name', value);
+    if (isDimensionMap(value))
+      throw new ThrottlerOptionError(path, 'a rate or a list of rates (not a dimension map)', value);
+    for (const rate of parseRates(value as RatesInput, path)) {
+      if (rate.dimension !== undefined && rate.dimension !== dimension) {
+        throw new ThrottlerOptionError(`${path}.dimension`, `absent or "${dimension}"`, rate.dimension);
+      }
+      rates.push({ limit: rate.limit, interval: rate.interval, dimension });
+    }
+  }
+  return rates;
+}
+
+/** Each dimension's rates together, the dimensions in the order they first appear (what the policies assume). */
+function groupedByDimension(rates: readonly Rate[]): Rate[] {
+  const groups = new Map<string | undefined, Rate[]>();
+  for (const rate of rates) {
+    const group = groups.get(rate.dimension);
+    if (group === undefined) groups.set(rate.dimension, [rate]);
+    else group.push(rate);
+  }
+  return [...groups.values()].flat();
+}
+
+/** A list read back from `Rate`s: every rate has a dimension, or none has. */
+function checkDimensionsOfList(rates: readonly Rate[], option: string): void {
+  const dimensioned = rates[0]?.dimension !== undefined;
+  for (const [index, rate] of rates.entries()) {
+    if ((rate.dimension !== undefined) !== dimensioned) {
+      throw new ThrottlerOptionError(
+        `${option}[${index}].dimension`,
+        dimensioned ? 'a dimension name' : 'absent',
+        rate.dimension,
+      );
+    }
+  }
 }
 
 /** Formats a rate back into the compact string form, e.g. `3/1s`. */

@@ -53,10 +53,10 @@ export class GrantBook {
       byCost = new Map();
       this.byKind.set(request.channel, byCost);
     }
-    let granted = byCost.get(request.cost);
+    let granted = byCost.get(request.cost as number);
     if (granted === undefined) {
       granted = new Deque<Grant>(4);
-      byCost.set(request.cost, granted);
+      byCost.set(request.cost as number, granted);
     }
     granted.push(grant);
   }
@@ -98,7 +98,7 @@ export class GrantBook {
    * message holds one of its kind.
    */
   steal(request: ClearanceRequest): { grant: Grant; from: ClearanceRequest } | undefined {
-    const granted = this.byKind.get(request.channel)?.get(request.cost);
+    const granted = this.byKind.get(request.channel)?.get(request.cost as number);
     if (granted === undefined) return undefined;
     while (granted.peekFirst()?.spent) granted.shift();
     const grant = granted.peekFirst();
@@ -118,7 +118,7 @@ export class GrantBook {
   earliestFor(request: ClearanceRequest): Grant | undefined {
     const own = this.bySeq.get(request.seq);
     if (own === undefined) return undefined;
-    const granted = this.byKind.get(request.channel)?.get(request.cost) as Deque<Grant>;
+    const granted = this.byKind.get(request.channel)?.get(request.cost as number) as Deque<Grant>;
     while (granted.peekFirst()?.spent) granted.shift();
     const first = granted.peekFirst() as Grant;
     if (first === own || !(first.redisTime < own.redisTime)) return own;

@@ -62,9 +62,9 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
       config.ordering,
     );
   }
-  const rates = parseRates(config.rates, 'rate');
+  const rates = undimensioned(parseRates(config.rates, 'rate'), 'rate');
   const channels = parseChannels(config.channels);
-  const keys = config.keys === undefined ? undefined : parseRates(config.keys, 'keys.rate');
+  const keys = config.keys === undefined ? undefined : undimensioned(parseRates(config.keys, 'keys.rate'), 'keys.rate');
   const maxBurst = config.maxBurst;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
@@ -104,8 +104,22 @@ function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate
   else throw new ThrottlerOptionError('channels', 'a Map or an object of channel name to rate', input);
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const channels = new Map<string, Rate[]>();
-  for (const [name, rates] of entries) channels.set(name, parseRates(rates as never, `channels.${name}`));
+  for (const [name, rates] of entries) {
+    channels.set(name, undimensioned(parseRates(rates as never, `channels.${name}`), `channels.${name}`));
+  }
   return channels;
+}
+
+/** Rates in dimensions are refused: the scripts count one cost per message against every rate. */
+function undimensioned(rates: Rate[], option: string): Rate[] {
+  if (rates.some((rate) => rate.dimension !== undefined)) {
+    throw new ThrottlerOptionError(
+      option,
+      'rates without dimensions with a shared store (it counts one cost per message in every rate)',
+      rates,
+    );
+  }
+  return rates;
 }
 
 function defaultReserveAhead(

@@ -204,7 +204,7 @@ export class ReserveCalls {
     if (batch.length === 0 && reports.length === 0) return;
     this.asking = true;
     const askedAt = this.hooks.now();
-    const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost }));
+    const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost: cost as number }));
     this.limiter.reserve(requests).then(
       (outcomes) => {
         // Reports come first: those granted are counted by the fleet; a 'later' one is asked again.

@@ -94,7 +94,7 @@ export class RedisClearance implements StoreClearance {
     return this.inFlight.count;
   }
   checkMessage(channel: unknown, cost: unknown): number {
-    return this.local.checkMessage(channel, cost);
+    return this.local.checkMessage(channel, cost) as number; // a store refuses dimensions (limiter-config.ts)
   }
   admit(request: ClearanceRequest): void {
     // Asked for once the throttler asks about its head (it has a target then), with the whole turn's burst.
@@ -162,14 +162,14 @@ export class RedisClearance implements StoreClearance {
     const grant = this.grants.take(request.seq);
     if (grant === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
-      this.outage.record(request.channel, request.cost, at);
+      this.outage.record(request.channel, request.cost as number, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     } else {
       if (this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
       // Half the grants held are used: the next batch is asked for while the rest are sent.
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
-    this.inFlight.start(request.channel, request.cost);
+    this.inFlight.start(request.channel, request.cost as number);
     return grant?.reservation;
   }
 

@@ -26,7 +26,7 @@ function auditedThrottler(input: Record<string, unknown>) {
   const target = createRecorder();
   const throttler = createActor(throttlerMachine, { input: { ...input, target: target.ref } as never });
   const log: Logged[] = [];
-  throttler.on('delivered', ({ at, cost, channel }) => log.push({ at, cost, channel }));
+  throttler.on('delivered', ({ at, cost, channel }) => log.push({ at, cost: cost as number, channel }));
   throttler.start();
   return { throttler, log };
 }

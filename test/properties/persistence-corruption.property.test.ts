@@ -298,7 +298,7 @@ function run(scenario: Scenario): void {
   const messages: unknown[] = [];
   restored.on('delivered', ({ message, at, cost, channel }) => {
     messages.push(message);
-    after.push({ at, cost, channel });
+    after.push({ at, cost: cost as number, channel });
   });
   restored.send({ type: 'SET_TARGET', target: createRecorder().ref });
   advance(20_000);

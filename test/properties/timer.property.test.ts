@@ -67,7 +67,7 @@ function fullestPeriods(config: RateConfig, emitted: readonly ThrottlerEmitted[]
         }
       } else if (event.type === 'delivered' && (channel === undefined || event.channel === channel)) {
         const period = periodStartOf(event.at);
-        costPerPeriod.set(period, (costPerPeriod.get(period) ?? 0) + event.cost);
+        costPerPeriod.set(period, (costPerPeriod.get(period) ?? 0) + (event.cost as number));
         latestDelivery = event.at;
       }
     }

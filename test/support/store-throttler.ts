@@ -58,7 +58,12 @@ export function storeThrottler(
   actor.on('*', (event) => {
     emitted.push(event);
     if (event.type === 'delivered') {
-      deliveries.push({ n: event.message.n as number, at: event.at, channel: event.channel, cost: event.cost });
+      deliveries.push({
+        n: event.message.n as number,
+        at: event.at,
+        channel: event.channel,
+        cost: event.cost as number,
+      });
     }
   });
   actor.start();

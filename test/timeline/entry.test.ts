@@ -18,6 +18,7 @@ describe('the timeline entry point', () => {
     const timeline = moduleGraph('src/timeline/index.ts');
     const outside = [...timeline].filter((path) => !path.startsWith('src/timeline/'));
     expect(outside.sort()).toEqual([
+      'src/rate/cost.ts',
       'src/rate/duration.ts',
       'src/rate/errors.ts',
       'src/rate/index.ts',

@@ -1,4 +1,4 @@
-import { formatRate, type Rate } from '../../rate/index.js';
+import { type Cost, costIn, type Dimensions, formatRate, type Rate } from '../../rate/index.js';
 import type { ResolvedOptions } from '../options/options.js';
 import { WindowAudit, type WindowFindings } from './window-audit.js';
 
@@ -10,6 +10,8 @@ export interface RateAudit extends WindowFindings {
   name?: string | undefined;
   /** The rate, as `'10/1s'`. */
   rate: string;
+  /** The dimension the rate limits (rates in dimensions only): its windows hold each delivery's cost in it. */
+  dimension?: string | undefined;
   limit: number;
   /** The rate's interval in ms: the length of the windows audited. */
   interval: number;
@@ -19,7 +21,7 @@ export interface RateAudit extends WindowFindings {
 export interface ThrottlerAuditReport {
   /** When the audit began (the throttler's start or restore), on its clock. */
   since: number;
-  /** Deliveries audited (a lease's permits count one each). */
+  /** Deliveries audited (a lease's permits count one each; so does each delivery whose cost is per dimension). */
   deliveries: number;
   /** The sum of `windowsOver` over every rate and scope (the `'keys'` lines count each key's once). */
   windowsOver: number;
@@ -34,22 +36,44 @@ class ScopeAudit {
   private rates: readonly Rate[];
   current: WindowAudit[];
   readonly past: WindowAudit[] = [];
-  constructor(rates: readonly Rate[]) {
+  /** Each current audit's dimension number (rates in dimensions only), where a vector cost holds its cost. */
+  private slots: number[] = [];
+  constructor(
+    rates: readonly Rate[],
+    private readonly dimensions: Dimensions | undefined,
+  ) {
     this.rates = rates;
-    this.current = rates.map((rate) => new WindowAudit(rate));
+    this.current = this.audits(rates);
   }
-  record(at: number, cost: number): void {
+  record(at: number, cost: Cost): void {
     const { current } = this;
-    for (let i = 0; i < current.length; i += 1) (current[i] as WindowAudit).record(at, cost);
+    if (typeof cost === 'number') {
+      for (let i = 0; i < current.length; i += 1) (current[i] as WindowAudit).record(at, cost);
+      return;
+    }
+    for (let i = 0; i < current.length; i += 1) {
+      const one = cost[this.slots[i] as number] ?? 0;
+      if (one > 0) (current[i] as WindowAudit).record(at, one);
+    }
   }
-  settle(at: number, delta: number): void {
-    for (const audit of this.current) audit.settle(at, delta);
+  settle(at: number, estimate: Cost, actual: Cost): void {
+    const { current } = this;
+    for (let i = 0; i < current.length; i += 1) {
+      const slot = this.slots[i] as number;
+      const delta = costIn(actual, slot) - costIn(estimate, slot);
+      if (delta !== 0) (current[i] as WindowAudit).settle(at, delta);
+    }
   }
   setRates(rates: readonly Rate[]): void {
     // An audit that saw nothing found nothing: it is not kept as a line of its own.
     this.past.push(...this.current.filter((audit) => audit.mostAt !== undefined));
     this.rates = rates;
-    this.current = rates.map((rate) => new WindowAudit(rate));
+    this.current = this.audits(rates);
+  }
+  private audits(rates: readonly Rate[]): WindowAudit[] {
+    const numbered = this.dimensions;
+    if (numbered !== undefined) this.slots = rates.map((rate) => numbered.indexOf(rate.dimension as string) ?? -1);
+    return rates.map((rate) => new WindowAudit(rate));
   }
   /** Whether these are the rates it was given as `rates` (a key following the template). */
   follows(rates: readonly Rate[] | undefined): boolean {
@@ -80,20 +104,22 @@ export class ThrottlerAudit {
   private readonly keys = new Map<string, ScopeAudit>();
   /** What the keys folded away found, by rate: the `'keys'` lines start from these. */
   private readonly folded = new Map<string, { rate: Rate; findings: WindowFindings }>();
+  private readonly dimensions: Dimensions | undefined;
 
   constructor(options: ResolvedOptions, now: number, ratesOfKey?: (name: string) => readonly Rate[] | undefined) {
     this.since = now;
-    this.overall = new ScopeAudit(options.rates);
-    for (const [name, rates] of options.channels) this.channels.set(name, new ScopeAudit(rates));
+    this.dimensions = options.dimensions;
+    this.overall = new ScopeAudit(options.rates, this.dimensions);
+    for (const [name, rates] of options.channels) this.channels.set(name, new ScopeAudit(rates, this.dimensions));
     this.keyRates = options.keys?.rates;
     this.ratesOfKey = ratesOfKey ?? (() => undefined);
   }
 
   /** A delivery of `cost` at `at` on `channel` (undefined: none). O(rates) amortised. */
-  record(channel: string | undefined, cost: number, at: number): void {
-    this.deliveries += cost;
+  record(channel: string | undefined, cost: Cost, at: number): void {
+    this.deliveries += typeof cost === 'number' ? cost : 1;
     const overall = this.overall.current;
-    if (overall.length === 1) (overall[0] as WindowAudit).record(at, cost);
+    if (overall.length === 1 && typeof cost === 'number') (overall[0] as WindowAudit).record(at, cost);
     else this.overall.record(at, cost);
     if (channel !== undefined) (this.channels.get(channel) ?? this.keyAudit(channel))?.record(at, cost);
     // Every delivery sweeps, keyed or not, so keys nobody uses any more are folded under any traffic.
@@ -101,13 +127,13 @@ export class ThrottlerAudit {
   }
 
   /**
-   * The delivery of `at` on `channel` cost `delta` more than recorded (less when negative): its estimate was
-   * replaced by its actual cost. The windows that hold it are judged again (WindowAudit.settle).
+   * The delivery of `at` on `channel` cost `actual`, not its `estimate` as recorded: in each rate the
+   * difference (in the rate's dimension) is added. The windows that hold it are judged again (WindowAudit.settle).
    */
-  settle(channel: string | undefined, at: number, delta: number): void {
-    this.deliveries += delta;
-    this.overall.settle(at, delta);
-    if (channel !== undefined) (this.channels.get(channel) ?? this.keys.get(channel))?.settle(at, delta);
+  settle(channel: string | undefined, at: number, estimate: Cost, actual: Cost): void {
+    if (typeof estimate === 'number' && typeof actual === 'number') this.deliveries += actual - estimate;
+    this.overall.settle(at, estimate, actual);
+    if (channel !== undefined) (this.channels.get(channel) ?? this.keys.get(channel))?.settle(at, estimate, actual);
   }
 
   /**
@@ -151,7 +177,7 @@ export class ThrottlerAudit {
     const template = this.keyRates;
     if (template === undefined) return undefined;
     let scope = this.keys.get(name);
-    if (scope === undefined) scope = new ScopeAudit(this.ratesOfKey(name) ?? template);
+    if (scope === undefined) scope = new ScopeAudit(this.ratesOfKey(name) ?? template, this.dimensions);
     else this.keys.delete(name);
     this.keys.set(name, scope);
     return scope;
@@ -168,10 +194,11 @@ export class ThrottlerAudit {
   }
 
   private fold(audit: WindowAudit): void {
-    const id = formatRate(audit);
+    const id = rateId(audit);
     const kept = this.folded.get(id);
     if (kept === undefined) {
-      this.folded.set(id, { rate: { limit: audit.limit, interval: audit.interval }, findings: copy(audit) });
+      const { limit, interval, dimension } = audit;
+      this.folded.set(id, { rate: { limit, interval, dimension }, findings: copy(audit) });
       return;
     }
     combine(kept.findings, audit);
@@ -192,11 +219,17 @@ function combine(into: WindowFindings, found: WindowFindings): void {
 }
 
 function findings(rate: Rate, found: WindowFindings): Omit<RateAudit, 'scope' | 'name'> {
-  return { rate: formatRate(rate), limit: rate.limit, interval: rate.interval, ...copy(found) };
+  const { limit, interval, dimension } = rate;
+  return { rate: formatRate(rate), ...(dimension === undefined ? {} : { dimension }), limit, interval, ...copy(found) };
+}
+
+/** A rate told apart from every other, its dimension included (`tokens 30000/1m`). */
+function rateId(rate: Rate): string {
+  return rate.dimension === undefined ? formatRate(rate) : `${JSON.stringify(rate.dimension)} ${formatRate(rate)}`;
 }
 
 function mergeKeys(keys: Map<string, RateAudit>, rate: Rate, found: WindowFindings): void {
-  const id = formatRate(rate);
+  const id = rateId(rate);
   const line = keys.get(id);
   if (line === undefined) keys.set(id, { scope: 'keys', ...findings(rate, found) });
   else combine(line, found);

@@ -39,6 +39,8 @@ export interface WindowAuditJSON {
 export class WindowAudit implements WindowFindings {
   readonly limit: number;
   readonly interval: number;
+  /** The dimension of its rate, if the rates are in dimensions. */
+  readonly dimension: string | undefined;
   most = 0;
   mostAt: number | undefined = undefined;
   windowsOver = 0;
@@ -56,6 +58,7 @@ export class WindowAudit implements WindowFindings {
   constructor(rate: Rate) {
     this.limit = rate.limit;
     this.interval = rate.interval;
+    this.dimension = rate.dimension;
   }
 
   /** A delivery of `cost` at `at`; deliveries come in time order (the throttler's clock never runs back). */

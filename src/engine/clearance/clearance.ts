@@ -13,8 +13,8 @@
  * asked again the clearance answers with the granted time. No event needs a
  * second code path: every event already ends in that pass.
  */
-import type { PolicyState } from '../../policies/index.js';
-import type { Rate } from '../../rate/index.js';
+import type { CostPolicyState } from '../../policies/index.js';
+import type { Cost, Rate } from '../../rate/index.js';
 import type { ResolvedOptions } from '../options/options.js';
 import type { QueuedMessage } from '../queue/queued-message.js';
 import type { RestoredState } from '../saved/persisted-format.js';
@@ -32,8 +32,11 @@ export interface Clearance {
    */
   readonly answersAtOnce?: boolean | undefined;
 
-  /** Checks a message's channel and cost before it is queued; returns the cost, or throws a ThrottlerOptionError. */
-  checkMessage(channel: unknown, cost: unknown): number;
+  /**
+   * Checks a message's channel and cost before it is queued; returns the cost (a map per dimension resolved
+   * into a vector), or throws a ThrottlerOptionError.
+   */
+  checkMessage(channel: unknown, cost: unknown): Cost;
 
   /**
    * A message entered the queue at `now` (a store may start reserving for it now, with the rest of the turn's
@@ -53,7 +56,8 @@ export interface Clearance {
 
   /**
    * Whether a message that is not queued could go right now with nothing ahead of it (the idle fast path).
-   * A question: changes nothing. False for anything invalid, so that the normal path reports it.
+   * A question: changes nothing. False for anything invalid, so that the normal path reports it. A cost per
+   * dimension is asked about only as `checkMessage` returned it.
    */
   allowsNow(channel: unknown, cost: unknown, now: number): boolean;
 
@@ -79,8 +83,8 @@ export interface Clearance {
     handle: unknown,
     channel: string | undefined,
     at: number,
-    estimate: number,
-    actual: number,
+    estimate: Cost,
+    actual: Cost,
     now: number,
   ): void;
 
@@ -121,7 +125,7 @@ export interface Clearance {
    * Takes a permit now if one is free: 0; otherwise how many ms until one may be (nothing taken).
    * `queuedGoesAt`: when the next queued message may go, if one waits (it goes first).
    */
-  tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt: number | undefined): number;
+  tryAcquire(channel: string | undefined, cost: Cost, now: number, queuedGoesAt: number | undefined): number;
 
   /**
    * Per-channel ordering needs `clearAt` in two halves, what the message's channel allows and what
@@ -147,18 +151,18 @@ export interface PerChannelClearance {
   /** What the request's channel allows: max(now, R), R fixed until that channel changes (then `channelChanged`). */
   channelClearAt(request: ClearanceRequest, now: number): number;
   /** What everything common to all channels allows a message of `cost`. */
-  commonClearAt(cost: number, now: number): number;
+  commonClearAt(cost: Cost, now: number): number;
   /** Set by the dispatcher: called when a channel's half may have changed. */
   channelChanged: (channel: string | undefined) => void;
 }
 
 /** The policies' states as a persisted snapshot keeps them. */
 export interface SavedClearance {
-  overall: PolicyState;
+  overall: CostPolicyState;
   /** [name, state] pairs: a name is data, `__proto__` included. */
-  channels: Array<[string, PolicyState]>;
+  channels: Array<[string, CostPolicyState]>;
   /** The live keys as [name, state, own rates or null (the template's)], least recently used first. */
-  keys: Array<[string, PolicyState, Rate[] | null]>;
+  keys: Array<[string, CostPolicyState, Rate[] | null]>;
 }
 
 /**

@@ -1,8 +1,9 @@
-import { describeValue } from '../../rate/index.js';
+import { type Cost, costKey, type Dimensions, describeValue, ThrottlerOptionError } from '../../rate/index.js';
+import { settledCost } from './cost-check.js';
 
 /**
  * Deliveries sent and not yet settled (with `maxConcurrent` or `countUntil: 'done'`),
- * counted by channel and cost.
+ * counted by channel and cost (a cost per dimension by its `costKey`: equal costs, equal keys).
  *
  * A SETTLED event says "one delivery of this channel and cost has finished". It
  * is matched against what is in flight: with `countUntil: 'done'` a settle puts
@@ -13,14 +14,14 @@ import { describeValue } from '../../rate/index.js';
  * and the match is O(1).
  */
 export class InFlightDeliveries {
-  private readonly byChannel = new Map<string | undefined, Map<number, number>>();
+  private readonly byChannel = new Map<string | undefined, Map<number | string, number>>();
   private total = 0;
 
   get count(): number {
     return this.total;
   }
 
-  start(channel: string | undefined, cost: number): void {
+  start(channel: string | undefined, cost: number | string): void {
     let byCost = this.byChannel.get(channel);
     if (byCost === undefined) {
       byCost = new Map();
@@ -36,7 +37,7 @@ export class InFlightDeliveries {
   }
 
   /** Takes one delivery of this channel and cost out; false (and nothing changes) when none is in flight. */
-  settle(channel: string | undefined, cost: number): boolean {
+  settle(channel: string | undefined, cost: number | string): boolean {
     const byCost = this.byChannel.get(channel);
     const waiting = byCost?.get(cost);
     if (byCost === undefined || waiting === undefined) return false;
@@ -52,6 +53,33 @@ export class InFlightDeliveries {
   }
 
   /** What is in flight, in a few words (for error messages). */
+  /**
+   * SETTLED: the delivery in flight of this channel and cost (checked; a cost per dimension read by `dimensions`)
+   * is done, and its cost returned. Otherwise nothing changes and a ThrottlerOptionError says why: a wrong or
+   * repeated settle must never open the window, nor hold a slot forever. `tracked`: whether anything is.
+   */
+  take(channel: unknown, cost: unknown, tracked: boolean, dimensions: Dimensions | undefined): Cost {
+    if (!tracked) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        'sent only with maxConcurrent or countUntil "done" (nothing else is tracked in flight)',
+        { channel, cost },
+      );
+    }
+    if (channel !== undefined && typeof channel !== 'string') {
+      throw new ThrottlerOptionError('channel', 'the channel of a delivery in flight, or undefined', channel);
+    }
+    const settled = settledCost(cost, dimensions);
+    if (!this.settle(channel, costKey(settled))) {
+      throw new ThrottlerOptionError(
+        'SETTLED',
+        `the channel and cost of a delivery in flight (in flight: ${this.describe()})`,
+        { channel, cost: settled },
+      );
+    }
+    return settled;
+  }
+
   describe(): string {
     const parts: string[] = [];
     for (const [channel, byCost] of this.byChannel) {

@@ -1,8 +1,9 @@
-import type { PolicyState, ThrottlePolicy } from '../../policies/index.js';
-import { type Rate, ThrottlerOptionError, validateCost } from '../../rate/index.js';
+import { type CostPolicy, createCostPolicy } from '../../policies/index.js';
+import { type Cost, costKey, type Rate } from '../../rate/index.js';
 import { type ResolvedOptions, tracksInFlight } from '../options/options.js';
 import type { RestoredState } from '../saved/persisted-format.js';
 import type { Clearance, ClearanceRequest, PerChannelClearance, SavedClearance } from './clearance.js';
+import { checkedCost, costFits, smallestIn } from './cost-check.js';
 import { InFlightDeliveries } from './in-flight.js';
 import type { Scope } from './scope.js';
 import { ScopePolicies } from './scope-policies.js';
@@ -25,7 +26,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   /** The rates in force (SET_RATE changes them), overall and per channel: what a restore must rebuild. */
   rates: Rate[];
   readonly channelRates: Map<string, Rate[]>;
-  private readonly overall: ThrottlePolicy<PolicyState>;
+  private readonly overall: CostPolicy;
   /** The configured channels' policies, and the keys' (created on demand, forgotten when long idle). */
   private readonly scopes: ScopePolicies;
   pausedUntil = Number.NEGATIVE_INFINITY;
@@ -40,7 +41,13 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     this.options = options;
     this.rates = options.rates;
     this.channelRates = new Map(options.channels);
-    this.overall = options.strategyValue.createPolicy(options.rates, options.strategyOptions, now);
+    this.overall = createCostPolicy(
+      options.strategyValue,
+      options.rates,
+      options.strategyOptions,
+      now,
+      options.dimensions,
+    );
     this.scopes = new ScopePolicies(options, now, this.overall.startsPeriodsOnActivation);
     this.tracksInFlight = tracksInFlight(options);
     if (this.tracksInFlight) this.scopes.holdsInFlight = (name) => this.inFlight.holds(name);
@@ -64,14 +71,21 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     return this.scopes.liveKeys;
   }
 
-  checkMessage(channel: unknown, cost: unknown): number {
+  checkMessage(channel: unknown, cost: unknown): Cost {
     let smallestLimit = this.overall.smallestLimit;
+    const scope = channel === undefined ? undefined : this.scopes.find(channel);
     if (channel !== undefined) {
-      const limit = this.scopes.smallestLimitOf(channel, this.scopes.find(channel));
+      const limit = this.scopes.smallestLimitOf(channel, scope);
       if (limit === undefined) throw this.scopes.unknownError(channel);
       smallestLimit = Math.min(smallestLimit, limit);
     }
-    return validateCost(cost ?? 1, smallestLimit);
+    return checkedCost(cost, smallestLimit, this.options.dimensions, (index) => this.limitIn(channel, scope, index));
+  }
+
+  /** The smallest limit of one dimension among the overall rates and the channel's; undefined if none names it. */
+  private limitIn(channel: unknown, scope: Scope | undefined, index: number): number | undefined {
+    const own = channel === undefined ? undefined : this.scopes.smallestLimitIn(channel, scope, index);
+    return smallestIn(index, this.overall, own);
   }
 
   /** The message carries its scope from here on: nothing asked about it while it waits looks its name up again. */
@@ -85,9 +99,9 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   fits(request: ClearanceRequest): boolean {
-    return (
-      request.cost <= (this.smallestLimitFor(request.channel, this.carriedScope(request)) ?? Number.POSITIVE_INFINITY)
-    );
+    const scope = this.carriedScope(request);
+    const smallest = this.smallestLimitFor(request.channel, scope) ?? Number.POSITIVE_INFINITY;
+    return costFits(request.cost, smallest, (index) => this.limitIn(request.channel, scope, index));
   }
 
   clearAt(request: ClearanceRequest, now: number): number {
@@ -99,8 +113,10 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     const scope = channel === undefined ? undefined : this.scopes.find(channel);
     const smallestLimit = this.smallestLimitFor(channel, scope);
     if (smallestLimit === undefined) return false;
-    if (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > smallestLimit) return false;
-    const checkedCost = cost as number;
+    // A cost per dimension only as checkMessage resolved it (a vector); a map as sent takes the normal path.
+    const vector = Array.isArray(cost);
+    if (!vector && (!Number.isInteger(cost) || (cost as number) < 1 || (cost as number) > smallestLimit)) return false;
+    const checkedCost = cost as Cost;
     const at = this.commonClearAt(checkedCost, now);
     return at <= now && (channel === undefined || this.scopes.allowsNow(scope, checkedCost, now));
   }
@@ -126,7 +142,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   /** Returns what settling it needs (its channel's or key's policy, null without one); undefined with countUntil 'done'. */
-  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): ThrottlePolicy | null | undefined {
+  recordDelivery(request: ClearanceRequest, at: number, requestedAt: number): CostPolicy | null | undefined {
     const { channel, cost } = request;
     const scope = channel === undefined ? undefined : this.scopeOf(request, at);
     const channelPolicy = scope?.policy;
@@ -137,7 +153,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       this.overall.recordDelivery(at, cost, requestedAt);
       channelPolicy?.recordDelivery(at, cost, requestedAt);
     }
-    if (this.tracksInFlight) this.inFlight.start(channel, cost);
+    if (this.tracksInFlight) this.inFlight.start(channel, costKey(cost));
     if (scope !== undefined && request.seq >= 0) this.scopes.left(scope);
     this.scopes.delivered(scope, at);
     this.channelChanged(channel);
@@ -146,9 +162,9 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   /** The overall policy and the delivery's channel or key policy each take the actual cost at `at`. */
-  settleDelivery(handle: unknown, channel: string | undefined, at: number, est: number, actual: number, now: number) {
+  settleDelivery(handle: unknown, channel: string | undefined, at: number, est: Cost, actual: Cost, now: number) {
     this.overall.settleDelivery(at, est, actual, now);
-    (handle as ThrottlePolicy | null)?.settleDelivery(at, est, actual, now);
+    (handle as CostPolicy | null)?.settleDelivery(at, est, actual, now);
     this.channelChanged(channel);
   }
 
@@ -201,28 +217,9 @@ export class LocalClearance implements Clearance, PerChannelClearance {
    * ThrottlerOptionError says why (a wrong or repeated settle must never open the window, nor
    * hold a slot forever). With countUntil 'done' the cost enters the window now.
    */
-  settle(channel: unknown, cost: unknown, now: number): void {
-    if (!this.tracksInFlight) {
-      throw new ThrottlerOptionError(
-        'SETTLED',
-        'sent only with maxConcurrent or countUntil "done" (nothing else is tracked in flight)',
-        { channel, cost },
-      );
-    }
-    if (channel !== undefined && typeof channel !== 'string') {
-      throw new ThrottlerOptionError('channel', 'the channel of a delivery in flight, or undefined', channel);
-    }
-    const settled = cost ?? 1;
-    if (typeof settled !== 'number' || !Number.isSafeInteger(settled) || settled <= 0) {
-      throw new ThrottlerOptionError('cost', 'the positive integer cost of a delivery in flight', cost);
-    }
-    if (!this.inFlight.settle(channel, settled)) {
-      throw new ThrottlerOptionError(
-        'SETTLED',
-        `the channel and cost of a delivery in flight (in flight: ${this.inFlight.describe()})`,
-        { channel, cost: settled },
-      );
-    }
+  settle(given: unknown, cost: unknown, now: number): void {
+    const settled = this.inFlight.take(given, cost, this.tracksInFlight, this.options.dimensions);
+    const channel = given as string | undefined; // take checked it
     if (this.options.countUntil === 'done') {
       this.overall.releaseInFlight?.(now, settled);
       if (channel !== undefined) this.scopes.resolve(channel, now).policy.releaseInFlight?.(now, settled);
@@ -231,7 +228,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
     if (channel !== undefined) this.scopes.used(this.scopes.find(channel), now);
   }
 
-  tryAcquire(channel: string | undefined, cost: number, now: number, queuedGoesAt?: number): number {
+  tryAcquire(channel: string | undefined, cost: Cost, now: number, queuedGoesAt?: number): number {
     // Queued messages go first; the permit can be free no sooner than the next of them has gone.
     if (queuedGoesAt !== undefined) return Math.max(queuedGoesAt - now, 1);
     const request = { seq: -1, channel, cost };
@@ -242,7 +239,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
   }
 
   /** What the overall policy, the pause and the in-flight cap allow: the same for every channel. */
-  commonClearAt(cost: number, now: number): number {
+  commonClearAt(cost: Cost, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
     return Math.max(now, this.pausedUntil, this.overall.earliestDelivery(now, cost));
   }

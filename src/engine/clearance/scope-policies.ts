@@ -1,8 +1,9 @@
-import type { PolicyState } from '../../policies/index.js';
-import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { type CostPolicyState, createCostPolicy } from '../../policies/index.js';
+import { type Cost, type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import { isKeyName } from '../options/keys-option.js';
 import { type ResolvedOptions, unknownChannelError } from '../options/options.js';
 import type { SavedKey, SavedPolicy } from '../saved/saved-policy.js';
+import { smallestInRates } from './cost-check.js';
 import { KeysByUse, type SweepVerdict } from './keys-by-use.js';
 import type { Scope } from './scope.js';
 
@@ -102,8 +103,14 @@ export class ScopePolicies {
     return this.isNewKey(name) ? this.templateSmallestLimit : undefined;
   }
 
+  /** As `smallestLimitOf`, in one dimension (numbered as the throttler's); undefined also when its rates do not name it. */
+  smallestLimitIn(name: unknown, scope: Scope | undefined, index: number): number | undefined {
+    if (scope !== undefined) return scope.policy.smallestLimitIn?.(index);
+    return this.isNewKey(name) ? smallestInRates(this.templateRates, this.options.dimensions?.names[index]) : undefined;
+  }
+
   /** Whether a known name's rates allow `cost` now, `scope` its live scope if any. A question: nothing is created. */
-  allowsNow(scope: Scope | undefined, cost: number, now: number): boolean {
+  allowsNow(scope: Scope | undefined, cost: Cost, now: number): boolean {
     // A fresh policy of every strategy allows its first delivery at once (test/machine/keyed-limits.test.ts).
     return scope === undefined || scope.policy.earliestDelivery(now, cost) <= now;
   }
@@ -183,7 +190,7 @@ export class ScopePolicies {
       throw new ThrottlerOptionError('keyTemplate', 'sent only to a throttler with the keys option', true);
     }
     // Built first: a rate the strategy refuses (warming-up's arithmetic) throws before anything changed.
-    this.options.strategyValue.createPolicy(rates, this.options.strategyOptions, now);
+    createCostPolicy(this.options.strategyValue, rates, this.options.strategyOptions, now, this.options.dimensions);
     this.useTemplate(rates);
     for (const scope of this.keys.values()) {
       if (scope.ownRates !== undefined) continue;
@@ -193,10 +200,13 @@ export class ScopePolicies {
   }
 
   /** Every channel's and live key's state, times shifted by `shift`. */
-  save(shift: number): { channels: Array<[string, PolicyState]>; keys: Array<[string, PolicyState, Rate[] | null]> } {
-    const channels: Array<[string, PolicyState]> = [];
+  save(shift: number): {
+    channels: Array<[string, CostPolicyState]>;
+    keys: Array<[string, CostPolicyState, Rate[] | null]>;
+  } {
+    const channels: Array<[string, CostPolicyState]> = [];
     for (const [name, scope] of this.channels) channels.push([name, this.activated(scope).policy.save(shift)]);
-    const keys: Array<[string, PolicyState, Rate[] | null]> = [];
+    const keys: Array<[string, CostPolicyState, Rate[] | null]> = [];
     for (const [name, scope] of this.keys) {
       keys.push([name, this.activated(scope).policy.save(shift), scope.ownRates ?? null]);
     }
@@ -238,7 +248,7 @@ export class ScopePolicies {
   private newScope(key: string | undefined, rates: Rate[], now: number, ownRates: Rate[] | undefined): Scope {
     const { strategyValue, strategyOptions } = this.options;
     return {
-      policy: strategyValue.createPolicy(rates, strategyOptions, now),
+      policy: createCostPolicy(strategyValue, rates, strategyOptions, now, this.options.dimensions),
       key,
       activation: this.activations,
       ownRates,

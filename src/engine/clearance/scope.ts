@@ -1,4 +1,4 @@
-import type { PolicyState, ThrottlePolicy } from '../../policies/index.js';
+import type { CostPolicy } from '../../policies/index.js';
 import type { Rate } from '../../rate/index.js';
 
 /**
@@ -6,7 +6,7 @@ import type { Rate } from '../../rate/index.js';
  * carries its own (QueuedMessage.scope, from its admission on), so that its name is looked up once.
  */
 export interface Scope {
-  readonly policy: ThrottlePolicy<PolicyState>;
+  readonly policy: CostPolicy;
   /** A key's name (KeysByUse files it under it); undefined for a configured channel. */
   readonly key: string | undefined;
   /** The last activation this policy has seen: a later one reaches it at its next use. */

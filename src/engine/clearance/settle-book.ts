@@ -1,4 +1,4 @@
-import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { type Cost, type Dimensions, type Rate, resolveActualCost, ThrottlerOptionError } from '../../rate/index.js';
 import type { ThrottlerAudit } from '../audit/throttler-audit.js';
 import { Deque } from '../queue/deque.js';
 import type { Clearance } from './clearance.js';
@@ -15,7 +15,7 @@ export interface SettleTicket {
   readonly id: unknown;
   readonly at: number;
   readonly channel: string | undefined;
-  readonly estimate: number;
+  readonly estimate: Cost;
   /** What the clearance gave as it recorded the delivery (the local policies: the channel's or key's policy). */
   readonly handle: unknown;
   readonly expiresAt: number;
@@ -55,7 +55,7 @@ export class SettleBook {
   }
 
   /** A delivery under `id` went at `at` with cost `estimate`. O(1) amortised. */
-  add(id: unknown, at: number, channel: string | undefined, estimate: number, handle: unknown): void {
+  add(id: unknown, at: number, channel: string | undefined, estimate: Cost, handle: unknown): void {
     this.forget(at);
     const ticket: SettleTicket = {
       id,
@@ -88,6 +88,12 @@ export class SettleBook {
     return ticket;
   }
 
+  /** The oldest delivery under `id` still settleable at `now`, left in; undefined when none. */
+  peek(id: unknown, now: number): SettleTicket | undefined {
+    this.forget(now);
+    return this.byId.get(id)?.oldest;
+  }
+
   /** Whether a delivery under `id` is settleable at `now`. A question, but it forgets what expired. */
   has(id: unknown, now: number): boolean {
     this.forget(now);
@@ -115,16 +121,23 @@ export class SettleBook {
 }
 
 /**
- * ACTUAL_COST: the oldest delivery under `id` still settleable takes its actual cost (checked: an integer >= 0),
- * in the clearance and in the audit. Throws a ThrottlerOptionError naming `id` (then nothing changed).
+ * ACTUAL_COST: the oldest delivery under `id` still settleable takes its actual cost (checked against its
+ * estimate: resolveActualCost), in the clearance and in the audit. Throws a ThrottlerOptionError naming `id` or
+ * `cost` (then nothing changed).
  */
 export function settleActualCost(
-  { settleBook, clearance, audit }: { settleBook: SettleBook; clearance: Clearance; audit: ThrottlerAudit },
+  dispatcher: {
+    settleBook: SettleBook;
+    clearance: Clearance;
+    audit: ThrottlerAudit;
+    options: { readonly dimensions: Dimensions | undefined };
+  },
   id: unknown,
-  cost: number,
+  cost: unknown,
   now: number,
 ): void {
-  const ticket = id === undefined ? undefined : settleBook.take(id, now);
+  const { settleBook, clearance, audit } = dispatcher;
+  const ticket = id === undefined ? undefined : settleBook.peek(id, now);
   if (ticket === undefined || clearance.settleDelivery === undefined) {
     throw new ThrottlerOptionError(
       'id',
@@ -132,6 +145,8 @@ export function settleActualCost(
       id,
     );
   }
-  clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, cost, now);
-  audit.settle(ticket.channel, ticket.at, cost - ticket.estimate);
+  const actual = resolveActualCost(cost, ticket.estimate, dispatcher.options.dimensions);
+  settleBook.take(id, now);
+  clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, actual, now);
+  audit.settle(ticket.channel, ticket.at, ticket.estimate, actual);
 }

@@ -1,5 +1,7 @@
 import type { Strategy, StrategyImplementation, StrategyName, StrategyOptions } from '../../policies/index.js';
 import {
+  checkRateDimensions,
+  Dimensions,
   type DurationInput,
   parseDuration,
   parseRates,
@@ -32,7 +34,11 @@ const TIMER_PRECISIONS = ['ms', 'exact'] as const;
 
 /** The options shared by the machine's input, `createThrottler` and `throttleQueue`. */
 export interface CommonOptions {
-  /** `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. */
+  /**
+   * `'10/1s'`, `{ limit, interval }`, or several that must all hold: `['10/1s', '500/1m']`. Several
+   * dimensions at once, each with its rates, a message's `cost` counted in each:
+   * `{ requests: '500/1m', tokens: ['30000/1m', '1000000/1d'] }` (channels and keys then name some of them).
+   */
   rate: RatesInput;
   /**
    * Default `'timer'` (Akka's voucher timer); with a `store`, `'sliding-window'`, the strict one, which a
@@ -118,6 +124,8 @@ export interface CommonOptions {
 /** The options after validation: every rate parsed, every default applied. */
 export interface ResolvedOptions {
   readonly rates: Rate[];
+  /** The dimensions `rate` names, numbered; undefined when it names none (costs are plain numbers). */
+  readonly dimensions: Dimensions | undefined;
   /** The strategy's name: what a saved snapshot and a store's configuration record. */
   readonly strategy: StrategyName;
   /** The strategy itself, which builds the policies. */
@@ -192,6 +200,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const strategyValue = resolveStrategy(options.strategy, (options as { store?: unknown }).store !== undefined, lookup);
   const strategy = strategyValue.name;
   const rates = parseRates(options.rate, 'rate');
+  const dimensions = Dimensions.of(rates);
   const channels = new Map<string, Rate[]>();
   if (options.channels !== undefined) {
     if (typeof options.channels !== 'object' || options.channels === null || Array.isArray(options.channels)) {
@@ -202,9 +211,11 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     for (const [name, channelRate] of entries) {
       if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
       channels.set(name, parseRates(channelRate, `channels.${name}`));
+      checkRateDimensions(channels.get(name) as Rate[], dimensions, `channels.${name}`);
     }
   }
   const keys = resolveKeys(options.keys);
+  if (keys !== undefined) checkRateDimensions(keys.rates, dimensions, 'keys.rate');
   const { fairness, weight, ordering } = resolveFairness(
     options,
     options.ordering === undefined ? undefined : checkOneOf('ordering', ORDERINGS, options.ordering),
@@ -243,6 +254,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
   return {
     rates,
+    dimensions,
     strategy,
     strategyValue,
     channels,

@@ -1,3 +1,4 @@
+import type { Cost } from '../../rate/index.js';
 import { DEFAULT_MAX_PRIORITY_WAIT, type Ordering, type Overflow } from '../options/options.js';
 import { ChannelQueue } from './channel-queue.js';
 import { Deadlines } from './deadlines.js';
@@ -115,7 +116,7 @@ export class MessageQueues<TMessage> {
   enqueue(
     message: TMessage,
     channel: string | undefined,
-    cost: number,
+    cost: Cost,
     id: unknown,
     now: number,
     priority?: number,

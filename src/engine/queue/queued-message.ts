@@ -1,3 +1,5 @@
+import type { Cost } from '../../rate/index.js';
+
 /** Priority levels: 0 (goes last) to 9 (goes first), p-queue's way round. */
 export const PRIORITY_LEVELS = 10;
 /** The priority of a message that names none: the middle, so that a sender can both raise and lower one. */
@@ -13,7 +15,8 @@ export interface QueuedMessage<TMessage> {
   readonly seq: number;
   readonly message: TMessage;
   readonly channel: string | undefined;
-  readonly cost: number;
+  /** A number, or (rates in dimensions) one per dimension, resolved as it was admitted. */
+  readonly cost: Cost;
   /** When it was queued, on the throttler's time source. */
   readonly queuedAt: number;
   /** The key a CANCEL event names it by, if the sender gave one. */
@@ -51,7 +54,7 @@ export function queueEntry<TMessage>(
   seq: number,
   message: TMessage,
   channel: string | undefined,
-  cost: number,
+  cost: Cost,
   queuedAt: number,
   id: unknown,
   priority: number | undefined,
@@ -98,7 +101,7 @@ export abstract class SelfQueuedMessage {
   cancelled = false;
   abstract channel: string | undefined;
   /** As given until queued (the machine checks it then); the checked cost from then on. */
-  abstract cost: number | undefined;
+  abstract cost: unknown;
   abstract id: unknown;
   // Declared, never initialised here: most tasks have neither, and every field costs 8 bytes a waiting task.
   /** As given until queued; the checked priority from then on. */
@@ -117,7 +120,7 @@ export abstract class SelfQueuedMessage {
   enter(
     seq: number,
     channel: string | undefined,
-    cost: number,
+    cost: Cost,
     queuedAt: number,
     id: unknown,
     priority: number | undefined,

@@ -18,12 +18,12 @@
  * format 3 too whenever keys are configured.
  */
 
-import type { PolicyState } from '../../policies/index.js';
+import type { CostPolicyState } from '../../policies/index.js';
 import { field, isRecord, readArray, readCount, readRecord, readTime } from '../../policies/saved-fields.js';
 import { type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import type { CommonOptions, ResolvedOptions } from '../options/options.js';
 import { describeChannels, readKeyStates, readKeysOption } from './persisted-keys.js';
-import { readMessage, type SavedMessage } from './persisted-message.js';
+import { type RestoredMessage, readMessage, type SavedMessage } from './persisted-message.js';
 import type { SavedKey, SavedPolicy } from './saved-policy.js';
 
 export type { SavedMessage } from './persisted-message.js';
@@ -52,11 +52,11 @@ export interface DispatcherState<TMessage> {
   /** When it was saved: no delivery, arrival or period start it records is later. */
   savedAt: number;
   queue: Array<SavedMessage<TMessage>>;
-  overall: PolicyState;
+  overall: CostPolicyState;
   /** [name, state] pairs: a name is data, `__proto__` included. */
-  channels: Array<[string, PolicyState]>;
+  channels: Array<[string, CostPolicyState]>;
   /** The live keys as [name, state, own rates or null]. */
-  keys: Array<[string, PolicyState, Rate[] | null]>;
+  keys: Array<[string, CostPolicyState, Rate[] | null]>;
   pausedUntil: number | 'forever' | null;
   counts: SavedCounts;
 }
@@ -70,7 +70,15 @@ export interface PersistedDispatcher<TMessage> {
   format: typeof PERSISTED_FORMAT | typeof FORMAT_WITHOUT_PRIORITIES;
   options: Omit<
     ResolvedOptions,
-    'now' | 'weight' | 'strategyValue' | 'channels' | 'keys' | 'capacity' | 'maxConcurrent' | 'maxDeliveriesPerTurn'
+    | 'now'
+    | 'weight'
+    | 'strategyValue'
+    | 'dimensions'
+    | 'channels'
+    | 'keys'
+    | 'capacity'
+    | 'maxConcurrent'
+    | 'maxDeliveriesPerTurn'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;
@@ -85,7 +93,7 @@ export interface PersistedDispatcher<TMessage> {
 export interface RestoredState<TMessage> {
   /** Undefined in format 1, which did not record it. */
   savedAt: number | undefined;
-  queue: Array<SavedMessage<TMessage>>;
+  queue: Array<RestoredMessage<TMessage>>;
   overall: SavedPolicy;
   channels: Map<string, SavedPolicy>;
   /** Empty before format 3. */

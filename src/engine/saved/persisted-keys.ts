@@ -5,7 +5,7 @@
  * the path from the snapshot and the value.
  */
 import { field, isRecord, readArray } from '../../policies/saved-fields.js';
-import { parseRates, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { checkRateDimensions, parseRates, type Rate, ThrottlerOptionError } from '../../rate/index.js';
 import { isKeyName, type KeysOption } from '../options/keys-option.js';
 import type { ResolvedOptions } from '../options/options.js';
 import type { SavedKey } from './saved-policy.js';
@@ -35,6 +35,7 @@ export function readKeyStates(value: unknown, path: string, options: ResolvedOpt
     }
     const savedRates = triple[2];
     const rates: Rate[] | undefined = savedRates === null ? undefined : parseRates(savedRates as never, `${at}[2]`);
+    if (rates !== undefined) checkRateDimensions(rates, options.dimensions, `${at}[2]`);
     keys.set(name, { saved: triple[1], path: `${at}[1]`, rates });
   }
   return keys;

@@ -5,7 +5,7 @@
  * and no deadline.
  */
 import { field, readCost, readPastTime, readRecord } from '../../policies/saved-fields.js';
-import { ThrottlerOptionError } from '../../rate/index.js';
+import { type Cost, type CostInput, costInput, type Dimensions, ThrottlerOptionError } from '../../rate/index.js';
 import type { ResolvedOptions } from '../options/options.js';
 import { checkPriority, messageError } from '../queue/message-checks.js';
 import type { QueuedMessage } from '../queue/queued-message.js';
@@ -15,7 +15,8 @@ import { readSavedChannel } from './persisted-keys.js';
 export interface SavedMessage<TMessage> {
   message: TMessage;
   channel: string | undefined;
-  cost: number;
+  /** A number, or (rates in dimensions) a map of dimension to cost, as the sender wrote it. */
+  cost: CostInput;
   queuedAt: number;
   id: unknown;
   /** Left out (undefined) for the default priority, and before format 3. */
@@ -24,13 +25,21 @@ export interface SavedMessage<TMessage> {
   deadline?: number | undefined;
 }
 
+/** A saved message as read back: its cost resolved as the restoring throttler holds it. */
+export type RestoredMessage<TMessage> = Omit<SavedMessage<TMessage>, 'cost'> & { cost: Cost };
+
 /** A waiting message as saved, its times shifted by `shift` ms (onto the wall clock). */
-export function savedMessage<TMessage>(entry: QueuedMessage<TMessage>, shift: number): SavedMessage<TMessage> {
+export function savedMessage<TMessage>(
+  entry: QueuedMessage<TMessage>,
+  shift: number,
+  dimensions: Dimensions | undefined,
+): SavedMessage<TMessage> {
   const { message, channel, cost, queuedAt, id, priority, deadline } = entry;
   return {
     message,
     channel,
-    cost,
+    // By dimension name, not number: what it means does not hang on the order of the restoring rates.
+    cost: costInput(cost, dimensions),
     queuedAt: queuedAt + shift,
     id,
     priority,
@@ -49,7 +58,7 @@ export function readMessage<TMessage>(
   path: string,
   options: ResolvedOptions,
   savedAt: number,
-): SavedMessage<TMessage> {
+): RestoredMessage<TMessage> {
   const entry = readRecord(value, path, 'an object { message, channel, cost, queuedAt, id, priority?, deadline? }');
   const message = readRecord(field(entry, 'message'), `${path}.message`, 'an object (the message)');
   // Delivered as an event, as a queued message must be: a message without a string type is refused here too.
@@ -57,9 +66,9 @@ export function readMessage<TMessage>(
   if (invalidMessage !== undefined) throw invalidMessage;
   const channel = readSavedChannel(field(entry, 'channel'), `${path}.channel`, options);
   // A cost above a limit lowered since is kept: the message is dropped when it comes next, as it would have been.
-  const cost = readCost(field(entry, 'cost'), `${path}.cost`);
+  const cost = readSavedCost(field(entry, 'cost'), `${path}.cost`, options.dimensions);
   const queuedAt = readPastTime(field(entry, 'queuedAt'), `${path}.queuedAt`, savedAt);
-  const saved: SavedMessage<TMessage> = {
+  const saved: RestoredMessage<TMessage> = {
     message: message as TMessage,
     channel,
     cost,
@@ -72,6 +81,15 @@ export function readMessage<TMessage>(
   const deadline = field(entry, 'deadline');
   if (deadline !== undefined) saved.deadline = readDeadline(deadline, `${path}.deadline`);
   return saved;
+}
+
+/** A saved cost: a positive integer, or (rates in dimensions) a map of some of the dimensions to costs. */
+function readSavedCost(value: unknown, path: string, dimensions: Dimensions | undefined): Cost {
+  if (typeof value !== 'object' || value === null) return readCost(value, path);
+  if (dimensions === undefined || Array.isArray(value)) {
+    throw new ThrottlerOptionError(path, 'a positive integer (the rates name no dimensions)', value);
+  }
+  return dimensions.resolve(value, () => Number.MAX_SAFE_INTEGER, path);
 }
 
 /**
