@@ -4,7 +4,7 @@ import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
-import { type HeadSchedule, scheduleOver } from './head-schedule.js';
+import { chooseConfirmed, type HeadSchedule, scheduleOver } from './head-schedule.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
@@ -161,8 +161,8 @@ export class Dispatcher<TMessage> {
 
   private chooseHead(now: number): number {
     if (this.schedule !== undefined) {
-      const at = this.schedule.choose(now);
-      this.chosenQueue = this.schedule.chosen;
+      const at = chooseConfirmed(this.schedule, this.clearance, now);
+      this.chosenQueue = at <= now ? this.schedule.chosen : undefined;
       return at;
     }
     const queue = this.queues.queueOf(undefined) as ChannelQueue<TMessage>;

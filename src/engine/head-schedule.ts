@@ -158,10 +158,32 @@ export class HeadSchedule<TMessage> {
   }
 }
 
+/** Heads a per-channel choice over a store asks about before it waits (chooseConfirmed). */
+const MAX_CONFIRMS = 16;
+
+/**
+ * The time the next head may go (`schedule.chosen`), once the clearance confirms it. A store's channel
+ * half is a time to ask again, which may have gone stale (a grant moved or given back): a head it no
+ * longer lets go is filed afresh and the next is chosen, a few times at most, then its answer is the wait.
+ * A clearance that answers at once is not asked again.
+ */
+export function chooseConfirmed<TMessage>(schedule: HeadSchedule<TMessage>, clearance: Clearance, now: number): number {
+  let at = schedule.choose(now);
+  for (let tries = 0; at <= now && clearance.answersAtOnce !== true; tries++) {
+    const queue = schedule.chosen as ChannelQueue<TMessage>;
+    const confirmed = clearance.clearAt(queue.head as QueuedMessage<TMessage>, now);
+    if (confirmed <= now) return at;
+    schedule.refile(queue);
+    if (tries === MAX_CONFIRMS) return confirmed;
+    at = schedule.choose(now);
+  }
+  return at;
+}
+
 /**
  * Per-channel ordering's schedule of queue heads over a clearance's two halves, refiling a
- * channel's head when its half changes. A clearance without halves (a store, which reserves in
- * order) cannot order per channel: a ThrottlerOptionError says so.
+ * channel's head when its half changes. A clearance without halves cannot order per channel: a
+ * ThrottlerOptionError says so.
  */
 export function scheduleOver<TMessage>(
   clearance: Clearance,
@@ -189,5 +211,6 @@ export function scheduleOver<TMessage>(
     const queue = queues.queueOf(channel);
     if (queue !== undefined) schedule.refile(queue);
   };
+  if ('allChanged' in halves) halves.allChanged = () => schedule.refileAll();
   return schedule;
 }
