@@ -52,7 +52,8 @@ export class GrantRewind {
   /**
    * The head holds no grant while later messages of higher priority hold some: waiting behind them could
    * be for ever (the store grants only so far ahead), so it takes the earliest grant of its kind (its
-   * holder is asked for again); with none of its kind, every grant goes back and the head is asked first.
+   * holder is asked for again); with none of its kind, every grant goes back and the head is asked first
+   * (FIFO only: per channel, a head waits only for its own line).
    */
   takeForHead(request: ClearanceRequest, now: number): Grant | undefined {
     if (this.grants.size === 0 || this.refused.has(request.seq)) return undefined;
@@ -63,8 +64,9 @@ export class GrantRewind {
       this.toReserve.putBack([taken.from]);
       return taken.grant;
     }
-    // Its own answer may be on its way: asked again when it is back.
-    if (this.calls().asking) return undefined;
+    // Its own answer may be on its way: asked again when it is back. Per line, another line's grants
+    // are no reason to give anything back: the head's own line asks for it in its turn.
+    if (this.calls().asking || this.halves !== undefined) return undefined;
     this.rewind(now, 'priority');
     this.toReserve.promote(request);
     return undefined;

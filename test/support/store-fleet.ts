@@ -48,6 +48,8 @@ export class StoreFleet {
     until = Number.POSITIVE_INFINITY,
     each?: () => Promise<void>,
     maxSteps = 20_000,
+    /** The longest move of time in one step (an audit must read at least once per interval). */
+    maxJump = Number.POSITIVE_INFINITY,
   ): Promise<number> {
     let next = 0;
     for (let steps = 0; steps < maxSteps; steps++) {
@@ -72,7 +74,7 @@ export class StoreFleet {
         return steps;
       }
       if (!Number.isFinite(wakeAt)) return steps;
-      this.clock.increment(Math.max(0, wakeAt - this.clock.now()));
+      this.clock.increment(Math.min(maxJump, Math.max(0, wakeAt - this.clock.now())));
     }
     return maxSteps;
   }
