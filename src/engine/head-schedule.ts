@@ -158,23 +158,24 @@ export class HeadSchedule<TMessage> {
   }
 }
 
-/** Heads a per-channel choice over a store asks about before it waits (chooseConfirmed). */
-const MAX_CONFIRMS = 16;
-
 /**
  * The time the next head may go (`schedule.chosen`), once the clearance confirms it. A store's channel
  * half is a time to ask again, which may have gone stale (a grant moved or given back): a head it no
- * longer lets go is filed afresh and the next is chosen, a few times at most, then its answer is the wait.
- * A clearance that answers at once is not asked again.
+ * longer lets go is filed afresh with its new answer and the next is chosen, each head once a call
+ * (asked again at once it could only give the same answer: then that answer is the wait). O(stale
+ * heads): each was filed with a time that passed. A clearance that answers at once is not asked again.
  */
 export function chooseConfirmed<TMessage>(schedule: HeadSchedule<TMessage>, clearance: Clearance, now: number): number {
   let at = schedule.choose(now);
-  for (let tries = 0; at <= now && clearance.answersAtOnce !== true; tries++) {
+  if (at > now || clearance.answersAtOnce === true) return at;
+  const asked = new Set<ChannelQueue<TMessage>>();
+  while (at <= now) {
     const queue = schedule.chosen as ChannelQueue<TMessage>;
     const confirmed = clearance.clearAt(queue.head as QueuedMessage<TMessage>, now);
     if (confirmed <= now) return at;
+    if (asked.has(queue)) return confirmed;
+    asked.add(queue);
     schedule.refile(queue);
-    if (tries === MAX_CONFIRMS) return confirmed;
     at = schedule.choose(now);
   }
   return at;

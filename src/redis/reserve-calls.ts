@@ -21,10 +21,7 @@ export const MAX_BATCH = 200;
  * and thousands granted for one moment go stale while the first are sent (each given back and asked again).
  */
 export const MAX_HELD = MAX_BATCH;
-/**
- * While grants are being used and nothing else calls the store, it is checked this long after it last
- * answered, so that an outage is reported even by a process living on grants it holds.
- */
+/** A process living on grants it holds checks the store this long after it last answered (an outage is told). */
 export const CHECK_AFTER_MS = 1000;
 /**
  * Round trips that learn Redis' clock as a throttler is created, before its first grants: fewer once
@@ -52,6 +49,8 @@ export class ReserveCalls {
   grantsReturned = 0;
   /** How long the last reply took (ms): how far ahead a late grant is moved (late-grants.ts). */
   roundTripMs = 0;
+  /** Per-channel: told of each line a reply answered for, before the wake (store-halves.ts). */
+  replied: ((channel: string | undefined) => void) | undefined;
   /** Where Redis' clock stands from here, learned from every reply: when a grant may go. */
   readonly redisClock: RedisClock;
   private closed = false;
@@ -249,6 +248,7 @@ export class ReserveCalls {
     const held: ClearanceRequest[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
+      this.replied?.(request.channel);
       if (outcome.kind === 'granted') {
         if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
         else this.grants.add(request, outcome.redisTime, outcome.reservation);

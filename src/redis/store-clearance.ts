@@ -41,8 +41,7 @@ import type { SharedLimiter, StoreNotice } from './types.js';
 
 export class RedisClearance implements StoreClearance {
   pausedUntil = Number.NEGATIVE_INFINITY;
-  /** Per-channel ordering: one reservation line per channel or key, none behind another's backlog (store-halves.ts). */
-  readonly perChannel: StoreChannelHalves | undefined;
+  readonly perChannel: StoreChannelHalves | undefined; // per-channel ordering: one line per channel or key
   /** Granted and not yet sent, by queue seq, in the order granted, and by kind for swaps (grant-book.ts). */
   private readonly grants = new GrantBook();
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
@@ -75,13 +74,11 @@ export class RedisClearance implements StoreClearance {
       );
       // Every wake (an answer, a notice, a failure) first files afresh the heads waiting for news.
       const wake = hooks.wake;
-      hooks = {
-        ...hooks,
-        wake: () => {
-          halves.refile();
-          wake();
-        },
+      const refileThenWake = () => {
+        halves.refile();
+        wake();
       };
+      hooks = { ...hooks, wake: refileThenWake };
       this.perChannel = halves;
     }
     this.local = new LocalClearance(
@@ -92,6 +89,7 @@ export class RedisClearance implements StoreClearance {
     this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
     const callEnded = () => this.rewinds.callEnded();
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
+    this.calls.replied = this.perChannel && ((channel) => this.perChannel?.replied(channel));
     this.rewinds = new GrantRewind(this.grants, this.toReserve, () => this.calls, this.refused, hooks, this.perChannel);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);

@@ -14,6 +14,9 @@ export class StoreChannelHalves implements PerChannelClearance {
   allChanged: () => void = () => {};
   /** Lines whose head was answered Infinity since the last wake. */
   private readonly unanswered = new Set<string | undefined>();
+  /** Lines a reply answered for since the last wake (the only ones whose answer can have changed), if it is known. */
+  private readonly answered = new Set<string | undefined>();
+  private precise = false;
   private everything = false;
 
   constructor(
@@ -32,6 +35,16 @@ export class StoreChannelHalves implements PerChannelClearance {
     return this.common(cost, now);
   }
 
+  /**
+   * A reply answered for a message of this line: its head is asked again at the next wake. A wake after
+   * such replies only refiles those lines (O(batch), not O(lines waiting)); any other wake refiles every
+   * line whose head was answered Infinity.
+   */
+  replied(channel: string | undefined): void {
+    this.precise = true;
+    this.answered.add(channel);
+  }
+
   /** Every head is to be asked again (filed afresh at the next `refile`). */
   changedAll(): void {
     this.everything = true;
@@ -40,13 +53,19 @@ export class StoreChannelHalves implements PerChannelClearance {
   /** Files afresh the heads that wait for this news: called before every wake, and after a pause or resume. */
   refile(): void {
     // The queue of no channel is filed only with all of them (the schedule hears channels by name).
-    if (this.everything || this.unanswered.has(undefined)) {
+    const lines = this.precise ? this.answered : this.unanswered;
+    this.precise = false;
+    if (this.everything || lines.has(undefined)) {
       this.everything = false;
       this.unanswered.clear();
+      this.answered.clear();
       this.allChanged();
       return;
     }
-    for (const channel of this.unanswered) this.channelChanged(channel);
-    this.unanswered.clear();
+    for (const channel of lines) {
+      this.unanswered.delete(channel);
+      this.channelChanged(channel);
+    }
+    lines.clear();
   }
 }
