@@ -65,15 +65,14 @@ export class RedisClearance implements StoreClearance {
     private readonly hooks: StoreHooks,
     private readonly whenDown: StoreDownPolicy,
   ) {
-    const perChannel = options.ordering === 'per-channel';
-    this.toReserve = perChannel ? new ReserveLines() : new ReserveLine();
-    if (perChannel) {
+    this.toReserve = options.ordering === 'per-channel' ? new ReserveLines() : new ReserveLine();
+    if (options.ordering === 'per-channel') {
       const halves = new StoreChannelHalves(
         (request, now) => this.answer(request, now),
         (_cost, now) => (this.inFlight.count >= options.maxConcurrent ? Number.POSITIVE_INFINITY : now),
       );
       // Every wake (an answer, a notice, a failure) first files afresh the heads waiting for news.
-      const wake = hooks.wake;
+      const { wake } = hooks;
       const refileThenWake = () => {
         halves.refile();
         wake();
