@@ -136,7 +136,7 @@ export interface PerChannelClearance {
   /** Set by the dispatcher: called when a channel's half may have changed. */
   channelChanged: (channel: string | undefined) => void;
   /** Set by the dispatcher where the clearance has it: every channel's half may have changed (a store's rewind). */
-  allChanged?: () => void;
+  allChanged?: (() => void) | undefined;
 }
 
 /** The policies' states as a persisted snapshot keeps them. */
