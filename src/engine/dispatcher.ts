@@ -5,7 +5,7 @@ import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
 import { SettleBook } from './clearance/settle-book.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
-import { type HeadSchedule, scheduleOver } from './head-schedule.js';
+import { chooseConfirmed, type HeadSchedule, scheduleOver } from './head-schedule.js';
 import { weightOf } from './options/fairness-option.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
@@ -164,8 +164,8 @@ export class Dispatcher<TMessage> {
 
   private chooseHead(now: number): number {
     if (this.schedule !== undefined) {
-      const at = this.schedule.choose(now);
-      this.chosenQueue = this.schedule.chosen;
+      const at = chooseConfirmed(this.schedule, this.clearance, now);
+      this.chosenQueue = at <= now ? this.schedule.chosen : undefined;
       return at;
     }
     const queue = this.queues.queueOf(undefined) as ChannelQueue<TMessage>;

@@ -191,9 +191,32 @@ export class HeadSchedule<TMessage> {
 }
 
 /**
+ * The time the next head may go (`schedule.chosen`), once the clearance confirms it. A store's channel
+ * half is a time to ask again, which may have gone stale (a grant moved or given back): a head it no
+ * longer lets go is filed afresh with its new answer and the next is chosen, each head once a call
+ * (asked again at once it could only give the same answer: then that answer is the wait). O(stale
+ * heads): each was filed with a time that passed. A clearance that answers at once is not asked again.
+ */
+export function chooseConfirmed<TMessage>(schedule: HeadSchedule<TMessage>, clearance: Clearance, now: number): number {
+  let at = schedule.choose(now);
+  if (at > now || clearance.answersAtOnce === true) return at;
+  const asked = new Set<ChannelQueue<TMessage>>();
+  while (at <= now) {
+    const queue = schedule.chosen as ChannelQueue<TMessage>;
+    const confirmed = clearance.clearAt(queue.head as QueuedMessage<TMessage>, now);
+    if (confirmed <= now) return at;
+    if (asked.has(queue)) return confirmed;
+    asked.add(queue);
+    schedule.refile(queue);
+    at = schedule.choose(now);
+  }
+  return at;
+}
+
+/**
  * Per-channel ordering's schedule of queue heads over a clearance's two halves, refiling a
- * channel's head when its half changes. A clearance without halves (a store, which reserves in
- * order) cannot order per channel: a ThrottlerOptionError says so.
+ * channel's head when its half changes. A clearance without halves cannot order per channel: a
+ * ThrottlerOptionError says so.
  */
 export function scheduleOver<TMessage>(
   clearance: Clearance,
@@ -225,5 +248,6 @@ export function scheduleOver<TMessage>(
     const queue = queues.queueOf(channel);
     if (queue !== undefined) schedule.refile(queue);
   };
+  if ('allChanged' in halves) halves.allChanged = () => schedule.refileAll();
   return schedule;
 }

@@ -9,6 +9,7 @@ export { WindowAudit, type WindowAuditJSON, type WindowFindings } from './audit/
 export type {
   ClearanceRequest,
   GrantsRewoundReason,
+  PerChannelClearance,
   StoreClearance,
   StoreConflict,
   StoreHooks,

@@ -16,7 +16,7 @@ import { MAX_BATCH, type ReserveCalls } from './reserve-calls.js';
 /** Moves of one grant before it is given back instead. */
 const MAX_RETIMES = 2;
 
-import type { ReserveLine } from './reserve-line.js';
+import type { ReservationQueue } from './reserve-lines.js';
 import type { RetimeOutcome } from './shared-limiter.js';
 import type { Reservation } from './types.js';
 
@@ -36,7 +36,7 @@ export class LateGrants {
     private readonly limiter: RetimingLimiter,
     private readonly hooks: StoreHooks,
     private readonly grants: GrantBook,
-    private readonly toReserve: ReserveLine,
+    private readonly toReserve: ReservationQueue,
     private readonly calls: ReserveCalls,
   ) {}
 

@@ -55,12 +55,8 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
       config.countUntil,
     );
   }
-  if (config.ordering !== undefined && config.ordering !== 'fifo') {
-    throw new ThrottlerOptionError(
-      'ordering',
-      '"fifo" with a shared store (a granted reservation cannot be moved to let another channel pass)',
-      config.ordering,
-    );
+  if (config.ordering !== undefined && config.ordering !== 'fifo' && config.ordering !== 'per-channel') {
+    throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', config.ordering);
   }
   const rates = undimensioned(parseRates(config.rates, 'rate'), 'rate');
   const channels = parseChannels(config.channels);

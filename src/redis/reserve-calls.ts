@@ -10,21 +10,18 @@ import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import type { OutageSends } from './outage-sends.js';
 import { RedisClock, type SendWindow } from './redis-clock.js';
-import type { ReserveLine } from './reserve-line.js';
+import type { ReservationQueue } from './reserve-lines.js';
+import type { LineOutcome, LineReserver } from './reserve-reply.js';
 import type { Reservation, SharedLimiter } from './types.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
 export const MAX_BATCH = 200;
 /**
- * Grants held unused at most before asking for more. A grant must be sent within the grace of its
- * time; holding thousands granted for one moment (a limit that does not bind) means the last of
- * them go stale while the first are sent, and every stale grant is given back and asked for again.
+ * Grants held unused at most before asking for more: a grant must be sent within the grace of its time,
+ * and thousands granted for one moment go stale while the first are sent (each given back and asked again).
  */
 export const MAX_HELD = MAX_BATCH;
-/**
- * While grants are being used and nothing else calls the store, it is checked this long after it last
- * answered, so that an outage is reported even by a process living on grants it holds.
- */
+/** A process living on grants it holds checks the store this long after it last answered (an outage is told). */
 export const CHECK_AFTER_MS = 1000;
 /**
  * Round trips that learn Redis' clock as a throttler is created, before its first grants: fewer once
@@ -52,6 +49,8 @@ export class ReserveCalls {
   grantsReturned = 0;
   /** How long the last reply took (ms): how far ahead a late grant is moved (late-grants.ts). */
   roundTripMs = 0;
+  /** Per-channel: told of each line a reply answered for, before the wake (store-halves.ts). */
+  replied: ((channel: string | undefined) => void) | undefined;
   /** Where Redis' clock stands from here, learned from every reply: when a grant may go. */
   readonly redisClock: RedisClock;
   private closed = false;
@@ -65,10 +64,10 @@ export class ReserveCalls {
   private toldSlow = false;
 
   constructor(
-    private readonly limiter: SharedLimiter,
+    private readonly limiter: SharedLimiter & Partial<LineReserver>,
     private readonly hooks: StoreHooks,
     private readonly grants: GrantBook,
-    private readonly toReserve: ReserveLine,
+    private readonly toReserve: ReservationQueue,
     /** Requests the store refused for good (a cost above a limit it holds, a channel it does not know). */
     private readonly refused: Set<number>,
     /** Called as each call ends, answered or failed, before anything else is asked (a rewind waits for it). */
@@ -200,19 +199,27 @@ export class ReserveCalls {
   private ask(reportsOnly: boolean): void {
     if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
     const reports = this.outage.toReport(this.hooks.now(), MAX_BATCH / 2);
-    const batch = reportsOnly ? [] : this.toReserve.takeBatch(MAX_BATCH - reports.length);
+    const batch = reportsOnly ? [] : this.toReserve.takeBatch(MAX_BATCH - reports.length, this.hooks.now());
     if (batch.length === 0 && reports.length === 0) return;
     this.asking = true;
     const askedAt = this.hooks.now();
     const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost: cost as number }));
-    this.limiter.reserve(requests).then(
+    // Per line when the queue has lines (per-channel ordering): no line waits behind another's backlog.
+    const call =
+      this.toReserve.hold !== undefined && this.limiter.reserveLines !== undefined
+        ? this.limiter.reserveLines(requests)
+        : this.limiter.reserve(requests);
+    call.then(
       (outcomes) => {
         // Reports come first: those granted are counted by the fleet; a 'later' one is asked again.
-        const counted = outcomes.slice(0, reports.length).findIndex((outcome) => outcome.kind === 'later');
+        const counted = outcomes
+          .slice(0, reports.length)
+          .findIndex(({ kind }) => kind === 'later' || kind === 'line-later');
         this.outage.reported(counted === -1 ? reports : reports.slice(0, counted));
         this.answered(batch, outcomes.slice(reports.length), askedAt, outcomes);
         const later = outcomes[counted];
-        if (later?.kind === 'later') this.retryAt = Math.max(this.retryAt, this.hooks.now() + later.retryAfterMs);
+        if (later !== undefined && 'retryAfterMs' in later)
+          this.retryAt = Math.max(this.retryAt, this.hooks.now() + later.retryAfterMs);
       },
       (error: unknown) => {
         this.asking = false;
@@ -226,10 +233,10 @@ export class ReserveCalls {
 
   private answered(
     batch: ClearanceRequest[],
-    outcomes: Awaited<ReturnType<SharedLimiter['reserve']>>,
+    outcomes: LineOutcome[],
     askedAt: number,
     /** Every outcome of the call, reports included: what Redis' clock is learned from. */
-    all: Awaited<ReturnType<SharedLimiter['reserve']>>,
+    all: LineOutcome[],
   ): void {
     this.asking = false;
     const now = this.hooks.now();
@@ -238,13 +245,19 @@ export class ReserveCalls {
     if (first !== undefined) this.learnClock(askedAt, now, first);
     this.up();
     const late: Reservation[] = [];
+    const held: ClearanceRequest[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
+      this.replied?.(request.channel);
       if (outcome.kind === 'granted') {
         if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
         else this.grants.add(request, outcome.redisTime, outcome.reservation);
       } else if (outcome.kind === 'refused') {
         if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
+      } else if (outcome.kind === 'line-later') {
+        // Its own channel or key cannot take it yet: its line waits, the others are asked for.
+        if (!this.toReserve.withdrawnMeanwhile(request.seq)) held.push(request);
+        this.toReserve.hold?.(request.channel, now + outcome.retryAfterMs);
       } else {
         // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
         this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
@@ -252,6 +265,7 @@ export class ReserveCalls {
         break;
       }
     }
+    this.toReserve.putBack(held);
     this.toReserve.callEnded();
     this.giveBack(late);
     // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.

@@ -6,6 +6,17 @@
 import { ThrottlerOptionError, validateCost } from '../rate/index.js';
 import type { LaterReason, ReservationRequest, ReserveOutcome } from './types.js';
 
+/**
+ * An outcome of a per-line call (a throttler with per-channel ordering): the public ones, or nothing
+ * reserved because the request's own channel or key cannot take it for `retryAfterMs` (its line waits).
+ */
+export type LineOutcome = ReserveOutcome | { readonly kind: 'line-later'; readonly retryAfterMs: number };
+
+/** The per-line reserve (RedisSharedLimiter.reserveLines), for a throttler with per-channel ordering. */
+export interface LineReserver {
+  reserveLines(requests: readonly ReservationRequest[]): Promise<LineOutcome[]>;
+}
+
 const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };
 
 /** The outcome of one request from the script's (kind, µs, member) triple. */
@@ -15,7 +26,7 @@ export function outcomeOf(
   member: string,
   reservation: string,
   request: ReservationRequest,
-): ReserveOutcome {
+): LineOutcome {
   if (kind === 0) {
     // The member starts with the grant's time in µs of Redis' clock (reserve.ts).
     const redisTime = Number.parseInt(member, 10) / 1000;
@@ -23,6 +34,7 @@ export function outcomeOf(
   }
   const reason = LATER_REASONS[kind];
   if (reason) return { kind: 'later', retryAfterMs: micros / 1000, reason };
+  if (kind === 5) return { kind: 'line-later', retryAfterMs: micros / 1000 };
   // The rates in force in Redis are lower than this process knew (another process set them).
   return { kind: 'refused', error: validateCostError(request.cost, micros) };
 }

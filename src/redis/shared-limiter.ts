@@ -10,7 +10,7 @@ import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from './lim
 import type { NoticeSubscriber } from './notice-subscriber.js';
 import { MAX_DRIFT } from './redis-clock.js';
 import { parseReservation, Scopes } from './reservation-scopes.js';
-import { outcomeOf } from './reserve-reply.js';
+import { type LineOutcome, outcomeOf } from './reserve-reply.js';
 import type {
   FleetAuditReport,
   Reservation,
@@ -71,11 +71,24 @@ export class RedisSharedLimiter implements SharedLimiter {
   }
 
   async reserve(requests: readonly ReservationRequest[]): Promise<ReserveOutcome[]> {
+    return (await this.reserveIn(requests, false)) as ReserveOutcome[];
+  }
+
+  /**
+   * Per-line reserve (a throttler with per-channel ordering): a request its own channel or key cannot
+   * take now is reserved nothing and told when it can ('line-later'), and no request waits behind
+   * another line's grants (lua/reserve.ts). Not part of the public SharedLimiter.
+   */
+  reserveLines(requests: readonly ReservationRequest[]): Promise<LineOutcome[]> {
+    return this.reserveIn(requests, true);
+  }
+
+  private async reserveIn(requests: readonly ReservationRequest[], lines: boolean): Promise<LineOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
-    const outcomes: Array<ReserveOutcome | undefined> = new Array(requests.length);
+    const outcomes: Array<LineOutcome | undefined> = new Array(requests.length);
     const scopes = this.scopes();
-    const pairs: string[] = [];
+    const pairs: string[] = lines ? ['lines'] : [];
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
       const refusal = this.refusalOf(request);
@@ -98,7 +111,7 @@ export class RedisSharedLimiter implements SharedLimiter {
         outcomes[index] = outcomeOf(kind, micros, member, scopes.reservation(header.epoch, member, channel), request);
       }
     }
-    return outcomes as ReserveOutcome[];
+    return outcomes as LineOutcome[];
   }
 
   async release(reservations: readonly Reservation[]): Promise<void> {

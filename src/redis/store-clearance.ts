@@ -1,12 +1,15 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
- * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it has a
- * target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its
- * way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time, which its one
- * timer sends the message at without asking Redis again. With priorities the head may be a later message:
- * once granted, it sends on the earliest grant of its channel and cost, and the message that held it takes the
- * later one (grant-book.ts). A message that leaves unsent (cancelled, displaced, past its deadline) gives its
- * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts).
+ * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it
+ * has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer
+ * is on its way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time,
+ * which its one timer sends the message at without asking Redis again. With
+ * priorities the head may be a later message: once granted, it sends on the earliest grant of its
+ * channel and cost, and the message that held it takes the later one (grant-book.ts). A message
+ * that leaves unsent (cancelled, displaced, past its deadline) gives its grant back; one sent on a grant is
+ * settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts). With per-channel
+ * ordering, messages wait in one line per channel or key (reserve-lines.ts), asked for in turn, and the
+ * dispatcher's head schedule asks this clearance per head (store-halves.ts): no key waits behind another's.
  *
  * It never sends on a grant long after its time (a grant counts at its Redis time; the script spaces grants
  * by interval + grace), so a grant left unused past `grantGraceMs` is moved to Redis' now where it still
@@ -15,7 +18,6 @@
  */
 import {
   type ClearanceRequest,
-  type GrantsRewoundReason,
   LocalClearance,
   type ResolvedOptions,
   type RestoredState,
@@ -24,28 +26,32 @@ import {
   type StoreTraffic,
 } from '../engine/index.js';
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { type Grant, GrantBook } from './grant-book.js';
+import { GrantBook } from './grant-book.js';
+import { GrantRewind } from './grant-rewind.js';
 import { LateGrants, type RetimingLimiter } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
 import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
+import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
+import type { LineReserver } from './reserve-reply.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
+import { StoreChannelHalves } from './store-halves.js';
 import { StoreInFlight } from './store-in-flight.js';
 import type { SharedLimiter, StoreNotice } from './types.js';
 
 export class RedisClearance implements StoreClearance {
   pausedUntil = Number.NEGATIVE_INFINITY;
-  readonly perChannel = undefined;
+  readonly perChannel: StoreChannelHalves | undefined; // per-channel ordering: one line per channel or key
   /** Granted and not yet sent, by queue seq, in the order granted, and by kind for swaps (grant-book.ts). */
   private readonly grants = new GrantBook();
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
-  private readonly toReserve = new ReserveLine();
+  private readonly toReserve: ReservationQueue;
   private readonly refused = new Set<number>(); // refused for good: a cost above a limit, an unknown channel
   /** The calls to the limiter: one reserve out at a time, retries, up or down (reserve-calls.ts). */
   private readonly calls: ReserveCalls;
   private readonly late: LateGrants | undefined; // grants back past their grace, moved to Redis' now
-  /** A rewind asked for while a reserve call was out (from when, why): done when it answers, so that order is kept. */
-  private rewindPending: { at: number; reason: GrantsRewoundReason } | undefined;
+  /** Grants given back and asked for again (grant-rewind.ts). */
+  private readonly rewinds: GrantRewind;
   private closed = false;
   private readonly local: LocalClearance; // checks messages; the local window while down ('local')
   /** What went on the local window while the store was down, until it leaves every window (outage-sends.ts). */
@@ -54,21 +60,36 @@ export class RedisClearance implements StoreClearance {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly limiter: SharedLimiter & RetimingLimiter & ClockReader,
+    private readonly limiter: SharedLimiter & RetimingLimiter & ClockReader & Partial<LineReserver>,
     private readonly options: ResolvedOptions,
     private readonly hooks: StoreHooks,
     private readonly whenDown: StoreDownPolicy,
   ) {
+    this.toReserve = options.ordering === 'per-channel' ? new ReserveLines() : new ReserveLine();
+    if (options.ordering === 'per-channel') {
+      const halves = new StoreChannelHalves(
+        (request, now) => this.answer(request, now),
+        (_cost, now) => (this.inFlight.count >= options.maxConcurrent ? Number.POSITIVE_INFINITY : now),
+      );
+      // Every wake (an answer, a notice, a failure) first files afresh the heads waiting for news.
+      const { wake } = hooks;
+      const refileThenWake = () => {
+        halves.refile();
+        wake();
+      };
+      hooks = { ...hooks, wake: refileThenWake };
+      this.perChannel = halves;
+    }
     this.local = new LocalClearance(
       whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare) : options,
       hooks.now(),
     );
     this.inFlight = new StoreInFlight(options);
     this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
-    const callEnded = () => {
-      if (this.rewindPending !== undefined) this.rewind(this.rewindPending.at, this.rewindPending.reason);
-    };
+    const callEnded = () => this.rewinds.callEnded();
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
+    this.calls.replied = this.perChannel && ((channel) => this.perChannel?.replied(channel));
+    this.rewinds = new GrantRewind(this.grants, this.toReserve, () => this.calls, this.refused, hooks, this.perChannel);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
@@ -107,10 +128,15 @@ export class RedisClearance implements StoreClearance {
 
   clearAt(request: ClearanceRequest, now: number): number {
     if (this.inFlight.count >= this.options.maxConcurrent) return Number.POSITIVE_INFINITY;
+    return this.answer(request, now);
+  }
+
+  /** When this message may go, or when to ask again (a time >= now, or Infinity until the store wakes it), in-flight cap aside. */
+  private answer(request: ClearanceRequest, now: number): number {
     // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
     let grant = this.grants.earliestFor(request);
     if (grant === undefined && this.calls.down === undefined && !(this.pausedUntil > now))
-      grant = this.takeForHead(request, now);
+      grant = this.rewinds.takeForHead(request, now);
     // Being moved to Redis' now: the answer wakes the throttler.
     if (grant?.retiming) return Number.POSITIVE_INFINITY;
     if (grant !== undefined) {
@@ -130,7 +156,7 @@ export class RedisClearance implements StoreClearance {
       }
       // In a pause or past the local window: every grant goes back and is asked for again, in order.
       const reason = from < this.pausedUntil ? 'pause' : inTime || this.late !== undefined ? 'outage' : 'late';
-      this.rewind(Math.max(now, this.pausedUntil, localAt), reason);
+      this.rewinds.rewind(Math.max(now, this.pausedUntil, localAt), reason);
     }
     if (this.pausedUntil > now) return this.pausedUntil;
     if (this.calls.down === undefined && this.outage.holds(now)) {
@@ -140,6 +166,9 @@ export class RedisClearance implements StoreClearance {
       if (localAt > now) return localAt;
     }
     if (this.calls.retryAt <= now) this.calls.askSoon();
+    // Its line is held by its own channel or key (per-channel): asked for again when that ends.
+    const lineAt = this.toReserve.heldUntil?.(request.channel) ?? now;
+    if (lineAt > now && this.calls.down === undefined) return Math.max(lineAt, this.calls.retryAt);
     if (this.calls.down !== undefined && this.whenDown.onStoreDown === 'local') {
       // The local window decides until the store answers again; the timer also wakes to ask it.
       const probeAt = this.calls.retryAt > now ? this.calls.retryAt : Number.POSITIVE_INFINITY;
@@ -211,11 +240,13 @@ export class RedisClearance implements StoreClearance {
     // The whole fleet pauses; a pause until RESUME holds for the longest a store keeps a pause.
     const forMs = Number.isFinite(until) ? until - now : 2 ** 31 - 1;
     if (forMs > 0) this.limiter.pause(forMs).catch((error: unknown) => this.calls.failed(error));
+    this.refileAll();
   }
 
   resume(): void {
     this.pausedUntil = Number.NEGATIVE_INFINITY;
     this.limiter.resume().catch((error: unknown) => this.calls.failed(error));
+    this.refileAll();
   }
 
   settle(channel: unknown, cost: unknown): void {
@@ -242,6 +273,7 @@ export class RedisClearance implements StoreClearance {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.rewinds.closed = true;
     this.calls.close();
     this.unsubscribe();
     this.calls.giveBack(this.grants.takeAll().map((grant) => grant.reservation));
@@ -256,54 +288,23 @@ export class RedisClearance implements StoreClearance {
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
       if (notice.keys !== undefined && this.local.keyRates !== undefined) this.local.setKeyTemplate(notice.keys, now);
       if (notice.key !== undefined) this.local.setRates(notice.key.rates, notice.key.name, now);
-      this.rewind(now, 'rates');
+      this.rewinds.rewind(now, 'rates');
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);
       else this.hooks.quarantined(now + notice.forMs);
-      this.rewind(now + notice.forMs, notice.type === 'paused' ? 'pause' : 'quarantine');
+      this.rewinds.rewind(now + notice.forMs, notice.type === 'paused' ? 'pause' : 'quarantine');
     } else {
       this.pausedUntil = Number.NEGATIVE_INFINITY;
       this.calls.retryAt = now;
       this.calls.askSoon();
     }
+    this.refileAll();
     this.hooks.wake();
   }
 
-  /** Gives every unused grant back and asks again for those messages, in arrival order, from `at`. */
-  private rewind(at: number, reason: GrantsRewoundReason): void {
-    if (this.calls.asking) {
-      // The batch out is between the grants held and the requests waiting: rewind once it is back.
-      this.rewindPending = { at: Math.max(this.rewindPending?.at ?? at, at), reason };
-      return;
-    }
-    this.rewindPending = undefined;
-    const held = this.grants.takeAll();
-    // Told after this call to the clearance returns (a hook is never called during one).
-    if (held.length > 0) queueMicrotask(() => this.closed || this.hooks.rewound(held.length, 0, reason));
-    this.toReserve.putBack(held.map((grant) => grant.request));
-    this.calls.giveBack(held.map((grant) => grant.reservation));
-    // From `at` the head is asked for again: a `later` told for messages behind it no longer holds it back.
-    this.calls.retryAt = at;
-  }
-
-  /**
-   * The head holds no grant while later messages of higher priority hold some: waiting behind them could
-   * be for ever (the store grants only so far ahead), so it takes the earliest grant of its kind (its
-   * holder is asked for again); with none of its kind, every grant goes back and the head is asked first.
-   */
-  private takeForHead(request: ClearanceRequest, now: number): Grant | undefined {
-    if (this.grants.size === 0 || this.refused.has(request.seq)) return undefined;
-    const taken = this.grants.steal(request);
-    if (taken !== undefined) {
-      // What it still asks for is not needed: taken out of the line, or given back when it comes.
-      this.toReserve.withdraw(request.seq);
-      this.toReserve.putBack([taken.from]);
-      return taken.grant;
-    }
-    // Its own answer may be on its way: asked again when it is back.
-    if (this.calls.asking) return undefined;
-    this.rewind(now, 'priority');
-    this.toReserve.promote(request);
-    return undefined;
+  /** Per-channel: every head is asked again (a pause, a resume, a notice; a rewind's at the next wake). */
+  private refileAll(): void {
+    this.perChannel?.changedAll();
+    this.perChannel?.refile();
   }
 }

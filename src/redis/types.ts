@@ -74,7 +74,11 @@ export interface SharedLimiterConfig {
   keys?: RatesInput | undefined;
   /** token-bucket: permits stored while idle, at most. Default: the limit. */
   maxBurst?: number | undefined;
-  /** Only 'fifo' can be shared: a reservation cannot be moved once granted. */
+  /**
+   * 'fifo' (default): one reservation line, grants in arrival order across the fleet. 'per-channel': one
+   * line per channel or key, so no key waits behind another's backlog (the overall rate stays strict).
+   * Only how a throttler asks: processes sharing a name may differ in it.
+   */
   ordering?: Ordering | undefined;
   /** Only 'start' can be shared. */
   countUntil?: CountUntil | undefined;

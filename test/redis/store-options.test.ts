@@ -63,19 +63,19 @@ describe('open(): what a shared limiter can keep exactly', () => {
     });
   });
 
-  it("refuses countUntil 'done' and ordering 'per-channel' instead of approximating them", () => {
+  it("refuses countUntil 'done' instead of approximating it, and an ordering it does not know", () => {
     expectOptionError(() => open({ countUntil: 'done' }), {
       message:
         'countUntil must be "start" with a shared store (a slot held until "done" would be lost with the process holding it), got "done"',
       option: 'countUntil',
       value: 'done',
     });
-    expectOptionError(() => open({ ordering: 'per-channel' }), {
-      message:
-        'ordering must be "fifo" with a shared store (a granted reservation cannot be moved to let another channel pass), got "per-channel"',
+    expectOptionError(() => open({ ordering: 'lifo' as never }), {
+      message: 'ordering must be "fifo" or "per-channel", got "lifo"',
       option: 'ordering',
-      value: 'per-channel',
+      value: 'lifo',
     });
+    expect(() => open({ ordering: 'per-channel' })).not.toThrow();
   });
 
   it('validates rates, channel rates, maxBurst and maxReserveAheadMs like the throttler does', () => {

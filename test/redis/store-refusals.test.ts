@@ -10,7 +10,7 @@ import { throttleQueue } from '../../src/rxjs/index.js';
 import { redisForFile } from '../support/redis.js';
 
 /**
- * What a store refuses (a strategy it cannot share, per-channel ordering, countUntil 'done', a bad
+ * What a store refuses (a strategy it cannot share, countUntil 'done', a bad
  * reserve-ahead or grace, a closed store) throws at the call for the adapters, and leaves the machine
  * in status 'error' with that error: never a throttler that hangs, nor an uncaught exception.
  */
@@ -23,7 +23,6 @@ const storeOf = (options: Partial<RedisStoreOptions> = {}) => {
 const REFUSED: Array<[string, Record<string, unknown>, Partial<RedisStoreOptions>, RegExp]> = [
   ['strategy timer', { strategy: 'timer' }, {}, /^strategy must be "sliding-window" or "token-bucket"/],
   ['strategy warming-up', { strategy: 'warming-up', warmup: '1s' }, {}, /^strategy must be "sliding-window"/],
-  ['ordering per-channel', { ordering: 'per-channel' }, {}, /^ordering must be "fifo" with a shared store/],
   ['countUntil done', { countUntil: 'done' }, {}, /^countUntil must be "start" with a shared store/],
   ['a negative grace', {}, { grantGraceMs: -1 }, /^grantGraceMs must be a number of milliseconds from 0 to 60000/],
   ['a grace with token-bucket', { strategy: 'token-bucket' }, { grantGraceMs: 5 }, /^grantGraceMs must be 0 unless/],

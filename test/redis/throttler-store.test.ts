@@ -224,7 +224,11 @@ describe('a throttler with a Redis store', () => {
       /^strategy must be "sliding-window" or "token-bucket" with a shared store/,
     );
     expect(attempt({ strategy: 'warming-up', warmup: '1s' })).toMatch(/^strategy must be/);
-    expect(attempt({ strategy: 'sliding-window', ordering: 'per-channel' })).toMatch(/^ordering must be/);
+    // Per-channel ordering is shared too: one reservation line per channel or key (throttler-store-lines.test.ts).
+    const perChannel = createActor(throttlerMachine, {
+      input: { rate: '1/1s', strategy: 'sliding-window', ordering: 'per-channel', store } as never,
+    });
+    expect(perChannel.getSnapshot().status).toBe('active');
     expect(attempt({ strategy: 'sliding-window', countUntil: 'done' })).toMatch(/^countUntil must be/);
     expect(attempt({ strategy: 'sliding-window', store: { name: 'x' } })).toBe(
       'store must be a store from xstate-throttler/redis\'s createRedisStore, got {"name":"x"}',

@@ -31,6 +31,8 @@ export const SLOW_SUITES = [
   'test/redis/cluster.test.ts',
   'test/redis/local-recovery.test.ts',
   'test/redis/throttler-outage.test.ts',
+  // Per-channel lines on the store: a property over fleets of throttlers against the real Redis.
+  'test/redis/throttler-store-lines.property.test.ts',
   // Real round trips through a delaying proxy.
   'test/redis/slow-link.test.ts',
   // The otel store instruments against a throwaway Redis that is paused and loses its keys.

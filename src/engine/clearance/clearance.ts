@@ -130,7 +130,9 @@ export interface Clearance {
   /**
    * Per-channel ordering needs `clearAt` in two halves, what the message's channel allows and what
    * everything common to all channels allows, and to hear when a channel's half changed. Only a
-   * clearance that can answer the halves separately supports it (the local policies can).
+   * clearance that can answer the halves separately supports it (the local policies can; a store's
+   * channel half may be a time to ask again, so the dispatcher confirms a due head with `clearAt`
+   * unless `answersAtOnce`).
    */
   readonly perChannel?: PerChannelClearance | undefined;
 
@@ -154,6 +156,8 @@ export interface PerChannelClearance {
   commonClearAt(cost: Cost, now: number): number;
   /** Set by the dispatcher: called when a channel's half may have changed. */
   channelChanged: (channel: string | undefined) => void;
+  /** Set by the dispatcher where the clearance has it: every channel's half may have changed (a store's rewind). */
+  allChanged?: (() => void) | undefined;
 }
 
 /** The policies' states as a persisted snapshot keeps them. */

@@ -27,12 +27,20 @@ import { RETIME_BODY } from './retime.js';
  * and its state hash are created by its first grant and expire with the rest. A key's token buckets
  * start empty at its first grant, as a local key's do (a channel's start with the state).
  *
- * Script ARGV after the header: pairs of (scope j: 0 none, else the channel or key ARGV[8 + j]; cost);
- * or 'retime' and the grants to move (retime.ts); or 'clock', answered with Redis' now (µs) alone, so
- * that a throttler knows Redis' clock, and has the script on its connection, before its first grants.
- * Reply: the header, then per request a triple (kind, µs, member): kind 0 granted (µs = wait),
- * 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused (µs = the smallest
- * limit in force, which the cost exceeds).
+ * Per-line ('lines' before the pairs: a throttler with per-channel ordering): no line waits behind
+ * another's backlog. A request is not floored at the previous grant, only at each of its logs' newest
+ * (every log stays in time order); and one whose own channel or key cannot take it now is reserved
+ * nothing and told when it can (kind 5), as is every later request of its line in the call. So a
+ * line's grants are never placed ahead of now by its own limits, and what another line finds ahead of
+ * it in the overall log is only what the overall rate itself spaced out (at most `ahead`).
+ *
+ * Script ARGV after the header: optionally 'lines', then pairs of (scope j: 0 none, else the channel or
+ * key ARGV[8 + j]; cost); or 'retime' and the grants to move (retime.ts); or 'clock', answered with
+ * Redis' now (µs) alone, so that a throttler knows Redis' clock, and has the script on its connection,
+ * before its first grants. Reply: the header, then per request a triple (kind, µs, member): kind 0
+ * granted (µs = wait), 1/2/3 later for reserve-ahead/paused/quarantine (µs = retry after), 4 refused
+ * (µs = the smallest limit in force, which the cost exceeds), 5 later for its own line (µs = when its
+ * channel or key can take it).
  */
 export const RESERVE_SCRIPT = `${PRELUDE}${AUDIT_TRAIL}
 local results = {}
@@ -122,8 +130,25 @@ local function spend(b, rate, at, cost)
   b.dirty = true
 end
 
+-- The earliest time >= floor at which cost fits every rate of scope j, either strategy.
+local function earliestIn(j, cost, floor)
+  if not tokenBucket then return earliestInLog(j, cost, floor) end
+  local at = floor
+  for i = 1, #scopeRates(j) do
+    local b = bucket(j, i)
+    if b.nextFree > at then at = b.nextFree end
+  end
+  return at
+end
+
+-- Per-line ('lines'): no floor at the previous grant, and a request its own channel or key holds
+-- back past now is told when (kind 5) with nothing reserved, as is every later one of its line.
+local lines = ARGV[HEADER + 1] == 'lines'
+local first = HEADER + 1
+if lines then first = HEADER + 2 end
+local lineLater = {}
 local laterKind, laterWait
-for index = HEADER + 1, #ARGV, 2 do
+for index = first, #ARGV, 2 do
   local j = tonumber(ARGV[index])
   local cost = tonumber(ARGV[index + 1])
   local scopes = { 0 }
@@ -138,23 +163,22 @@ for index = HEADER + 1, #ARGV, 2 do
     results[#results + 1] = 4; results[#results + 1] = smallest; results[#results + 1] = ''
   elseif laterKind then
     results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
+  elseif lineLater[j] then
+    results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
   else
     -- Reading the logs first: a log found lost quarantines before this request's floor is taken.
     if not tokenBucket then for _, s in ipairs(scopes) do scopeLog(s) end end
     local at = now
-    if last > at then at = last end
+    if not lines and last > at then at = last end
     if p > at then at = p end
     if qu > at then at = qu end
-    for _, s in ipairs(scopes) do
-      if tokenBucket then
-        for i = 1, #scopeRates(s) do
-          local b = bucket(s, i)
-          if b.nextFree > at then at = b.nextFree end
-        end
-      else
-        at = earliestInLog(s, cost, at)
-      end
-    end
+    local own = now
+    if lines and j > 0 then own = earliestIn(j, cost, now) end
+    if own > now then
+      lineLater[j] = math.ceil(own - now)
+      results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
+    else
+    for _, s in ipairs(scopes) do at = earliestIn(s, cost, at) end
     if at - now > ahead then
       laterWait = math.ceil(at - now - ahead)
       if qu - now > ahead then laterKind = 3 elseif p - now > ahead then laterKind = 2 else laterKind = 1 end
@@ -174,8 +198,9 @@ for index = HEADER + 1, #ARGV, 2 do
           redis.call('ZADD', KEYS[2 + s], int(log.total), member)
         end
       end
-      last = at
+      if at > last then last = at end
       results[#results + 1] = 0; results[#results + 1] = math.ceil(at - now); results[#results + 1] = member
+    end
     end
   end
 end

@@ -1,0 +1,224 @@
+/**
+ * The messages a store clearance with per-channel ordering has yet to ask the store for: one line per
+ * channel or key (and one for no channel), each in arrival order as a ReserveLine keeps it. A call asks
+ * for the lines in turn, a fair share of the batch each, so a key with a thousand waiting never fills a
+ * call that a quiet key's one message is behind. A line the store said its own channel or key cannot
+ * take yet (`hold`) is not asked for again until then, while the other lines are.
+ *
+ * Costs: O(1) amortised per message (a held line waits in a heap, O(log lines) per hold); a line
+ * lives while it holds a message or a hold, so memory follows the keys with something waiting.
+ */
+import type { ClearanceRequest } from '../engine/index.js';
+import { Deque } from '../engine/index.js';
+import { ReserveLine } from './reserve-line.js';
+
+/** What a store clearance asks its messages' reservations in: one line (FIFO) or one per channel. */
+export interface ReservationQueue {
+  readonly length: number;
+  push(request: ClearanceRequest): void;
+  putBack(requests: readonly ClearanceRequest[]): void;
+  promote(request: ClearanceRequest): void;
+  withdraw(seq: number): void;
+  takeBatch(max: number, now: number): ClearanceRequest[];
+  callEnded(): void;
+  withdrawnMeanwhile(seq: number): boolean;
+  /** Per-channel only: the line of `channel` is not asked for before `until`. */
+  hold?(channel: string | undefined, until: number): void;
+  /** Per-channel only: until when the line of `channel` is held (-Infinity: it is not). */
+  heldUntil?(channel: string | undefined): number;
+  /** Per-channel only: every hold lifted (new rates, a rewind). */
+  releaseHolds?(): void;
+}
+
+interface Line {
+  readonly name: string | undefined;
+  readonly entries: ReserveLine;
+  heldUntil: number;
+  /** In the deque of lines to ask for (possibly stale: checked as it comes up). */
+  queued: boolean;
+  /** How many of its messages the call out asks for. */
+  out: number;
+}
+
+export class ReserveLines implements ReservationQueue {
+  private readonly lines = new Map<string | undefined, Line>();
+  private readonly turn = new Deque<Line>();
+  /** Held lines by the end of their hold, a binary heap of [until, line] (stale entries skipped). */
+  private readonly holds: Array<[number, Line]> = [];
+  /** The line of every message waiting or asked for. */
+  private readonly lineOf = new Map<number, Line>();
+  private readonly outSeqs = new Set<number>();
+  private total = 0;
+
+  get length(): number {
+    return this.total;
+  }
+
+  push(request: ClearanceRequest): void {
+    this.change(this.lineFor(request.channel), (entries) => entries.push(request), request.seq);
+  }
+
+  putBack(requests: readonly ClearanceRequest[]): void {
+    const byLine = new Map<Line, ClearanceRequest[]>();
+    for (const request of requests) {
+      const line = this.lineFor(request.channel);
+      const list = byLine.get(line);
+      if (list === undefined) byLine.set(line, [request]);
+      else list.push(request);
+      this.lineOf.set(request.seq, line);
+    }
+    for (const [line, list] of byLine) this.change(line, (entries) => entries.putBack(list));
+  }
+
+  promote(request: ClearanceRequest): void {
+    const line = this.lineFor(request.channel);
+    this.change(line, (entries) => entries.promote(request), request.seq);
+    // Its line is asked for first.
+    line.queued = true;
+    this.turn.unshift(line);
+  }
+
+  withdraw(seq: number): void {
+    const line = this.lineOf.get(seq);
+    if (line === undefined) return;
+    this.change(line, (entries) => entries.withdraw(seq));
+    if (!line.entries.has(seq) && !this.outSeqs.has(seq)) this.lineOf.delete(seq);
+    this.forgetIfIdle(line);
+  }
+
+  takeBatch(max: number, now: number): ClearanceRequest[] {
+    this.liftHolds(now);
+    const batch: ClearanceRequest[] = [];
+    const share = Math.max(1, Math.floor(max / Math.max(1, this.turn.length)));
+    while (batch.length < max) {
+      const line = this.turn.shift();
+      if (line === undefined) break;
+      line.queued = false;
+      if (line.heldUntil > now || line.entries.length === 0) continue;
+      const before = line.entries.length;
+      const taken = line.entries.takeBatch(Math.min(share, max - batch.length));
+      this.total -= before - line.entries.length;
+      line.out += taken.length;
+      for (const request of taken) {
+        this.outSeqs.add(request.seq);
+        batch.push(request);
+      }
+      this.enqueue(line);
+    }
+    return batch;
+  }
+
+  callEnded(): void {
+    for (const seq of this.outSeqs) {
+      const line = this.lineOf.get(seq);
+      if (line === undefined) continue;
+      line.out = 0;
+      line.entries.callEnded();
+      if (!line.entries.has(seq)) this.lineOf.delete(seq);
+      this.forgetIfIdle(line);
+    }
+    this.outSeqs.clear();
+  }
+
+  withdrawnMeanwhile(seq: number): boolean {
+    return this.lineOf.get(seq)?.entries.withdrawnMeanwhile(seq) ?? false;
+  }
+
+  hold(channel: string | undefined, until: number): void {
+    const line = this.lineFor(channel);
+    if (until <= line.heldUntil) return;
+    line.heldUntil = until;
+    this.pushHold(until, line);
+  }
+
+  heldUntil(channel: string | undefined): number {
+    return this.lines.get(channel)?.heldUntil ?? Number.NEGATIVE_INFINITY;
+  }
+
+  releaseHolds(): void {
+    for (const [, line] of this.holds) {
+      line.heldUntil = Number.NEGATIVE_INFINITY;
+      this.enqueue(line);
+      this.forgetIfIdle(line);
+    }
+    this.holds.length = 0;
+  }
+
+  private lineFor(channel: string | undefined): Line {
+    let line = this.lines.get(channel);
+    if (line === undefined) {
+      line = {
+        name: channel,
+        entries: new ReserveLine(),
+        heldUntil: Number.NEGATIVE_INFINITY,
+        queued: false,
+        out: 0,
+      };
+      this.lines.set(channel, line);
+    }
+    return line;
+  }
+
+  /** Runs a change of one line's entries, keeping the total and the turn. */
+  private change(line: Line, apply: (entries: ReserveLine) => void, seq?: number): void {
+    const before = line.entries.length;
+    apply(line.entries);
+    this.total += line.entries.length - before;
+    if (seq !== undefined) this.lineOf.set(seq, line);
+    this.enqueue(line);
+  }
+
+  private enqueue(line: Line): void {
+    if (line.queued || line.entries.length === 0) return;
+    line.queued = true;
+    this.turn.push(line);
+  }
+
+  /** A line with nothing waiting, asked for or held is forgotten (a key comes and goes). */
+  private forgetIfIdle(line: Line): void {
+    if (line.entries.length === 0 && line.out === 0 && line.heldUntil === Number.NEGATIVE_INFINITY)
+      this.lines.delete(line.name);
+  }
+
+  private liftHolds(now: number): void {
+    while (this.holds.length > 0 && (this.holds[0] as [number, Line])[0] <= now) {
+      const [until, line] = this.popHold();
+      if (line.heldUntil !== until) continue;
+      line.heldUntil = Number.NEGATIVE_INFINITY;
+      this.enqueue(line);
+      this.forgetIfIdle(line);
+    }
+  }
+
+  private pushHold(until: number, line: Line): void {
+    const heap = this.holds;
+    heap.push([until, line]);
+    for (let i = heap.length - 1; i > 0; ) {
+      const parent = (i - 1) >> 1;
+      if ((heap[parent] as [number, Line])[0] <= until) break;
+      [heap[i], heap[parent]] = [heap[parent] as [number, Line], heap[i] as [number, Line]];
+      i = parent;
+    }
+  }
+
+  private popHold(): [number, Line] {
+    const heap = this.holds;
+    const top = heap[0] as [number, Line];
+    const last = heap.pop() as [number, Line];
+    if (heap.length > 0) {
+      heap[0] = last;
+      for (let i = 0; ; ) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let least = i;
+        if (left < heap.length && (heap[left] as [number, Line])[0] < (heap[least] as [number, Line])[0]) least = left;
+        if (right < heap.length && (heap[right] as [number, Line])[0] < (heap[least] as [number, Line])[0])
+          least = right;
+        if (least === i) break;
+        [heap[i], heap[least]] = [heap[least] as [number, Line], heap[i] as [number, Line]];
+        i = least;
+      }
+    }
+    return top;
+  }
+}

@@ -1,0 +1,88 @@
+import type { Redis } from 'ioredis';
+import { SimulatedClock } from 'xstate';
+import type { ThrottlerInput } from '../../src/machine/types.js';
+import type { RedisStoreOptions } from '../../src/redis/types.js';
+import { type StoreThrottler, storeThrottler } from './store-throttler.js';
+
+/** One message sent to one throttler of the fleet at a virtual time. */
+export interface FleetArrival {
+  readonly at: number;
+  readonly throttler: number;
+  readonly channel: string | undefined;
+  readonly n: number;
+}
+
+/**
+ * Several throttler machines on one shared limiter, in one virtual time: one SimulatedClock is every
+ * machine's clock and the store's test clock (Redis' time), so a reply takes no virtual time. `run`
+ * sends the arrivals at their times and moves time to the next wake-up of any throttler, waiting for
+ * Redis' replies in between (real I/O).
+ */
+export class StoreFleet {
+  readonly clock = new SimulatedClock();
+  readonly throttlers: StoreThrottler[];
+  /** When each message (by n) was sent. */
+  readonly sentAt = new Map<number, number>();
+
+  constructor(
+    redis: Redis,
+    name: string,
+    size: number,
+    input: Omit<ThrottlerInput, 'store' | 'now'>,
+    storeOptions: Partial<RedisStoreOptions> = {},
+  ) {
+    this.throttlers = Array.from({ length: size }, () => storeThrottler(redis, name, input, storeOptions, this.clock));
+  }
+
+  get deliveries(): StoreThrottler['deliveries'] {
+    return this.throttlers.flatMap((throttler) => throttler.deliveries);
+  }
+
+  /**
+   * Sends `arrivals` (sorted by time) at their times and steps until virtual time `until` (or, with no
+   * `until`, until nothing is armed and nothing is left to send). `each` runs before every step (an audit).
+   * Gives up after `maxSteps`. Returns the steps taken.
+   */
+  async run(
+    arrivals: readonly FleetArrival[],
+    until = Number.POSITIVE_INFINITY,
+    each?: () => Promise<void>,
+    maxSteps = 20_000,
+    /** The longest move of time in one step (an audit must read at least once per interval). */
+    maxJump = Number.POSITIVE_INFINITY,
+  ): Promise<number> {
+    let next = 0;
+    for (let steps = 0; steps < maxSteps; steps++) {
+      while (next < arrivals.length && (arrivals[next] as FleetArrival).at <= this.clock.now()) {
+        const arrival = arrivals[next] as FleetArrival;
+        this.sentAt.set(arrival.n, this.clock.now());
+        (this.throttlers[arrival.throttler] as StoreThrottler).actor.send({
+          type: 'QUEUE',
+          message: { type: 'job', n: arrival.n },
+          channel: arrival.channel,
+        });
+        next += 1;
+      }
+      // Twice: one throttler's answer can start another's call (a notice), which the first round missed.
+      await Promise.all(this.throttlers.map((throttler) => throttler.quiet()));
+      await Promise.all(this.throttlers.map((throttler) => throttler.quiet()));
+      await each?.();
+      let wakeAt = next < arrivals.length ? (arrivals[next] as FleetArrival).at : Number.POSITIVE_INFINITY;
+      for (const throttler of this.throttlers) wakeAt = Math.min(wakeAt, throttler.actor.getSnapshot().context.wakeAt);
+      if (wakeAt > until) {
+        if (Number.isFinite(until)) this.clock.increment(Math.max(0, until - this.clock.now()));
+        return steps;
+      }
+      if (!Number.isFinite(wakeAt)) return steps;
+      this.clock.increment(Math.min(maxJump, Math.max(0, wakeAt - this.clock.now())));
+    }
+    return maxSteps;
+  }
+
+  async stop(): Promise<void> {
+    for (const throttler of this.throttlers) {
+      throttler.actor.stop();
+      await throttler.store.close();
+    }
+  }
+}
