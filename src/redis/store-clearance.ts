@@ -1,15 +1,14 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
- * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it
- * has a target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer
- * is on its way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time,
- * which its one timer sends the message at without asking Redis again. With
- * priorities the head may be a later message: once granted, it sends on the earliest grant of its
- * channel and cost, and the message that held it takes the later one (grant-book.ts). A message
- * that leaves unsent (cancelled, displaced, past its deadline) gives its grant back; one sent on a grant is
- * settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts). With per-channel
- * ordering, messages wait in one line per channel or key (reserve-lines.ts), asked for in turn, and the
- * dispatcher's head schedule asks this clearance per head (store-halves.ts): no key waits behind another's.
+ * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it has a
+ * target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its
+ * way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time, which its one
+ * timer sends the message at without asking Redis again. With priorities the head may be a later message:
+ * once granted, it sends on the earliest grant of its channel and cost, and the message that held it takes the
+ * later one (grant-book.ts). A message that leaves unsent (cancelled, displaced, past its deadline) gives its
+ * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts).
+ * With per-channel ordering, messages wait in one line per channel or key (reserve-lines.ts), asked for in
+ * turn, and the head schedule asks this clearance per head (store-halves.ts): no key waits behind another's.
  *
  * It never sends on a grant long after its time (a grant counts at its Redis time; the script spaces grants
  * by interval + grace), so a grant left unused past `grantGraceMs` is moved to Redis' now where it still
