@@ -64,7 +64,7 @@ export interface ScheduleOptions<R = unknown> {
    * nor for a failed attempt of a retried one; those keep their estimate, as does a task whose settle throws
    * (reported to `onHandlerError`) or that finishes more than the longest interval after it started.
    */
-  settle?: ((result: R) => number) | undefined;
+  settle?: ((result: R) => number | { readonly [dimension: string]: number }) | undefined;
 }
 
 /** `stop(options)`: `{ drain: true }` (or Bottleneck's `{ dropWaitingJobs: false }`) runs what waits first. */

@@ -131,6 +131,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     activity,
     retries,
     clock,
+    dimensions: resolved.dimensions,
   });
 
   // A task leaves the queue without starting only through these events (or its AbortSignal, which

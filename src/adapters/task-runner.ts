@@ -13,7 +13,8 @@
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
 import type { Clock, MachineEvent } from '../machine/index.js';
-import { ThrottlerOptionError } from '../rate/index.js';
+import type { ActualCostEvent } from '../machine/types.js';
+import { type Dimensions, resolveActualCost } from '../rate/index.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -39,6 +40,8 @@ export interface RunnerSetup {
   retries: TaskRetries;
   /** The clock of the timeouts' timers: the throttler's. */
   clock: Clock;
+  /** The throttler's dimensions, which a `settle`'s cost map is read by; undefined without. */
+  dimensions: Dimensions | undefined;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -216,13 +219,12 @@ export class TaskRunner {
     let cost: unknown;
     try {
       cost = settle(value);
-      if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
-        throw new ThrottlerOptionError('settle()', 'the actual cost, an integer >= 0', cost);
-      }
+      // Checked here, so that a bad one reaches onHandlerError; the machine reads the map by name again.
+      resolveActualCost(cost, 0, this.setup.dimensions, 'settle()');
     } catch (error) {
       this.setup.events.report(error, 'settle');
       return;
     }
-    this.setup.send({ type: 'ACTUAL_COST', id: task, cost });
+    this.setup.send({ type: 'ACTUAL_COST', id: task, cost: cost as ActualCostEvent['cost'] });
   }
 }
