@@ -46,6 +46,8 @@ export class ReserveCalls {
   asking = false;
   /** No reserve before this (the store said later, or did not answer). */
   retryAt = Number.NEGATIVE_INFINITY;
+  /** `retryAt` as the store told it to wait for room (reserve-ahead): a settle that frees room may end that wait. */
+  private roomAt = Number.NaN;
   /** Why the store is down; undefined while it answers. */
   down: Error | undefined;
   /** Grants given back so far (StoreTraffic.grantsReturned). */
@@ -126,6 +128,17 @@ export class ReserveCalls {
       );
     };
     learnOnce(CALIBRATION_CALLS);
+  }
+
+  /**
+   * A settle below its estimate is in Redis: the room it gave back may be what the head waits for, a wait
+   * reckoned on the estimate. Unless something else has set the wait since, it ends: the head is asked again.
+   */
+  freed(): void {
+    if (this.closed || this.retryAt !== this.roomAt || this.retryAt <= this.hooks.now()) return;
+    this.retryAt = this.hooks.now();
+    this.askSoon();
+    this.hooks.wake();
   }
 
   /** Nothing is asked from now on; answers still out give their grants back. */
@@ -249,6 +262,7 @@ export class ReserveCalls {
         // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
         this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
         this.retryAt = now + outcome.retryAfterMs;
+        if (outcome.reason === 'reserve-ahead') this.roomAt = this.retryAt;
         break;
       }
     }

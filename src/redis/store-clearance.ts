@@ -6,7 +6,7 @@
  * timer sends the message at without asking Redis again. With priorities the head may be a later message:
  * once granted, it sends on the earliest grant of its channel and cost, and the message that held it takes the
  * later one (grant-book.ts). A message that leaves unsent (cancelled, displaced, past its deadline) gives its
- * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts).
+ * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis (lua/settle.ts): a saving ends a wait for room.
  *
  * It never sends on a grant long after its time (a grant counts at its Redis time; the script spaces grants
  * by interval + grace), so a grant left unused past `grantGraceMs` is moved to Redis' now where it still
@@ -173,9 +173,9 @@ export class RedisClearance implements StoreClearance {
     return grant?.reservation;
   }
 
-  // ACTUAL_COST: one script call; the saving is free for the next reservation once it has answered.
-  settleDelivery(reservation: unknown, _channel: unknown, _at: number, _estimate: number, actual: number): void {
-    this.limiter.settle(reservation as string, actual).catch((error: unknown) => this.calls.failed(error));
+  settleDelivery(reservation: unknown, _channel: unknown, _at: number, estimate: number, actual: number): void {
+    const freed = () => actual < estimate && this.calls.freed();
+    this.limiter.settle(reservation as string, actual).then(freed, (error: unknown) => this.calls.failed(error));
   }
 
   withdraw(request: ClearanceRequest): void {

@@ -33,4 +33,31 @@ describe('ACTUAL_COST with a Redis store', () => {
     const fleet = await t.store.audit();
     expect(fleet.windowsOver).toBe(0);
   });
+
+  it('a message told to wait for room is asked for again as soon as a settle frees it, not when the wait told on the estimate ends', async () => {
+    const t = storeThrottler(
+      file.redis,
+      file.fresh('settle-wakes'),
+      { rate: '10/1s', strategy: 'sliding-window' },
+      { maxReserveAheadMs: 0 },
+    );
+    running.push(t);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
+    await t.runUntil(1);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
+    await t.quiet();
+    // Told to ask again in a second (the window holds 8 of 10); 300 ms later, the first costs 2 after all.
+    t.clock.increment(300);
+    t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
+    await t.quiet();
+    expect(t.deliveries.map((delivery) => delivery.at)).toEqual([0, 300]);
+    expect(t.emitted.filter((event) => event.type === 'invalidEvent')).toEqual([]);
+    // An overrun frees nothing: the third waits for the window that holds both.
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 2 } as never, id: 'c', cost: 2 });
+    await t.quiet();
+    t.actor.send({ type: 'ACTUAL_COST', id: 'b', cost: 8 });
+    expect(await t.runUntil(3)).toBeGreaterThanOrEqual(1_000);
+    expect(auditThrottler(t.actor).windowsOver).toBe(0);
+    expect((await t.store.audit()).windowsOver).toBe(0);
+  });
 });

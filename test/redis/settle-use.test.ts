@@ -5,8 +5,9 @@ import { type StoreThrottler, storeThrottler } from '../support/store-throttler.
 /**
  * How much of the limit a throttler on the store spends with estimates twice too high (real Redis,
  * virtual time): 200/1s, actual costs 1 to 5 (estimates 2 to 10), each settled as it is delivered, a
- * queue that never empties, over 20 windows. Grants reserved ahead on the estimates keep their times (a
- * new grant goes after the newest), so the store gives back less than the local policies.
+ * queue that never empties, over 20 windows. A message the store told to wait for room is asked for again
+ * as soon as a settle of this throttler's frees some (the wait was reckoned on the estimates): without
+ * that, it waited out the estimate's wait and 79% was used (85–87% with maxReserveAheadMs 50–200).
  */
 const file = redisForFile();
 const running: StoreThrottler[] = [];
@@ -46,12 +47,26 @@ async function usedShare(settled: boolean): Promise<number> {
   let used = 0;
   for (const delivery of t.deliveries) if (delivery.at < 20_000) used += actual.get(delivery.n) as number;
   expect(t.emitted.filter((event) => event.type === 'invalidEvent')).toEqual([]);
+  // No window (x - 1 s, x] holds more than the limit in what was counted: actual costs once settled.
+  const counted = t.deliveries.map(({ n, at }) => ({
+    at,
+    cost: settled ? (actual.get(n) as number) : 2 * (actual.get(n) as number),
+  }));
+  let held = 0;
+  let oldest = 0;
+  for (const delivery of counted) {
+    held += delivery.cost;
+    for (; (counted[oldest] as { at: number }).at <= delivery.at - 1_000; oldest += 1)
+      held -= (counted[oldest] as { cost: number }).cost;
+    expect(held).toBeLessThanOrEqual(200);
+  }
+  expect((await t.store.audit()).windowsOver).toBe(0);
   return used / (20 * 200);
 }
 
 describe('ACTUAL_COST on the store: the use of the limit with estimates twice too high', () => {
-  it('settled, at least 75% of the limit is spent on actual cost (79% measured); estimates alone, at most 50%', async () => {
-    expect(await usedShare(true)).toBeGreaterThanOrEqual(0.75);
+  it('settled, at least 95% of the limit is spent on actual cost (97.5% measured); estimates alone, at most 50%', async () => {
+    expect(await usedShare(true)).toBeGreaterThanOrEqual(0.95);
     expect(await usedShare(false)).toBeLessThanOrEqual(0.5);
   }, 300_000);
 });
