@@ -1,12 +1,11 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
  * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it has a
- * target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its
- * way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time, which its one
- * timer sends the message at without asking Redis again. With priorities the head may be a later message:
- * once granted, it sends on the earliest grant of its channel and cost, and the message that held it takes the
- * later one (grant-book.ts). A message that leaves unsent (cancelled, displaced, past its deadline) gives its
- * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis (lua/settle.ts): a saving ends a wait for room.
+ * target), they are reserved, a turn's burst in one round trip; it gets Infinity until the answer wakes it
+ * (CLEARANCE), then the granted time, which its one timer sends the message at. With priorities the head
+ * sends on the earliest grant of its channel and cost, the message that held it taking the later one
+ * (grant-book.ts). A message that leaves unsent gives its grant back; one sent on a grant is settled
+ * (ACTUAL_COST) in Redis, and a saving taken at once (settle-room.ts).
  *
  * It never sends on a grant long after its time (a grant counts at its Redis time; the script spaces grants
  * by interval + grace), so a grant left unused past `grantGraceMs` is moved to Redis' now where it still
@@ -29,6 +28,7 @@ import { LateGrants, type RetimingLimiter } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
 import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
+import { SettleRoom } from './settle-room.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
 import { StoreInFlight } from './store-in-flight.js';
 import type { SharedLimiter, StoreNotice } from './types.js';
@@ -41,9 +41,9 @@ export class RedisClearance implements StoreClearance {
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
   private readonly toReserve = new ReserveLine();
   private readonly refused = new Set<number>(); // refused for good: a cost above a limit, an unknown channel
-  /** The calls to the limiter: one reserve out at a time, retries, up or down (reserve-calls.ts). */
-  private readonly calls: ReserveCalls;
+  private readonly calls: ReserveCalls; // one reserve call out at a time, retries, up or down
   private readonly late: LateGrants | undefined; // grants back past their grace, moved to Redis' now
+  private readonly room: SettleRoom; // settles, and the room a saving gives back taken at once
   /** A rewind asked for while a reserve call was out (from when, why): done when it answers, so that order is kept. */
   private rewindPending: { at: number; reason: GrantsRewoundReason } | undefined;
   private closed = false;
@@ -71,6 +71,7 @@ export class RedisClearance implements StoreClearance {
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
+    this.room = new SettleRoom(limiter, hooks, this.grants, this.toReserve, this.calls, this.late, this.outage);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
     this.calls.calibrate(limiter);
   }
@@ -174,8 +175,7 @@ export class RedisClearance implements StoreClearance {
   }
 
   settleDelivery(reservation: unknown, _channel: unknown, _at: number, estimate: number, actual: number): void {
-    const freed = () => actual < estimate && this.calls.freed();
-    this.limiter.settle(reservation as string, actual).then(freed, (error: unknown) => this.calls.failed(error));
+    this.room.settle(reservation as string, estimate, actual);
   }
 
   withdraw(request: ClearanceRequest): void {

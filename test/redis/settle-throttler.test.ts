@@ -60,4 +60,25 @@ describe('ACTUAL_COST with a Redis store', () => {
     expect(auditThrottler(t.actor).windowsOver).toBe(0);
     expect((await t.store.audit()).windowsOver).toBe(0);
   });
+
+  it('a grant reserved ahead on the estimates is given back and asked for again when a settle frees room before it', async () => {
+    const t = storeThrottler(file.redis, file.fresh('settle-ahead'), { rate: '10/1s', strategy: 'sliding-window' });
+    running.push(t);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
+    await t.runUntil(1);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
+    await t.quiet();
+    // At 250 ms (a second less the 750 ms reserve-ahead bound) the second is granted for 1 s, and held.
+    t.clock.increment(300);
+    await t.quiet();
+    expect(t.deliveries).toHaveLength(1);
+    t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
+    await t.quiet();
+    expect(t.deliveries.map((delivery) => delivery.at)).toEqual([0, 300]);
+    expect(t.emitted.filter((event) => event.type === 'invalidEvent' || event.type === 'storeGrantsRewound')).toEqual(
+      [],
+    );
+    expect(auditThrottler(t.actor).windowsOver).toBe(0);
+    expect((await t.store.audit()).windowsOver).toBe(0);
+  });
 });
