@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
 import { auditThrottler } from '../../src/index.js';
 import { redisForFile } from '../support/redis.js';
 import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
@@ -80,5 +81,54 @@ describe('ACTUAL_COST with a Redis store', () => {
     );
     expect(auditThrottler(t.actor).windowsOver).toBe(0);
     expect((await t.store.audit()).windowsOver).toBe(0);
+  });
+
+  it('two throttlers of a fleet, settling 0 to 50 ms after each delivery: no window over the limit on actual costs', async () => {
+    const clock = new SimulatedClock();
+    const name = file.fresh('settle-fleet');
+    const fleet = [0, 1].map(() =>
+      storeThrottler(file.redis, name, { rate: '100/1s', strategy: 'sliding-window' }, {}, clock),
+    );
+    running.push(...fleet);
+    let seed = 7;
+    const draw = (below: number) => {
+      seed = (seed * 48_271) % 2_147_483_647;
+      return seed % below;
+    };
+    const actual = new Map<number, number>();
+    const due: Array<{ at: number; n: number; t: StoreThrottler }> = [];
+    for (const [index, t] of fleet.entries()) {
+      t.actor.on('delivered', (event) => due.push({ at: event.at + draw(51), n: event.message.n as number, t }));
+      const messages = Array.from({ length: 300 }, (_, i) => {
+        const n = index * 1_000 + i;
+        actual.set(n, 1 + draw(5));
+        return { message: { type: 'job', n }, id: n, cost: 2 * (actual.get(n) as number) };
+      });
+      t.actor.send({ type: 'QUEUE_BATCH', messages } as never);
+    }
+    const quiet = () => Promise.all(fleet.map((t) => t.quiet()));
+    while (clock.now() < 5_000) {
+      await quiet();
+      due.sort((a, b) => a.at - b.at);
+      while (due.length > 0 && (due[0] as { at: number }).at <= clock.now()) {
+        const { n, t } = due.shift() as { n: number; t: StoreThrottler };
+        t.actor.send({ type: 'ACTUAL_COST', id: n, cost: actual.get(n) as number });
+      }
+      await quiet();
+      const wakes = fleet.map((t) => t.actor.getSnapshot().context.wakeAt);
+      const next = Math.min(...wakes, due[0]?.at ?? Number.POSITIVE_INFINITY);
+      if (!Number.isFinite(next)) break;
+      clock.increment(Math.max(0, next - clock.now()));
+    }
+    const sent = fleet.flatMap((t) => t.deliveries).sort((a, b) => a.at - b.at);
+    expect(sent.length).toBeGreaterThan(100);
+    for (const delivery of sent) {
+      let held = 0;
+      for (const other of sent)
+        if (other.at > delivery.at - 1_000 && other.at <= delivery.at) held += actual.get(other.n) as number;
+      expect(held).toBeLessThanOrEqual(100);
+    }
+    for (const t of fleet) expect(t.emitted.filter((event) => event.type === 'invalidEvent')).toEqual([]);
+    expect((await fleet[0]?.store.audit())?.windowsOver).toBe(0);
   });
 });
