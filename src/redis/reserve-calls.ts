@@ -5,7 +5,9 @@
  * a failure with a doubling wait, and whether the store is up. What a grant means for the message
  * that holds it, pauses and rewinds are store-clearance.ts's.
  */
+
 import type { ClearanceRequest, StoreHooks } from '../engine/index.js';
+import { CALIBRATION_CALLS, calibrateClock } from './clock-calibration.js';
 import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import type { OutageSends } from './outage-sends.js';
@@ -23,12 +25,7 @@ export const MAX_BATCH = 200;
 export const MAX_HELD = MAX_BATCH;
 /** A process living on grants it holds checks the store this long after it last answered (an outage is told). */
 export const CHECK_AFTER_MS = 1000;
-/**
- * Round trips that learn Redis' clock as a throttler is created, before its first grants: fewer once
- * one leaves the clock known within a quarter of the grace. Four, so that a link too slow for the
- * grace is known as such (`SLOW_AFTER_REPLIES`) before the first grants come back.
- */
-export const CALIBRATION_CALLS = 4;
+
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 1000;
@@ -43,6 +40,8 @@ export class ReserveCalls {
   asking = false;
   /** No reserve before this (the store said later, or did not answer). */
   retryAt = Number.NEGATIVE_INFINITY;
+  /** `retryAt` as the store told it to wait for room (reserve-ahead): a settle that frees room may end that wait. */
+  private roomAt = Number.NaN;
   /** Why the store is down; undefined while it answers. */
   down: Error | undefined;
   /** Grants given back so far (StoreTraffic.grantsReturned). */
@@ -101,30 +100,29 @@ export class ReserveCalls {
     return this.redisClock.sendWindow(redisTime, this.limiter.grantGraceMs);
   }
 
-  /**
-   * Learns Redis' clock before the first grants are asked for (up to `CALIBRATION_CALLS` round trips,
-   * one after another, beside any reserve call). A fleet's first grants are due at once: judged
-   * against the first reply alone, whose round trip includes the script's text and a cold process,
-   * they were late by its whole uncertainty and re-timed, or given back behind the next window (W6:
-   * a window lost). A failure is not told here: the first reserve call meets it and tells it.
-   */
+  /** Learns Redis' clock before the first grants are asked for (clock-calibration.ts). */
   calibrate(limiter: ClockReader): void {
-    const learnOnce = (callsLeft: number): void => {
-      if (this.closed) return;
-      const askedAt = this.hooks.now();
-      limiter.redisNow().then(
-        (redisNow) => {
-          if (this.closed) return;
-          const now = this.hooks.now();
-          this.redisClock.learn(askedAt, now, redisNow);
-          this.noticeSlowLink(now);
-          const grace = this.limiter.grantGraceMs;
-          if (callsLeft > 1 && grace > 0 && this.redisClock.uncertainty(now) > grace / 4) learnOnce(callsLeft - 1);
-        },
-        () => {},
-      );
-    };
-    learnOnce(CALIBRATION_CALLS);
+    calibrateClock(limiter, CALIBRATION_CALLS, {
+      closed: () => this.closed,
+      now: () => this.hooks.now(),
+      learn: (askedAt, now, redisNow) => {
+        this.redisClock.learn(askedAt, now, redisNow);
+        this.noticeSlowLink(now);
+      },
+      unsure: (now) =>
+        this.limiter.grantGraceMs > 0 && this.redisClock.uncertainty(now) > this.limiter.grantGraceMs / 4,
+    });
+  }
+
+  /**
+   * A settle below its estimate is in Redis: the room it gave back may be what the head waits for, a wait
+   * reckoned on the estimate. Unless something else has set the wait since, it ends: the head is asked again.
+   */
+  freed(): void {
+    if (this.closed || this.retryAt !== this.roomAt || this.retryAt <= this.hooks.now()) return;
+    this.retryAt = this.hooks.now();
+    this.askSoon();
+    this.hooks.wake();
   }
 
   /** Nothing is asked from now on; answers still out give their grants back. */
@@ -262,6 +260,7 @@ export class ReserveCalls {
         // Nothing from here on was recorded: ask again for all of it, in order, when the store says.
         this.toReserve.putBack(batch.slice(index).filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
         this.retryAt = now + outcome.retryAfterMs;
+        if (outcome.reason === 'reserve-ahead') this.roomAt = this.retryAt;
         break;
       }
     }

@@ -1,12 +1,11 @@
 /**
  * A throttler's clearance over the shared limiter: the seam of src/engine/clearance/clearance.ts answered by
  * reservation. Admitted messages wait in arrival order; once the throttler asks about its head (so it has a
- * target), they are reserved, a turn's burst in one round trip; it gets Infinity while the answer is on its
- * way, and is woken (CLEARANCE) when it arrives; asked again it answers with the granted time, which its one
- * timer sends the message at without asking Redis again. With priorities the head may be a later message:
- * once granted, it sends on the earliest grant of its channel and cost, and the message that held it takes the
- * later one (grant-book.ts). A message that leaves unsent (cancelled, displaced, past its deadline) gives its
- * grant back; one sent on a grant is settled (ACTUAL_COST) in Redis under its reservation (lua/settle.ts).
+ * target), they are reserved, a turn's burst in one round trip; it gets Infinity until the answer wakes it
+ * (CLEARANCE), then the granted time, which its one timer sends the message at. With priorities the head
+ * sends on the earliest grant of its channel and cost, the message that held it taking the later one
+ * (grant-book.ts). A message that leaves unsent gives its grant back; one sent on a grant is settled
+ * (ACTUAL_COST) in Redis, and a saving taken at once (settle-room.ts).
  * With per-channel ordering, messages wait in one line per channel or key (reserve-lines.ts), asked for in
  * turn, and the head schedule asks this clearance per head (store-halves.ts): no key waits behind another's.
  *
@@ -24,7 +23,7 @@ import {
   type StoreHooks,
   type StoreTraffic,
 } from '../engine/index.js';
-import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { type Cost, type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { GrantBook } from './grant-book.js';
 import { GrantRewind } from './grant-rewind.js';
 import { LateGrants, type RetimingLimiter } from './late-grants.js';
@@ -33,6 +32,7 @@ import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
 import type { LineReserver } from './reserve-reply.js';
+import { SettleRoom } from './settle-room.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
 import { StoreChannelHalves } from './store-halves.js';
 import { StoreInFlight } from './store-in-flight.js';
@@ -46,11 +46,11 @@ export class RedisClearance implements StoreClearance {
   /** Admitted and not yet granted, in arrival order but for the head, and those the call out asks for (reserve-line.ts). */
   private readonly toReserve: ReservationQueue;
   private readonly refused = new Set<number>(); // refused for good: a cost above a limit, an unknown channel
-  /** The calls to the limiter: one reserve out at a time, retries, up or down (reserve-calls.ts). */
-  private readonly calls: ReserveCalls;
+  private readonly calls: ReserveCalls; // one reserve call out at a time, retries, up or down
   private readonly late: LateGrants | undefined; // grants back past their grace, moved to Redis' now
   /** Grants given back and asked for again (grant-rewind.ts). */
   private readonly rewinds: GrantRewind;
+  private readonly room: SettleRoom; // settles, and the room a saving gives back taken at once
   private closed = false;
   private readonly local: LocalClearance; // checks messages; the local window while down ('local')
   /** What went on the local window while the store was down, until it leaves every window (outage-sends.ts). */
@@ -91,6 +91,7 @@ export class RedisClearance implements StoreClearance {
     this.rewinds = new GrantRewind(this.grants, this.toReserve, () => this.calls, this.refused, hooks, this.perChannel);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
+    this.room = new SettleRoom(limiter, hooks, this.grants, this.toReserve, this.calls, this.late, this.outage);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
     this.calls.calibrate(limiter);
   }
@@ -201,9 +202,8 @@ export class RedisClearance implements StoreClearance {
     return grant?.reservation;
   }
 
-  // ACTUAL_COST: one script call; the saving is free for the next reservation once it has answered.
-  settleDelivery(reservation: unknown, _channel: unknown, _at: number, _estimate: number, actual: number): void {
-    this.limiter.settle(reservation as string, actual).catch((error: unknown) => this.calls.failed(error));
+  settleDelivery(reservation: unknown, _channel: unknown, _at: number, estimate: Cost, actual: Cost): void {
+    this.room.settle(reservation as string, estimate as number, actual as number); // a store refuses dimensions
   }
 
   withdraw(request: ClearanceRequest): void {

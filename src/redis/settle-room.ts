@@ -1,0 +1,55 @@
+/**
+ * Room a settle below its estimate gave back, for a throttler on the store. The store reckoned on the
+ * estimates both the wait it told (a reserve-ahead `later`) and the grants it reserved ahead, and a new
+ * grant goes after the newest one: so the wait ends (ReserveCalls.freed), and the grants held whose time
+ * has not come are given back and their messages asked for again at once, first in line, where they may
+ * take the room (kept, they kept their times, and the room before them went unused). In a pause or after
+ * close no grant is held. Not told as a rewind: nothing was lost, the messages keep their place.
+ */
+import type { StoreHooks } from '../engine/index.js';
+import type { Grant, GrantBook } from './grant-book.js';
+import type { LateGrants, RetimingLimiter } from './late-grants.js';
+import type { OutageSends } from './outage-sends.js';
+import type { ReserveCalls } from './reserve-calls.js';
+import type { ReservationQueue } from './reserve-lines.js';
+import type { Reservation } from './types.js';
+
+export class SettleRoom {
+  constructor(
+    private readonly limiter: RetimingLimiter,
+    private readonly hooks: StoreHooks,
+    private readonly grants: GrantBook,
+    private readonly toReserve: ReservationQueue,
+    private readonly calls: ReserveCalls,
+    private readonly late: LateGrants | undefined,
+    private readonly outage: OutageSends,
+  ) {}
+
+  /** One script call (lua/settle.ts); once it has answered, what it saved is taken. */
+  settle(reservation: Reservation, estimate: number, actual: number): void {
+    this.limiter.settle(reservation, actual).then(
+      () => actual < estimate && this.freed(),
+      (error: unknown) => this.calls.failed(error),
+    );
+  }
+
+  private freed(): void {
+    this.reask();
+    this.calls.freed();
+  }
+
+  /** Not while a call is out (a rewind may wait for it), a grant is being moved, or the store is down or just back. */
+  private reask(): void {
+    const now = this.hooks.now();
+    if (this.calls.asking || this.late?.asking || this.calls.down !== undefined || this.outage.holds(now)) return;
+    const ahead: Grant[] = [];
+    for (const grant of this.grants.held()) {
+      if (!grant.retiming && this.calls.sendWindow(grant.redisTime).from > now) ahead.push(grant);
+    }
+    if (ahead.length === 0) return;
+    for (const grant of ahead) this.grants.drop(grant);
+    this.toReserve.putBack(ahead.map((grant) => grant.request));
+    this.calls.giveBack(ahead.map((grant) => grant.reservation));
+    this.calls.askSoon();
+  }
+}
