@@ -50,8 +50,9 @@ interface Followed {
   sent: number;
 }
 
-/** To stderr: each key's windows over on the starts, with the grants and sends of the tasks in them. */
-function explainStartsOver(tasksByKey: ReadonlyMap<number, Followed[]>, s: Scenario): void {
+/** Each key's windows over on the starts, with the grants (Redis ms, mod 100 s) and how late each was sent. */
+function explainStartsOver(tasksByKey: ReadonlyMap<number, Followed[]>, s: Scenario): string[] {
+  const explained: string[] = [];
   for (const [key, tasks] of tasksByKey) {
     for (const from of windowsOverAt(
       tasks.map((task) => task.start),
@@ -60,7 +61,7 @@ function explainStartsOver(tasksByKey: ReadonlyMap<number, Followed[]>, s: Scena
       const inside = tasks
         .filter((task) => task.start >= from && task.start < from + s.key.interval)
         .sort((a, b) => a.start - b.start);
-      console.error(
+      explained.push(
         `${s.keys[key]}: starts over from ${fixed(from, 1)}: ` +
           inside
             .map(
@@ -71,6 +72,7 @@ function explainStartsOver(tasksByKey: ReadonlyMap<number, Followed[]>, s: Scena
       );
     }
   }
+  return explained;
 }
 
 export interface W8Row {
@@ -100,6 +102,12 @@ export interface W8Row {
   /** Ours: sends on no grant, and tasks the bench could not follow to their grant. */
   ungranted?: number;
   unfollowed?: number;
+  /** Ours: the processes told their link too slow for the grace (storeSlow), the widest grace in use, grants rewound. */
+  slow?: { processes: number; maxGraceMs: number; rewoundGiven: number; rewoundRetimed: number };
+  /** Ours: sends on a grant another send was recorded on (a process-side bug if ever above 0). */
+  reusedGrants?: number;
+  /** Ours: each key's window over on the starts, its tasks' starts, grants and lateness. */
+  startsOverExplained?: string[];
   /** Each noisy key's starts as a share of its key's limit over the run: lowest and highest. */
   heavyShareRange: { min: number; max: number };
   auditWindowsOver: number | undefined;
@@ -120,6 +128,8 @@ export function judge(s: Scenario, contender: W8Contender, reports: W8Report[], 
   let uncertainty = 0;
   let drift = 0;
   let ungranted = 0;
+  const slow = { processes: 0, maxGraceMs: 0, rewoundGiven: 0, rewoundRetimed: 0 };
+  let reusedGrants = 0;
   let unfollowed = 0;
   const ours = reports.every((report) => report.grantAt !== undefined);
   const followed = new Map<number, Followed[]>();
@@ -139,6 +149,13 @@ export function judge(s: Scenario, contender: W8Contender, reports: W8Report[], 
       drift = Math.max(drift, Math.abs(offset.after - offset.before));
     }
     ungranted += report.ungranted ?? 0;
+    if (report.slow !== undefined) {
+      slow.processes += 1;
+      slow.maxGraceMs = Math.max(slow.maxGraceMs, report.slow.graceMs);
+    }
+    reusedGrants += report.reused ?? 0;
+    slow.rewoundGiven += report.rewound?.given ?? 0;
+    slow.rewoundRetimed += report.rewound?.retimed ?? 0;
     unfollowed += report.unfollowed ?? 0;
     for (const [index, grant] of (report.grantAt ?? []).entries()) {
       if (grant === null || Number.isNaN(grant)) continue;
@@ -180,7 +197,8 @@ export function judge(s: Scenario, contender: W8Contender, reports: W8Report[], 
   const overallOver = windowsOver(all, s.overall);
   let keysOver = 0;
   for (const times of byKey.values()) keysOver += windowsOver(times, s.key);
-  if (ours && keysOver > 0) explainStartsOver(followed, s);
+  const startsOverExplained = ours && keysOver > 0 ? explainStartsOver(followed, s) : [];
+  for (const line of startsOverExplained) console.error(line);
   let grantKeysOver = 0;
   for (const times of grantsByKey.values()) grantKeysOver += windowsOver(times, s.key);
   const perRun = (seconds: number) => s.key.limit * ((seconds * 1000) / s.key.interval);
@@ -217,6 +235,9 @@ export function judge(s: Scenario, contender: W8Contender, reports: W8Report[], 
             drift,
           },
           ungranted,
+          slow,
+          reusedGrants,
+          startsOverExplained,
           unfollowed,
         }
       : {}),

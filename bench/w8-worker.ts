@@ -54,6 +54,10 @@ export interface W8Report {
   /** Ours: sends on no grant (on the local window), and submissions the bench could not follow to their grant. */
   ungranted?: number;
   unfollowed?: number;
+  /** Ours: storeSlow if told (the grace in use widened by the round trip), and the grants rewound. */
+  slow?: { roundTripMs: number; graceMs: number } | undefined;
+  rewound?: { given: number; retimed: number };
+  reused?: number;
 }
 
 type Submit = (key: string, index: number, onStart: () => void) => void;
@@ -71,6 +75,13 @@ class GrantRecorder {
   readonly sentAt: number[];
   ungranted = 0;
   unfollowed = 0;
+  /** The store told its link too slow for the grace (storeSlow): the round trip and the grace in use since. */
+  slow: { roundTripMs: number; graceMs: number } | undefined;
+  /** Grants given back and asked for again, or moved to Redis' now (storeGrantsRewound). */
+  readonly rewound = { given: 0, retimed: 0 };
+  /** Sends on a grant another send of this process was recorded on already (never expected). */
+  reused = 0;
+  private readonly used = new Set<string>();
   private admitted: number | undefined;
   private readonly taskOf = new Map<number, number>();
 
@@ -84,7 +95,18 @@ class GrantRecorder {
       name: store.name,
       ...(store.check === undefined ? {} : { check: store.check.bind(store) }),
       clearanceFor: (options, hooks) => {
-        const clearance = store.clearanceFor(options, hooks);
+        const clearance = store.clearanceFor(options, {
+          ...hooks,
+          slow: (roundTripMs, graceMs) => {
+            this.slow = { roundTripMs, graceMs };
+            hooks.slow(roundTripMs, graceMs);
+          },
+          rewound: (given, retimed, reason) => {
+            this.rewound.given += given;
+            this.rewound.retimed += retimed;
+            hooks.rewound(given, retimed, reason);
+          },
+        });
         const admit = clearance.admit?.bind(clearance);
         const record = clearance.recordDelivery.bind(clearance);
         clearance.admit = (request, now) => {
@@ -97,8 +119,13 @@ class GrantRecorder {
           if (index !== undefined) {
             this.taskOf.delete(request.seq);
             this.sentAt[index] = commonNow();
-            if (typeof handle === 'string') this.grantAt[index] = grantTimeOf(handle);
-            else this.ungranted += 1;
+            if (typeof handle !== 'string') this.ungranted += 1;
+            else {
+              this.grantAt[index] = grantTimeOf(handle);
+              // Two sends on one grant would be a bug of the process side: counted, never expected.
+              if (this.used.has(handle)) this.reused += 1;
+              this.used.add(handle);
+            }
           }
           return handle;
         };
@@ -255,6 +282,9 @@ async function go({ startAt, endAt }: W8Go): Promise<void> {
           sentAt: recorder.sentAt,
           ungranted: recorder.ungranted,
           unfollowed: recorder.unfollowed,
+          slow: recorder.slow,
+          reused: recorder.reused,
+          rewound: recorder.rewound,
         }),
   };
   await send(report);
