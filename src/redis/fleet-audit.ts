@@ -73,11 +73,19 @@ function decodeRead(reply: unknown[]): { read: AuditRead; version: string; state
   for (let i = 0; i < trail.length; i += 2) gone.set(String(trail[i]), Number(trail[i + 1]));
   const scopes = (reply.slice(6) as Array<[string, string, string[]]>).map(([id, rates, log]) => {
     const grants: PendingGrant[] = [];
-    for (let i = 0; i < log.length; i += 2) grants.push(grantOf(String(log[i]), String(id), declared.dims !== undefined));
+    for (let i = 0; i < log.length; i += 2)
+      grants.push(grantOf(String(log[i]), String(id), declared.dims !== undefined));
     return { id: String(id), rates: String(rates), grants };
   });
   return {
-    read: { now: Number(reply[0]), longest: Number(reply[1]), grace: declared.grace, gone, scopes, dims: declared.dims },
+    read: {
+      now: Number(reply[0]),
+      longest: Number(reply[1]),
+      grace: declared.grace,
+      gone,
+      scopes,
+      dims: declared.dims,
+    },
     version: String(reply[3]),
     stateJson: String(reply[4]),
     strategy: declared.strategy,

@@ -151,9 +151,13 @@ export class Knowledge {
 
   private setRates(overall: string, template: string, overrides: ReadonlyMap<string, string>): void {
     const rates = overall === '' ? this.declared.rates : ratesFromJson(overall, this.declared.dims);
-    const keyRates = template === '' || this.declared.keys === undefined ? this.declared.keys : ratesFromJson(template, this.declared.dims);
+    const keyRates =
+      template === '' || this.declared.keys === undefined
+        ? this.declared.keys
+        : ratesFromJson(template, this.declared.dims);
     const channels = new Map(this.declared.channels);
-    for (const [name, json] of overrides) if (channels.has(name)) channels.set(name, ratesFromJson(json, this.declared.dims));
+    for (const [name, json] of overrides)
+      if (channels.has(name)) channels.set(name, ratesFromJson(json, this.declared.dims));
     const before = JSON.stringify([this.rates, this.keyRates, [...this.channels]]);
     this.rates = rates;
     this.keyRates = keyRates;

@@ -56,7 +56,7 @@ export function checkStoreDims(rates: readonly Rate[], dims: readonly string[] |
       throw new ThrottlerOptionError(
         option,
         dims === undefined
-          ? 'rates without dimensions (the store\'s rate names none)'
+          ? "rates without dimensions (the store's rate names none)"
           : `rates in the store's dimensions (${dims.map((name) => JSON.stringify(name)).join(', ')})`,
         rates,
       );
@@ -125,7 +125,10 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
   return { strategy, rates, dims, channels, keys, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
 }
 
-function parseChannels(input: SharedLimiterConfig['channels'], dims: readonly string[] | undefined): Map<string, Rate[]> {
+function parseChannels(
+  input: SharedLimiterConfig['channels'],
+  dims: readonly string[] | undefined,
+): Map<string, Rate[]> {
   if (input === undefined) return new Map();
   let entries: Array<[string, unknown]>;
   if (input instanceof Map) entries = [...input];

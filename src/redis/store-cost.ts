@@ -11,7 +11,12 @@ import { ThrottlerOptionError, validateCost } from '../rate/index.js';
  * value. Whether it fits the limits is Redis' call (another process may have changed the rates). `settle`:
  * an actual cost, which may be 0 in every dimension (the grant is then taken out).
  */
-export function storeCostText(cost: unknown, dims: readonly string[] | undefined, path = 'cost', settle = false): string {
+export function storeCostText(
+  cost: unknown,
+  dims: readonly string[] | undefined,
+  path = 'cost',
+  settle = false,
+): string {
   if (dims === undefined) {
     if (settle && cost === 0) return '0';
     return String(validateCost(cost, Number.POSITIVE_INFINITY));

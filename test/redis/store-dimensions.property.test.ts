@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRedisStore } from '../../src/redis/index.js';
+import { createRedisStore, type FleetAuditReport } from '../../src/redis/index.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
 import { grantTimeOf, redisForFile } from '../support/redis.js';
+import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';
 
 /** FC_SEED (and FC_PATH) replay a run a report named. */
 const REPLAY =
@@ -214,9 +215,9 @@ async function run(scenario: Scenario) {
 }
 
 /** Windows over: for each scope and rate, each window starting at a grant's time. */
-function overfull(scenario: Scenario, granted: readonly Granted[]): string[] {
+function overfull(scenario: Scenario, granted: ReadonlyArray<Pick<Granted, 't' | 'channel' | 'cost'>>): string[] {
   const found: string[] = [];
-  const scopes: Array<[string, readonly DimRate[], (grant: Granted) => boolean]> = [
+  const scopes: Array<[string, readonly DimRate[], (grant: Pick<Granted, 'channel'>) => boolean]> = [
     ['overall', scenario.overallRates, () => true],
     ['a', scenario.channelRates, (grant) => grant.channel === 'a'],
   ];
@@ -225,7 +226,8 @@ function overfull(scenario: Scenario, granted: readonly Granted[]): string[] {
       for (const start of granted) {
         let sum = 0;
         for (const grant of granted) {
-          if (holds(grant) && grant.t >= start.t && grant.t < start.t + rate.interval) sum += costIn(grant.cost, rate.dim);
+          if (holds(grant) && grant.t >= start.t && grant.t < start.t + rate.interval)
+            sum += costIn(grant.cost, rate.dim);
         }
         if (sum > rate.limit) found.push(`${scope} ${rate.dim} ${rate.limit}/${rate.interval} at ${start.t}: ${sum}`);
       }
@@ -252,4 +254,65 @@ describe('rates in dimensions on a shared store (real Redis, virtual Redis time)
       { numRuns: 25, ...REPLAY },
     );
   });
+});
+
+describe('throttlers with rates in dimensions sharing a store (real Redis, virtual time)', () => {
+  it('lose nothing, keep every rate of every dimension overall and per channel, and the fleet audit agrees', async () => {
+    await fc.assert(
+      fc.asyncProperty(scenarioArb, async (scenario) => {
+        const rate = asRates(scenario.overallRates);
+        const fleet = new StoreFleet(
+          file.redis,
+          file.fresh('dims-fleet'),
+          scenario.processes,
+          {
+            rate,
+            strategy: 'sliding-window',
+            ...(scenario.withChannel ? { channels: { a: asRates(scenario.channelRates) } } : {}),
+          } as never,
+          { grantGraceMs: 0 },
+        );
+        try {
+          const arrivals: FleetArrival[] = scenario.messages
+            .map((message, n) => ({
+              at: message.at,
+              throttler: message.client,
+              channel: message.channel,
+              n,
+              cost: message.cost,
+            }))
+            .sort((x, y) => x.at - y.at || x.n - y.n);
+          let audited = Number.NEGATIVE_INFINITY;
+          let report: FleetAuditReport | undefined;
+          const audit = async (force = false) => {
+            if (!force && fleet.clock.now() - audited < 15) return;
+            audited = fleet.clock.now();
+            report = await fleet.throttlers[0]?.store.audit();
+          };
+          const steps = await fleet.run(arrivals, Number.POSITIVE_INFINITY, () => audit(), 5000, 15);
+          expect(steps).toBeLessThan(5000);
+          for (let step = 0; step < 40; step++) {
+            fleet.clock.increment(15);
+            await audit(true);
+          }
+          const deliveries = fleet.deliveries;
+          expect(deliveries.map((d) => d.n).sort((a, b) => a - b)).toEqual(
+            arrivals.map((a) => a.n).sort((a, b) => a - b),
+          );
+          const sent = deliveries.map((d) => ({
+            t: d.at,
+            channel: d.channel as 'a' | undefined,
+            cost: (scenario.messages[d.n] as Message).cost,
+          }));
+          expect(overfull(scenario, sent)).toEqual([]);
+          expect(report?.windowsOver).toBe(0);
+          expect(report?.gaps).toBe(0);
+          expect(report?.deliveries).toBe(deliveries.length);
+        } finally {
+          await fleet.stop();
+        }
+      }),
+      { numRuns: 20, ...REPLAY },
+    );
+  }, 120_000);
 });

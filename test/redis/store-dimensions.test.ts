@@ -32,7 +32,13 @@ describe('a throttler with rates in dimensions on a store', () => {
   it('sends each message when both dimensions allow, and every audit (its own, the fleet) agrees', async () => {
     const t = storeThrottler(file.redis, file.fresh('dims-throttler'), { rate: RATE, strategy: 'sliding-window' });
     running.push(t);
-    const costs = [{ tokens: 60 }, { tokens: 30 }, { requests: 1 }, { tokens: 50 }, { requests: 1, tokens: 10 }];
+    const costs: Array<Record<string, number>> = [
+      { tokens: 60 },
+      { tokens: 30 },
+      { requests: 1 },
+      { tokens: 50 },
+      { requests: 1, tokens: 10 },
+    ];
     for (const [n, cost] of costs.entries()) t.actor.send({ type: 'QUEUE', message: { type: 'job', n }, cost });
     await t.runUntil(costs.length);
     const at = t.deliveries.map((delivery) => delivery.at);
@@ -101,9 +107,9 @@ describe('what does not fit the store dimensions is refused at the call', () => 
     expect(() =>
       store.open({ strategy: 'sliding-window', rates: RATE, channels: { a: { images: '1/1s' } } } as never),
     ).toThrow(/channels\.a/);
-    expect(() => store.open({ strategy: 'sliding-window', rates: '5/1s', channels: { a: { tokens: '1/1s' } } })).toThrow(
-      /channels\.a must be rates without dimensions/,
-    );
+    expect(() =>
+      store.open({ strategy: 'sliding-window', rates: '5/1s', channels: { a: { tokens: '1/1s' } } }),
+    ).toThrow(/channels\.a must be rates without dimensions/);
     await expect(limiter.setRate({ images: '1/1s' } as never)).rejects.toThrow(ThrottlerOptionError);
     await expect(limiter.setRate('1/1s')).rejects.toThrow(/rate must be rates in the store's dimensions/);
     const [unknown, zero, plainObject] = await limiter.reserve([
