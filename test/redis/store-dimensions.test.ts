@@ -83,6 +83,31 @@ describe('settle with a cost per dimension on the store', () => {
   });
 });
 
+describe('a late grant re-timed on the store', () => {
+  it('moves in the log of every dimension it costs something in, checked against each dimension', async () => {
+    const now = { t: 1_000 };
+    const { store, limiter } = limiterAt(file.fresh('dims-retime'), now);
+    const [late] = await limiter.reserve([{ cost: { requests: 1, tokens: 60 } }]);
+    const [kept] = await limiter.reserve([{ cost: { tokens: 40 } }]);
+    expect([late?.kind, kept?.kind]).toEqual(['granted', 'granted']);
+    now.t = 1_050;
+    const [moved] = await limiter.retime([(late as { reservation: string }).reservation]);
+    expect(moved?.kind).toBe('granted');
+    expect(grantTimeOf((moved as { reservation: string }).reservation)).toBe(1_050);
+    // At 2000 the 40 tokens of 1000 have left; the 60 moved to 1050 hold the window until 2050.
+    now.t = 2_000;
+    const [tokens] = await limiter.reserve([{ cost: { tokens: 41 } }]);
+    expect(tokens?.kind === 'granted' && tokens.redisTime).toBe(2_050);
+    // Requests (3 a second): 2 at 2050 (the moved one has just left); 2 more wait for those to leave.
+    const [requests] = await limiter.reserve([{ cost: { requests: 2 } }]);
+    expect(requests?.kind === 'granted' && requests.redisTime).toBe(2_050);
+    now.t = 2_400;
+    const [more] = await limiter.reserve([{ cost: { requests: 2 } }]);
+    expect(more?.kind === 'granted' && more.redisTime).toBe(3_050);
+    await store.close();
+  });
+});
+
 describe('the stored configuration names the dimensions', () => {
   it('a process with other dimensions, or none, conflicts on the rate instead of mixing', async () => {
     const name = file.fresh('dims-conflict');
