@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isKeyName, unknownChannelError } from '../engine/index.js';
-import { type Cost, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { type Cost, keepingDimensions, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { StoreConflictError } from './errors.js';
 import { auditFleet } from './fleet-audit.js';
 import { ConflictReply, type GuardedClient } from './guarded-client.js';
@@ -180,7 +180,9 @@ export class RedisSharedLimiter implements SharedLimiter {
       throw unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);
     }
     const option = channel === undefined ? 'rate' : `channels.${channel}`;
-    const parsed = parseRates(rates, option);
+    // A dimension the new rates do not name keeps its rates in force (as a throttler's SET_RATE does).
+    const current = channel === undefined ? this.rates : (this.channels.get(channel) ?? this.keyRates);
+    const parsed = keepingDimensions(parseRates(rates, option), current);
     checkStoreDims(parsed, this.declared.dims, option);
     const scopes = this.scopes();
     const scope = scopes.of(channel);
@@ -191,7 +193,7 @@ export class RedisSharedLimiter implements SharedLimiter {
     if (this.declared.keys === undefined) {
       throw new ThrottlerOptionError('keyTemplate', 'set only on a limiter opened with keys', this.name);
     }
-    const parsed = parseRates(rates, 'keys.rate');
+    const parsed = keepingDimensions(parseRates(rates, 'keys.rate'), this.keyRates);
     checkStoreDims(parsed, this.declared.dims, 'keys.rate');
     await this.call('control', this.scopes(), ['template', ratesJson(parsed, this.declared.dims)]);
   }

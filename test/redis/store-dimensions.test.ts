@@ -108,6 +108,23 @@ describe('a late grant re-timed on the store', () => {
   });
 });
 
+describe('setRate on a store with dimensions', () => {
+  it('replaces the rates of the dimensions it names and keeps the others', async () => {
+    const now = { t: 1_000 };
+    const { store, limiter } = limiterAt(file.fresh('dims-setrate'), now);
+    await limiter.setRate({ tokens: '50/1s' });
+    expect(limiter.rates.map((rate) => `${rate.dimension} ${rate.limit}`)).toEqual(['requests 3', 'tokens 50']);
+    const [tokens, requests, over] = await limiter.reserve([
+      { cost: { tokens: 50 } },
+      { cost: { requests: 3 } },
+      { cost: { tokens: 51 } },
+    ]);
+    expect([tokens?.kind, requests?.kind]).toEqual(['granted', 'granted']);
+    expect(over?.kind === 'refused' && over.error.option).toBe('cost');
+    await store.close();
+  });
+});
+
 describe('the stored configuration names the dimensions', () => {
   it('a process with other dimensions, or none, conflicts on the rate instead of mixing', async () => {
     const name = file.fresh('dims-conflict');
