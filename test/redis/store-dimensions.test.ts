@@ -108,6 +108,22 @@ describe('a late grant re-timed on the store', () => {
   });
 });
 
+describe('token-bucket with dimensions on the store', () => {
+  it("spends each dimension's buckets by its cost there, and none of a dimension it costs 0 in", async () => {
+    const now = { t: 1_000 };
+    const store = createRedisStore({ redis: file.redis, name: file.fresh('dims-bucket'), testClock: () => now.t });
+    const limiter = store.open({ strategy: 'token-bucket', rates: { requests: '2/1s', tokens: '100/1s' } } as never);
+    const outcomes = await limiter.reserve([
+      { cost: { tokens: 50 } },
+      { cost: { requests: 1 } },
+      { cost: { tokens: 10 } },
+    ]);
+    // The tokens' bucket is at 1500 after 50 (10 ms a token); the requests' one is untouched by them.
+    expect(outcomes.map((outcome) => outcome.kind === 'granted' && outcome.redisTime)).toEqual([1_000, 1_000, 1_500]);
+    await store.close();
+  });
+});
+
 describe('setRate on a store with dimensions', () => {
   it('replaces the rates of the dimensions it names and keeps the others', async () => {
     const now = { t: 1_000 };
