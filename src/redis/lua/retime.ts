@@ -43,34 +43,34 @@ local function fitsMove(j, d, cost, t0, t1)
   local key = logKey(j, d)
   for _, rate in ipairs(scopeRates(j)) do
     if rateDim(rate) == d then
-    local span = rate[2] + grace
-    local from = t1
-    if t0 + span > from then from = t0 + span end
-    local times, costs = {}, {}
-    local rank = firstRankAfter(key, from - span)
-    local reading = true
-    while reading do
-      local chunk = redis.call('ZRANGE', key, rank, rank + 63)
-      for _, member in ipairs(chunk) do
-        local t = timeOf(member)
-        if t >= t1 + span then reading = false; break end
-        times[#times + 1] = t; costs[#costs + 1] = costFor(costsOfMember(member), d)
+      local span = rate[2] + grace
+      local from = t1
+      if t0 + span > from then from = t0 + span end
+      local times, costs = {}, {}
+      local rank = firstRankAfter(key, from - span)
+      local reading = true
+      while reading do
+        local chunk = redis.call('ZRANGE', key, rank, rank + 63)
+        for _, member in ipairs(chunk) do
+          local t = timeOf(member)
+          if t >= t1 + span then reading = false; break end
+          times[#times + 1] = t; costs[#costs + 1] = costFor(costsOfMember(member), d)
+        end
+        if #chunk < 64 then reading = false end
+        rank = rank + 64
       end
-      if #chunk < 64 then reading = false end
-      rank = rank + 64
-    end
-    -- Windows (x - span, x] for x = from and every grant's time in [from, t1 + span).
-    local left, right, held = 1, 1, 0
-    local x = from
-    local index = 0
-    while true do
-      while right <= #times and times[right] <= x do held = held + costs[right]; right = right + 1 end
-      while left < right and times[left] <= x - span do held = held - costs[left]; left = left + 1 end
-      if held + cost > rate[1] then return false end
-      repeat index = index + 1 until index > #times or times[index] >= from
-      if index > #times then break end
-      x = times[index]
-    end
+      -- Windows (x - span, x] for x = from and every grant's time in [from, t1 + span).
+      local left, right, held = 1, 1, 0
+      local x = from
+      local index = 0
+      while true do
+        while right <= #times and times[right] <= x do held = held + costs[right]; right = right + 1 end
+        while left < right and times[left] <= x - span do held = held - costs[left]; left = left + 1 end
+        if held + cost > rate[1] then return false end
+        repeat index = index + 1 until index > #times or times[index] >= from
+        if index > #times then break end
+        x = times[index]
+      end
     end
   end
   return true
