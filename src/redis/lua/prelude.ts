@@ -14,6 +14,11 @@
  * channel, [8] k, [9..8+k] the scopes: 'c' .. a channel's name or 'k' .. a key's; the script's own
  * arguments follow.
  *
+ * Rates in dimensions (declared.dims; each rate `[limit, µs, d]`): a cost is one number per dimension
+ * ('c1,c2,...' in arguments and members), and scope j keeps one log per dimension d (`logKey`), named from
+ * its own log key; a grant is in the logs of the dimensions it costs something in (`dimsOf`), each with that
+ * dimension's cost in its running totals. Without dimensions d is 0, the scope's own log, and a cost a number.
+ *
  * Times are integer microseconds of Redis TIME (exact in Lua's doubles), clamped so that they never
  * run backwards for a limiter. Every time that leaves a script is a duration from that now.
  */
@@ -88,10 +93,7 @@ end
 local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
 local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 
--- Rates in dimensions (declared.dims, rates [limit, µs, d]): a cost is one number per dimension
--- ('c1,c2,...' in arguments and members), and scope j keeps one log per dimension d, named from its
--- own log key; d = 0 is the scope's own log (rates without dimensions, cost a number). A grant is in
--- the logs of the dimensions it costs something in, with that dimension's cost in their running totals.
+-- Rates in dimensions: log d of scope j (d = 0: its own log, rates without dimensions).
 local dimCount = 0
 if declared.dims then dimCount = #declared.dims end
 local logBase = string.sub(cfgKey, 1, #cfgKey - 3)
@@ -109,7 +111,6 @@ local function costFor(costs, d)
   if d == 0 then return costs end
   return costs[d] or 0
 end
--- The dimensions (logs) a cost is counted in: {0} without dimensions.
 local function dimsOf(costs)
   if dimCount == 0 then return { 0 } end
   local list = {}
@@ -120,8 +121,8 @@ local function costsOfMember(member) return parseCosts(string.match(member, '^[^
 local function rateDim(rate) return rate[3] or 0 end
 local function newestField(d) if d == 0 then return 't' end return 'td' .. d end
 
--- Scope s's log (key, dimension d) lost grants: its newest time is stored again, and the overall one is
--- the floor for new grants. An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
+-- Scope s's log (key, dimension d) lost grants: its newest time is stored again, and the overall one is the floor
+-- for new grants. An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
 local function refreshNewest(s, key, d)
   d = d or 0
   local top = redis.call('ZRANGE', key, -1, -1)
