@@ -54,6 +54,25 @@ describe('a throttler with rates in dimensions on a store', () => {
   });
 });
 
+describe('ACTUAL_COST with a cost map, a throttler on the store', () => {
+  it('a saving in tokens is free for the next message once Redis has it; requests keep their estimate', async () => {
+    const t = storeThrottler(file.redis, file.fresh('dims-actual'), { rate: RATE, strategy: 'sliding-window' });
+    running.push(t);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 }, id: 'a', cost: { requests: 1, tokens: 90 } });
+    await t.runUntil(1);
+    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 }, id: 'b', cost: { requests: 1, tokens: 80 } });
+    await t.quiet();
+    t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: { tokens: 20 } as never }); // the event's type says number
+    await t.quiet();
+    const at = await t.runUntil(2);
+    expect(at).toBeLessThan(1_000);
+    expect(t.emitted.filter((event) => event.type === 'invalidEvent')).toHaveLength(0);
+    expect(auditThrottler(t.actor).windowsOver).toBe(0);
+    const fleet = await t.store.audit();
+    expect(fleet.windowsOver).toBe(0);
+  });
+});
+
 describe('settle with a cost per dimension on the store', () => {
   it('a saving in one dimension is free at once; a dimension the estimate did not cost is charged at the grant', async () => {
     const now = { t: 1_000 };
