@@ -6,7 +6,8 @@ import type { FleetAuditReport } from './types.js';
 export interface PendingGrant {
   m: string;
   t: number;
-  c: number;
+  /** Its cost: a number, or with rates in dimensions one per dimension (the store's numbering). */
+  c: number | number[];
   seq: number;
   /** '' overall only, 'c' + a channel, 'k' + a key. */
   s: string;
@@ -27,6 +28,8 @@ export interface AuditRead {
   grace: number;
   gone: ReadonlyMap<string, number>;
   scopes: readonly ScopeRead[];
+  /** The dimensions' names, numbered from 1 as the rates' third element says (rates in dimensions only). */
+  dims?: readonly string[] | undefined;
 }
 
 interface ScopeLinesJSON {
@@ -47,29 +50,45 @@ export interface FleetAuditStateJSON {
 }
 
 class ScopeLines {
+  /** Each current audit's dimension number (0: rates without dimensions). */
+  slots: number[];
   constructor(
     public rates: string,
     public current: WindowAudit[],
     readonly past: WindowAudit[] = [],
-  ) {}
-  static of(rates: string): ScopeLines {
-    return new ScopeLines(rates, audits(rates));
+  ) {
+    this.slots = slotsOf(rates);
   }
-  follow(rates: string): void {
+  static of(rates: string, dims: readonly string[] | undefined): ScopeLines {
+    return new ScopeLines(rates, audits(rates, dims));
+  }
+  follow(rates: string, dims: readonly string[] | undefined): void {
     if (rates === this.rates) return;
     this.past.push(...this.current.filter((audit) => audit.mostAt !== undefined));
     this.rates = rates;
-    this.current = audits(rates);
+    this.current = audits(rates, dims);
+    this.slots = slotsOf(rates);
   }
   all(): WindowAudit[] {
     return [...this.past, ...this.current];
   }
 }
 
-function audits(rates: string): WindowAudit[] {
-  return (JSON.parse(rates) as Array<[number, number]>).map(
-    ([limit, interval]) => new WindowAudit({ limit, interval }),
-  );
+function audits(rates: string, dims: readonly string[] | undefined): WindowAudit[] {
+  return (JSON.parse(rates) as Array<[number, number, number?]>).map(([limit, interval, d]) => {
+    const dimension = d === undefined ? undefined : dims?.[d - 1];
+    return new WindowAudit(dimension === undefined ? { limit, interval } : { limit, interval, dimension });
+  });
+}
+
+function slotsOf(rates: string): number[] {
+  return (JSON.parse(rates) as Array<[number, number, number?]>).map(([, , d]) => d ?? 0);
+}
+
+/** A grant's cost in dimension d (0: its cost as a number). */
+function costIn(cost: number | number[], d: number): number {
+  if (typeof cost === 'number') return cost;
+  return d === 0 ? 0 : (cost[d - 1] ?? 0);
 }
 
 /**
@@ -135,23 +154,27 @@ export class FleetAuditState {
         this.pending.delete(member);
       }
     }
-    for (const [id, scopeRates] of rates) this.scopes.get(id)?.follow(scopeRates);
+    for (const [id, scopeRates] of rates) this.scopes.get(id)?.follow(scopeRates, read.dims);
     due.sort((a, b) => a.t - b.t || a.seq - b.seq);
-    for (const grant of due) this.count(grant, rates);
+    for (const grant of due) this.count(grant, rates, read.dims);
     if (settleBy > this.settled) this.settled = settleBy;
     this.readAt = read.now;
     this.foldKeys();
   }
 
-  private count(grant: PendingGrant, rates: ReadonlyMap<string, string>): void {
-    this.deliveries += grant.c;
+  private count(grant: PendingGrant, rates: ReadonlyMap<string, string>, dims: readonly string[] | undefined): void {
+    // As the local audit: a cost per dimension counts one delivery.
+    this.deliveries += typeof grant.c === 'number' && dims === undefined ? grant.c : 1;
     for (const id of grant.s === '' ? [''] : ['', grant.s]) {
       let lines = this.scopes.get(id);
       if (lines === undefined) {
-        lines = ScopeLines.of(rates.get(id) as string);
+        lines = ScopeLines.of(rates.get(id) as string, dims);
         this.scopes.set(id, lines);
       }
-      for (const audit of lines.current) audit.record(grant.t, grant.c);
+      for (const [i, audit] of lines.current.entries()) {
+        const cost = costIn(grant.c, lines.slots[i] as number);
+        if (cost > 0) audit.record(grant.t, cost);
+      }
     }
   }
 
@@ -178,8 +201,8 @@ export class FleetAuditState {
       }
     }
     for (const [id, found] of keys) {
-      const [limit, interval] = JSON.parse(id) as [number, number];
-      rates.push({ scope: 'keys', ...line({ limit, interval }, found) });
+      const [limit, interval, dimension] = JSON.parse(id) as [number, number, string?];
+      rates.push({ scope: 'keys', ...line({ limit, interval, dimension }, found) });
     }
     const order = { overall: 0, channel: 1, key: 2, keys: 3 };
     rates.sort((a, b) => order[a.scope] - order[b.scope]);
@@ -221,13 +244,19 @@ function shortestSpan(rates: Iterable<string>, grace: number): number {
   return shortest;
 }
 
-function rateId(audit: { limit: number; interval: number }): string {
-  return JSON.stringify([audit.limit, audit.interval]);
+function rateId(audit: { limit: number; interval: number; dimension?: string | undefined }): string {
+  return JSON.stringify(
+    audit.dimension === undefined ? [audit.limit, audit.interval] : [audit.limit, audit.interval, audit.dimension],
+  );
 }
 
-function line(rate: { limit: number; interval: number }, found: WindowFindings): Omit<RateAudit, 'scope' | 'name'> {
+function line(
+  rate: { limit: number; interval: number; dimension?: string | undefined },
+  found: WindowFindings,
+): Omit<RateAudit, 'scope' | 'name'> {
   const interval = rate.interval / 1000;
   return {
+    ...(rate.dimension === undefined ? {} : { dimension: rate.dimension }),
     rate: formatRate({ limit: rate.limit, interval }),
     limit: rate.limit,
     interval,

@@ -67,27 +67,36 @@ export async function auditFleet(access: AuditAccess): Promise<FleetAuditReport>
 }
 
 function decodeRead(reply: unknown[]): { read: AuditRead; version: string; stateJson: string; strategy: string } {
-  const declared = JSON.parse(String(reply[2])) as { strategy: string; grace: number };
+  const declared = JSON.parse(String(reply[2])) as { strategy: string; grace: number; dims?: string[] };
   const gone = new Map<string, number>();
   const trail = reply[5] as string[];
   for (let i = 0; i < trail.length; i += 2) gone.set(String(trail[i]), Number(trail[i + 1]));
   const scopes = (reply.slice(6) as Array<[string, string, string[]]>).map(([id, rates, log]) => {
     const grants: PendingGrant[] = [];
-    for (let i = 0; i < log.length; i += 2) grants.push(grantOf(String(log[i]), String(id)));
+    for (let i = 0; i < log.length; i += 2)
+      grants.push(grantOf(String(log[i]), String(id), declared.dims !== undefined));
     return { id: String(id), rates: String(rates), grants };
   });
   return {
-    read: { now: Number(reply[0]), longest: Number(reply[1]), grace: declared.grace, gone, scopes },
+    read: {
+      now: Number(reply[0]),
+      longest: Number(reply[1]),
+      grace: declared.grace,
+      gone,
+      scopes,
+      dims: declared.dims,
+    },
     version: String(reply[3]),
     stateJson: String(reply[4]),
     strategy: declared.strategy,
   };
 }
 
-/** A log's member `time:cost:seq:nonce` (reserve.ts). */
-function grantOf(member: string, scope: string): PendingGrant {
-  const [time, cost, seq] = member.split(':');
-  return { m: member, t: Number(time), c: Number(cost), seq: Number(seq), s: scope };
+/** A log's member `time:cost:seq:nonce` (reserve.ts; with rates in dimensions, cost is 'c1,c2,...'). */
+function grantOf(member: string, scope: string, dimensioned: boolean): PendingGrant {
+  const [time, cost = '', seq] = member.split(':');
+  const c = dimensioned ? cost.split(',').map(Number) : Number(cost);
+  return { m: member, t: Number(time), c, seq: Number(seq), s: scope };
 }
 
 function emptyReport(): FleetAuditReport {

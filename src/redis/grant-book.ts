@@ -12,6 +12,7 @@
  */
 import type { ClearanceRequest } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
+import { costKey } from '../rate/index.js';
 import type { Reservation } from './types.js';
 
 export interface Grant {
@@ -34,7 +35,7 @@ export interface Grant {
 export class GrantBook {
   /** By queue seq, in the order they were granted (a Map keeps insertion order; a swap keeps both places). */
   private readonly bySeq = new Map<number, Grant>();
-  private readonly byKind = new Map<string | undefined, Map<number, Deque<Grant>>>();
+  private readonly byKind = new Map<string | undefined, Map<number | string, Deque<Grant>>>();
 
   get(seq: number): Grant | undefined {
     return this.bySeq.get(seq);
@@ -53,10 +54,10 @@ export class GrantBook {
       byCost = new Map();
       this.byKind.set(request.channel, byCost);
     }
-    let granted = byCost.get(request.cost as number);
+    let granted = byCost.get(costKey(request.cost));
     if (granted === undefined) {
       granted = new Deque<Grant>(4);
-      byCost.set(request.cost as number, granted);
+      byCost.set(costKey(request.cost), granted);
     }
     granted.push(grant);
   }
@@ -98,7 +99,7 @@ export class GrantBook {
    * message holds one of its kind.
    */
   steal(request: ClearanceRequest): { grant: Grant; from: ClearanceRequest } | undefined {
-    const granted = this.byKind.get(request.channel)?.get(request.cost as number);
+    const granted = this.byKind.get(request.channel)?.get(costKey(request.cost));
     if (granted === undefined) return undefined;
     while (granted.peekFirst()?.spent) granted.shift();
     const grant = granted.peekFirst();
@@ -118,7 +119,7 @@ export class GrantBook {
   earliestFor(request: ClearanceRequest): Grant | undefined {
     const own = this.bySeq.get(request.seq);
     if (own === undefined) return undefined;
-    const granted = this.byKind.get(request.channel)?.get(request.cost as number) as Deque<Grant>;
+    const granted = this.byKind.get(request.channel)?.get(costKey(request.cost)) as Deque<Grant>;
     while (granted.peekFirst()?.spent) granted.shift();
     const first = granted.peekFirst() as Grant;
     if (first === own || !(first.redisTime < own.redisTime)) return own;

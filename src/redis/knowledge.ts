@@ -139,7 +139,7 @@ export class Knowledge {
       // One version ahead: this notice is the whole change. Further: some were missed, and the
       // next reply brings the full set; apply what is here meanwhile.
       if (Number(knownVersion) + 1 === notice.version) this.versionKey = `${notice.epoch}:${notice.version}`;
-      const rates = ratesFromJson(JSON.stringify(notice.rates));
+      const rates = ratesFromJson(JSON.stringify(notice.rates), this.declared.dims);
       let key: { name: string; rates: Rate[] } | undefined;
       if (notice.template === true) this.keyRates = rates;
       else if (typeof notice.key === 'string') key = { name: notice.key, rates };
@@ -150,10 +150,14 @@ export class Knowledge {
   }
 
   private setRates(overall: string, template: string, overrides: ReadonlyMap<string, string>): void {
-    const rates = overall === '' ? this.declared.rates : ratesFromJson(overall);
-    const keyRates = template === '' || this.declared.keys === undefined ? this.declared.keys : ratesFromJson(template);
+    const rates = overall === '' ? this.declared.rates : ratesFromJson(overall, this.declared.dims);
+    const keyRates =
+      template === '' || this.declared.keys === undefined
+        ? this.declared.keys
+        : ratesFromJson(template, this.declared.dims);
     const channels = new Map(this.declared.channels);
-    for (const [name, json] of overrides) if (channels.has(name)) channels.set(name, ratesFromJson(json));
+    for (const [name, json] of overrides)
+      if (channels.has(name)) channels.set(name, ratesFromJson(json, this.declared.dims));
     const before = JSON.stringify([this.rates, this.keyRates, [...this.channels]]);
     this.rates = rates;
     this.keyRates = keyRates;

@@ -10,6 +10,7 @@
  * One call out at a time; its grants are not sent until it answers.
  */
 import type { StoreHooks } from '../engine/index.js';
+import type { Cost } from '../rate/index.js';
 import type { Grant, GrantBook } from './grant-book.js';
 import { MAX_BATCH, type ReserveCalls } from './reserve-calls.js';
 
@@ -25,7 +26,7 @@ import type { Reservation } from './types.js';
 export interface RetimingLimiter {
   retime(reservations: readonly Reservation[], leadMs?: number): Promise<RetimeOutcome[]>;
   /** A sent grant's actual cost replaces its estimate (ACTUAL_COST, lua/settle.ts). */
-  settle(reservation: Reservation, actual: number): Promise<void>;
+  settle(reservation: Reservation, actual: Cost): Promise<void>;
 }
 
 export class LateGrants {

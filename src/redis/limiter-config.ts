@@ -8,6 +8,8 @@ export type SharedStrategy = 'sliding-window' | 'token-bucket';
 export interface DeclaredConfig {
   readonly strategy: SharedStrategy;
   readonly rates: Rate[];
+  /** Rates in dimensions: the dimensions' names in the order `rate` names them (the scripts number them from 1). */
+  readonly dims: readonly string[] | undefined;
   /** Sorted by name, so that the same channels always give the same JSON. */
   readonly channels: ReadonlyMap<string, Rate[]>;
   /** The keys' template rates (keyed limits), or undefined: then a name not in `channels` is refused. */
@@ -30,9 +32,36 @@ export function toMicros(ms: number): number {
   return Math.ceil(ms * 1000 - 1e-6);
 }
 
-/** Rates as the scripts read them: `[[limit, interval in µs], ...]`. */
-export function ratesJson(rates: readonly Rate[]): string {
-  return JSON.stringify(rates.map((rate) => [rate.limit, toMicros(rate.interval)]));
+/**
+ * Rates as the scripts read them: `[[limit, interval in µs], ...]`; in dimensions
+ * `[[limit, µs, dimension number from 1], ...]`.
+ */
+export function ratesJson(rates: readonly Rate[], dims?: readonly string[]): string {
+  return JSON.stringify(
+    rates.map((rate) =>
+      dims === undefined
+        ? [rate.limit, toMicros(rate.interval)]
+        : [rate.limit, toMicros(rate.interval), dims.indexOf(rate.dimension as string) + 1],
+    ),
+  );
+}
+
+/**
+ * Checks that rates fit the store's dimensions (all in dimensions it has, or none without any),
+ * refused with a ThrottlerOptionError naming `option` and the value.
+ */
+export function checkStoreDims(rates: readonly Rate[], dims: readonly string[] | undefined, option: string): void {
+  for (const rate of rates) {
+    if (dims === undefined ? rate.dimension !== undefined : !dims.includes(rate.dimension as string)) {
+      throw new ThrottlerOptionError(
+        option,
+        dims === undefined
+          ? "rates without dimensions (the store's rate names none)"
+          : `rates in the store's dimensions (${dims.map((name) => JSON.stringify(name)).join(', ')})`,
+        rates,
+      );
+    }
+  }
 }
 
 /** Validates what a throttler opens the store with; every error names the option and the value. */
@@ -58,9 +87,11 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
   if (config.ordering !== undefined && config.ordering !== 'fifo' && config.ordering !== 'per-channel') {
     throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', config.ordering);
   }
-  const rates = undimensioned(parseRates(config.rates, 'rate'), 'rate');
-  const channels = parseChannels(config.channels);
-  const keys = config.keys === undefined ? undefined : undimensioned(parseRates(config.keys, 'keys.rate'), 'keys.rate');
+  const rates = parseRates(config.rates, 'rate');
+  const dims = dimensionsOf(rates);
+  const channels = parseChannels(config.channels, dims);
+  const keys = config.keys === undefined ? undefined : parseRates(config.keys, 'keys.rate');
+  if (keys !== undefined) checkStoreDims(keys, dims, 'keys.rate');
   const maxBurst = config.maxBurst;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
@@ -79,20 +110,25 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
   const json = JSON.stringify({
     v: 1,
     strategy,
-    rates: JSON.parse(ratesJson(rates)),
-    channels: [...channels].map(([name, channelRates]) => [name, JSON.parse(ratesJson(channelRates))]),
+    // Only with dimensions, as keys below: a fleet without them keeps the JSON it had.
+    ...(dims === undefined ? {} : { dims }),
+    rates: JSON.parse(ratesJson(rates, dims)),
+    channels: [...channels].map(([name, channelRates]) => [name, JSON.parse(ratesJson(channelRates, dims))]),
     // Only with keys: a configuration without them reads as it did before keys existed, so a fleet
     // that does not use them shares its state with processes of the previous version.
-    ...(keys === undefined ? {} : { keys: JSON.parse(ratesJson(keys)) }),
+    ...(keys === undefined ? {} : { keys: JSON.parse(ratesJson(keys, dims)) }),
     maxBurst: strategy === 'token-bucket' ? (maxBurst ?? null) : null,
     ahead: toMicros(maxReserveAheadMs),
     grace: toMicros(grantGraceMs),
     test: testClock,
   });
-  return { strategy, rates, channels, keys, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
+  return { strategy, rates, dims, channels, keys, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
 }
 
-function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate[]> {
+function parseChannels(
+  input: SharedLimiterConfig['channels'],
+  dims: readonly string[] | undefined,
+): Map<string, Rate[]> {
   if (input === undefined) return new Map();
   let entries: Array<[string, unknown]>;
   if (input instanceof Map) entries = [...input];
@@ -101,21 +137,19 @@ function parseChannels(input: SharedLimiterConfig['channels']): Map<string, Rate
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const channels = new Map<string, Rate[]>();
   for (const [name, rates] of entries) {
-    channels.set(name, undimensioned(parseRates(rates as never, `channels.${name}`), `channels.${name}`));
+    const channelRates = parseRates(rates as never, `channels.${name}`);
+    checkStoreDims(channelRates, dims, `channels.${name}`);
+    channels.set(name, channelRates);
   }
   return channels;
 }
 
-/** Rates in dimensions are refused: the scripts count one cost per message against every rate. */
-function undimensioned(rates: Rate[], option: string): Rate[] {
-  if (rates.some((rate) => rate.dimension !== undefined)) {
-    throw new ThrottlerOptionError(
-      option,
-      'rates without dimensions with a shared store (it counts one cost per message in every rate)',
-      rates,
-    );
-  }
-  return rates;
+/** The dimensions the rates name, in the order they first appear (as the engine numbers them); undefined when none. */
+function dimensionsOf(rates: readonly Rate[]): string[] | undefined {
+  const names: string[] = [];
+  for (const rate of rates)
+    if (rate.dimension !== undefined && !names.includes(rate.dimension)) names.push(rate.dimension);
+  return names.length === 0 ? undefined : names;
 }
 
 function defaultReserveAhead(
@@ -132,9 +166,12 @@ function defaultReserveAhead(
   return Math.floor((shortest * 3) / 4);
 }
 
-/** Reads the scripts' `[[limit, µs], ...]` back into rates. */
-export function ratesFromJson(json: string): Rate[] {
-  return (JSON.parse(json) as Array<[number, number]>).map(([limit, micros]) => ({ limit, interval: micros / 1000 }));
+/** Reads the scripts' `[[limit, µs], ...]` (in dimensions `[[limit, µs, d], ...]`) back into rates. */
+export function ratesFromJson(json: string, dims?: readonly string[]): Rate[] {
+  return (JSON.parse(json) as Array<[number, number, number?]>).map(([limit, micros, d]) => {
+    const dimension = d === undefined ? undefined : dims?.[d - 1];
+    return dimension === undefined ? { limit, interval: micros / 1000 } : { limit, interval: micros / 1000, dimension };
+  });
 }
 
 /**
@@ -154,6 +191,7 @@ export function firstDifference(
   const mine = JSON.parse(ours.json) as Record<string, unknown>;
   const labels: Record<string, string> = {
     strategy: 'strategy',
+    dims: 'rate',
     rates: 'rate',
     channels: 'channels',
     keys: 'keys',

@@ -12,11 +12,12 @@
  */
 import type { ResolvedOptions } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
+import type { Cost } from '../rate/index.js';
 import type { ReservationRequest } from './types.js';
 
 export interface LocalSend extends ReservationRequest {
   readonly channel: string | undefined;
-  readonly cost: number;
+  readonly cost: Cost;
   readonly at: number;
 }
 
@@ -29,7 +30,7 @@ export class OutageSends {
   /** `longestMs`: the longest interval of any rate, plus the grace the store spaces grants by. */
   constructor(private readonly longestMs: number) {}
 
-  record(channel: string | undefined, cost: number, at: number): void {
+  record(channel: string | undefined, cost: Cost, at: number): void {
     this.unreported.push({ channel, cost, at });
     this.holdsUntil = Math.max(this.holdsUntil, at + this.longestMs);
     this.forgetOld(at);

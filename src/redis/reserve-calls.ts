@@ -201,7 +201,7 @@ export class ReserveCalls {
     if (batch.length === 0 && reports.length === 0) return;
     this.asking = true;
     const askedAt = this.hooks.now();
-    const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost: cost as number }));
+    const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost }));
     // Per line when the queue has lines (per-channel ordering): no line waits behind another's backlog.
     const call =
       this.toReserve.hold !== undefined && this.limiter.reserveLines !== undefined

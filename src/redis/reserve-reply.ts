@@ -39,7 +39,14 @@ export function outcomeOf(
   return { kind: 'refused', error: validateCostError(request.cost, micros) };
 }
 
-function validateCostError(cost: number, smallest: number): ThrottlerOptionError {
+function validateCostError(cost: unknown, smallest: number): ThrottlerOptionError {
+  if (typeof cost !== 'number') {
+    return new ThrottlerOptionError(
+      'cost',
+      `in each dimension at most that dimension's smallest limit in force (one it exceeds: ${smallest})`,
+      cost,
+    );
+  }
   try {
     validateCost(cost, smallest);
   } catch (error) {

@@ -7,6 +7,7 @@
  * close no grant is held. Not told as a rewind: nothing was lost, the messages keep their place.
  */
 import type { StoreHooks } from '../engine/index.js';
+import { type Cost, costIn } from '../rate/index.js';
 import type { Grant, GrantBook } from './grant-book.js';
 import type { LateGrants, RetimingLimiter } from './late-grants.js';
 import type { OutageSends } from './outage-sends.js';
@@ -26,9 +27,9 @@ export class SettleRoom {
   ) {}
 
   /** One script call (lua/settle.ts); once it has answered, what it saved is taken. */
-  settle(reservation: Reservation, estimate: number, actual: number): void {
+  settle(reservation: Reservation, estimate: Cost, actual: Cost): void {
     this.limiter.settle(reservation, actual).then(
-      () => actual < estimate && this.freed(),
+      () => savedAny(estimate, actual) && this.freed(),
       (error: unknown) => this.calls.failed(error),
     );
   }
@@ -52,4 +53,15 @@ export class SettleRoom {
     this.calls.giveBack(ahead.map((grant) => grant.reservation));
     this.calls.askSoon();
   }
+}
+
+/** Whether the actual cost is below the estimate in some dimension (or, both numbers, below it). */
+function savedAny(estimate: Cost, actual: Cost): boolean {
+  if (typeof estimate === 'number' && typeof actual === 'number') return actual < estimate;
+  const length = Math.max(
+    typeof estimate === 'number' ? 0 : estimate.length,
+    typeof actual === 'number' ? 0 : actual.length,
+  );
+  for (let index = 0; index < length; index += 1) if (costIn(actual, index) < costIn(estimate, index)) return true;
+  return false;
 }

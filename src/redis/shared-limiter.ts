@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { isKeyName, unknownChannelError } from '../engine/index.js';
-import { parseRates, type RatesInput, ThrottlerOptionError, validateCost } from '../rate/index.js';
+import { type Cost, keepingDimensions, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { StoreConflictError } from './errors.js';
 import { auditFleet } from './fleet-audit.js';
 import { ConflictReply, type GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
-import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
+import { checkStoreDims, type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
 import { MAX_DRIFT } from './redis-clock.js';
 import { parseReservation, Scopes } from './reservation-scopes.js';
 import { type LineOutcome, outcomeOf } from './reserve-reply.js';
+import { storeCostText } from './store-cost.js';
 import type {
   FleetAuditReport,
   Reservation,
@@ -92,13 +93,13 @@ export class RedisSharedLimiter implements SharedLimiter {
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
       const refusal = this.refusalOf(request);
-      if (refusal) {
+      if (typeof refusal !== 'string') {
         outcomes[index] = { kind: 'refused', error: refusal };
         continue;
       }
       const channel = request.channel;
       const scope = scopes.of(channel);
-      pairs.push(String(scope), String(request.cost));
+      pairs.push(String(scope), refusal);
       asked.push({ index, channel });
     }
     if (asked.length > 0) {
@@ -133,11 +134,12 @@ export class RedisSharedLimiter implements SharedLimiter {
    * Sliding window: a sent grant's actual cost replaces its estimate at its own time, in one call
    * (lua/settle.ts). Not part of the public SharedLimiter: a throttler's clearance uses it for ACTUAL_COST.
    */
-  async settle(reservation: Reservation, actual: number): Promise<void> {
+  async settle(reservation: Reservation, actual: Cost): Promise<void> {
     const { epoch, member, channel } = parseReservation(reservation);
     if (this.declared.strategy !== 'sliding-window') return;
+    const text = storeCostText(actual, this.declared.dims, 'cost', true);
     const scopes = this.scopes();
-    await this.call('release', scopes, ['settle', String(scopes.of(channel)), epoch, member, String(actual)]);
+    await this.call('release', scopes, ['settle', String(scopes.of(channel)), epoch, member, text]);
   }
 
   /**
@@ -177,17 +179,23 @@ export class RedisSharedLimiter implements SharedLimiter {
     if (channel !== undefined && !this.declared.channels.has(channel) && !this.isKey(channel)) {
       throw unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);
     }
-    const parsed = parseRates(rates, channel === undefined ? 'rate' : `channels.${channel}`);
+    const option = channel === undefined ? 'rate' : `channels.${channel}`;
+    // A dimension the new rates do not name keeps its rates in force (as a throttler's SET_RATE does).
+    const current = channel === undefined ? this.rates : (this.channels.get(channel) ?? this.keyRates);
+    const parsed = keepingDimensions(parseRates(rates, option), current);
+    checkStoreDims(parsed, this.declared.dims, option);
     const scopes = this.scopes();
     const scope = scopes.of(channel);
-    await this.call('control', scopes, ['rate', String(scope), ratesJson(parsed)]);
+    await this.call('control', scopes, ['rate', String(scope), ratesJson(parsed, this.declared.dims)]);
   }
 
   async setKeyTemplate(rates: RatesInput): Promise<void> {
     if (this.declared.keys === undefined) {
       throw new ThrottlerOptionError('keyTemplate', 'set only on a limiter opened with keys', this.name);
     }
-    await this.call('control', this.scopes(), ['template', ratesJson(parseRates(rates, 'keys.rate'))]);
+    const parsed = keepingDimensions(parseRates(rates, 'keys.rate'), this.keyRates);
+    checkStoreDims(parsed, this.declared.dims, 'keys.rate');
+    await this.call('control', this.scopes(), ['template', ratesJson(parsed, this.declared.dims)]);
   }
 
   async pause(durationMs: number): Promise<void> {
@@ -224,8 +232,11 @@ export class RedisSharedLimiter implements SharedLimiter {
     };
   }
 
-  /** A request that is malformed whatever the rates, checked here so that it costs no round trip. */
-  private refusalOf(request: ReservationRequest): ThrottlerOptionError | undefined {
+  /**
+   * A request that is malformed whatever the rates, checked here so that it costs no round trip; else its
+   * cost as the script reads it.
+   */
+  private refusalOf(request: ReservationRequest): ThrottlerOptionError | string {
     if (typeof request !== 'object' || request === null) {
       return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
     }
@@ -235,11 +246,10 @@ export class RedisSharedLimiter implements SharedLimiter {
     }
     // Whether the cost fits the smallest limit is Redis' call: another process may have changed the rates.
     try {
-      validateCost(request.cost, Number.POSITIVE_INFINITY);
+      return storeCostText(request.cost, this.declared.dims);
     } catch (error) {
       return error as ThrottlerOptionError;
     }
-    return undefined;
   }
 
   /** Whether a name is a key: the limiter has keys, and the name is no channel and a valid key. */

@@ -114,8 +114,8 @@ export class RedisClearance implements StoreClearance {
   get inFlightCount(): number {
     return this.inFlight.count;
   }
-  checkMessage(channel: unknown, cost: unknown): number {
-    return this.local.checkMessage(channel, cost) as number; // a store refuses dimensions (limiter-config.ts)
+  checkMessage(channel: unknown, cost: unknown): Cost {
+    return this.local.checkMessage(channel, cost);
   }
   admit(request: ClearanceRequest): void {
     // Asked for once the throttler asks about its head (it has a target then), with the whole turn's burst.
@@ -191,19 +191,19 @@ export class RedisClearance implements StoreClearance {
     const grant = this.grants.take(request.seq);
     if (grant === undefined) {
       this.local.recordDelivery(request, at, requestedAt);
-      this.outage.record(request.channel, request.cost as number, at);
+      this.outage.record(request.channel, request.cost, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     } else {
       if (this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
       // Half the grants held are used: the next batch is asked for while the rest are sent.
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
-    this.inFlight.start(request.channel, request.cost as number);
+    this.inFlight.start(request.channel, request.cost);
     return grant?.reservation;
   }
 
   settleDelivery(reservation: unknown, _channel: unknown, _at: number, estimate: Cost, actual: Cost): void {
-    this.room.settle(reservation as string, estimate as number, actual as number); // a store refuses dimensions
+    this.room.settle(reservation as string, estimate, actual);
   }
 
   withdraw(request: ClearanceRequest): void {

@@ -3,22 +3,24 @@
  * 'done'`): started as a message goes, settled by SETTLED, which must name one of them.
  */
 import { InFlightDeliveries, type ResolvedOptions, tracksInFlight } from '../engine/index.js';
-import { ThrottlerOptionError } from '../rate/index.js';
+import { type Cost, costKey, type Dimensions, ThrottlerOptionError } from '../rate/index.js';
 
 export class StoreInFlight {
   private readonly inFlight = new InFlightDeliveries();
   private readonly tracked: boolean;
+  private readonly dimensions: Dimensions | undefined;
 
   constructor(options: ResolvedOptions) {
     this.tracked = tracksInFlight(options);
+    this.dimensions = options.dimensions;
   }
 
   get count(): number {
     return this.inFlight.count;
   }
 
-  start(channel: string | undefined, cost: number): void {
-    if (this.tracked) this.inFlight.start(channel, cost);
+  start(channel: string | undefined, cost: Cost): void {
+    if (this.tracked) this.inFlight.start(channel, costKey(cost));
   }
 
   /** SETTLED: throws a ThrottlerOptionError unless it names a delivery in flight. */
@@ -28,6 +30,10 @@ export class StoreInFlight {
         channel,
         cost,
       });
+    }
+    if (this.dimensions !== undefined) {
+      this.inFlight.take(channel, cost, true, this.dimensions);
+      return;
     }
     const settled = cost ?? 1;
     if (

@@ -103,8 +103,12 @@ export interface SharedLimiterConfig {
 export interface ReservationRequest {
   /** A configured channel, a key (with `keys`), or undefined for none. */
   readonly channel?: string | undefined;
-  /** A positive integer no larger than the smallest limit that applies. */
-  readonly cost: number;
+  /**
+   * A positive integer no larger than the smallest limit that applies; with rates in dimensions, that
+   * cost in every dimension, a map of dimension to cost (a dimension it does not name costs 0), or one
+   * cost per dimension in the order `rate` names them.
+   */
+  readonly cost: number | { readonly [dimension: string]: number } | readonly number[];
 }
 
 /** An opaque handle on one granted slot, for `release`. */

@@ -30,26 +30,39 @@ afterAll(async () => {
 
 describe('Redis Cluster (3 masters)', () => {
   it('reserves, releases, changes rates, pauses and audits across channels with no CROSSSLOT, and notifies peers', async () => {
-    const names = ['stripe-api', '}odd{name', 'another'];
+    // The last with rates in dimensions: one log per scope and dimension, every one in the limiter's slot.
+    const names = ['stripe-api', '}odd{name', 'another', 'llm-account'];
     const slots = new Set<number>();
     for (const name of names) {
       const store = createRedisStore({ redis: client, name, commandTimeout: 2000 });
-      const shared = store.open({
-        strategy: 'sliding-window',
-        rates: ['5/1s', '20/1m'],
-        channels: { search: '2/1s', upload: '1/1s', '}': '1/1s' },
-      });
+      const dims = name === 'llm-account';
+      const shared = store.open(
+        dims
+          ? {
+              strategy: 'sliding-window',
+              rates: { requests: ['5/1s', '20/1m'], tokens: '100/1s' },
+              channels: { search: { requests: '2/1s' }, upload: { tokens: '50/1s' }, '}': { requests: '1/1s' } },
+            }
+          : {
+              strategy: 'sliding-window',
+              rates: ['5/1s', '20/1m'],
+              channels: { search: '2/1s', upload: '1/1s', '}': '1/1s' },
+            },
+      );
+      const cost = (requests: number) => (dims ? { requests, tokens: 10 * requests } : requests);
       const heard: StoreNotice[] = [];
       shared.subscribe((notice) => heard.push(notice));
       const outcomes = await shared.reserve([
-        { cost: 1, channel: 'search' },
-        { cost: 1, channel: 'upload' },
-        { cost: 1, channel: '}' },
-        { cost: 2 },
+        { cost: cost(1), channel: 'search' },
+        { cost: cost(1), channel: 'upload' },
+        { cost: cost(1), channel: '}' },
+        { cost: cost(2) },
       ]);
+      // Kept (not given back), so that the audit reads every dimension's logs too.
+      if (dims) expect((await shared.reserve([{ cost: { tokens: 10 }, channel: 'upload' }]))[0]?.kind).toBe('granted');
       expect(outcomes.map((outcome) => outcome.kind)).toEqual(['granted', 'granted', 'granted', 'granted']);
       await shared.release(outcomes.flatMap((outcome) => (outcome.kind === 'granted' ? [outcome.reservation] : [])));
-      await shared.setRate('3/1s', 'search');
+      await shared.setRate(dims ? { requests: '3/1s' } : '3/1s', 'search');
       await shared.pause(50);
       const giveUpAt = performance.now() + 5000;
       while (heard.length < 2 && performance.now() < giveUpAt) await new Promise((resolve) => setTimeout(resolve, 20));

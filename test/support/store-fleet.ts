@@ -10,6 +10,8 @@ export interface FleetArrival {
   readonly throttler: number;
   readonly channel: string | undefined;
   readonly n: number;
+  /** The message's cost, if not 1 (a number, or a map of dimension to cost). */
+  readonly cost?: number | Record<string, number>;
 }
 
 /**
@@ -60,6 +62,7 @@ export class StoreFleet {
           type: 'QUEUE',
           message: { type: 'job', n: arrival.n },
           channel: arrival.channel,
+          ...(arrival.cost === undefined ? {} : { cost: arrival.cost }),
         });
         next += 1;
       }

@@ -33,6 +33,8 @@ export const SLOW_SUITES = [
   'test/redis/throttler-outage.test.ts',
   // Per-channel lines on the store: a property over fleets of throttlers against the real Redis.
   'test/redis/throttler-store-lines.property.test.ts',
+  // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
+  'test/redis/store-dimensions.property.test.ts',
   // Real round trips through a delaying proxy.
   'test/redis/slow-link.test.ts',
   // The otel store instruments against a throwaway Redis that is paused and loses its keys.

@@ -26,6 +26,8 @@ export interface WindowAuditJSON {
   windowsOver: number;
   times: number[];
   costs: number[];
+  /** The rate's dimension (rates in dimensions only). */
+  dimension?: string;
 }
 
 /**
@@ -125,13 +127,23 @@ export class WindowAudit implements WindowFindings {
       times.push(this.times[slot] as number);
       costs.push(this.costs[slot] as number);
     }
-    const { limit, interval, most, mostAt, windowsOver } = this;
-    return { limit, interval, most, mostAt: mostAt ?? null, windowsOver, times, costs };
+    const { limit, interval, most, mostAt, windowsOver, dimension } = this;
+    return {
+      limit,
+      interval,
+      most,
+      mostAt: mostAt ?? null,
+      windowsOver,
+      times,
+      costs,
+      ...(dimension === undefined ? {} : { dimension }),
+    };
   }
 
   /** An audit carried on from `toJSON`'s data (a fleet audit kept in Redis between reads). */
   static fromJSON(json: WindowAuditJSON): WindowAudit {
-    const audit = new WindowAudit({ limit: json.limit, interval: json.interval });
+    const { limit, interval, dimension } = json;
+    const audit = new WindowAudit(dimension === undefined ? { limit, interval } : { limit, interval, dimension });
     for (const [index, at] of json.times.entries()) audit.record(at, json.costs[index] as number);
     audit.most = json.most;
     audit.mostAt = json.mostAt ?? undefined;

@@ -8,7 +8,8 @@
  * share its hash tag, so they live in its Cluster slot.
  * Reply: { now µs, L µs, the stored configuration JSON, the audit's version, its state JSON ('' none),
  * the give-backs { member, µs, ... }, then per scope { id ('' overall, 'c' .. channel, 'k' .. key),
- * rates JSON in force, { member, running total, ... } oldest first } }. An empty reply: no limiter yet.
+ * rates JSON in force, { member, running total, ... } oldest first (with rates in dimensions, each
+ * dimension's log in turn: a grant may be in several) } }. An empty reply: no limiter yet.
  */
 export const AUDIT_READ_SCRIPT = `
 local cfgKey = KEYS[1]
@@ -29,8 +30,16 @@ local template = f[5] or (declared.keys and cjson.encode(declared.keys)) or ''
 
 local reply = { int(now), f[3], f[1], redis.call('HGET', KEYS[2], 'v') or '0', redis.call('HGET', KEYS[2], 's') or '' }
 reply[6] = redis.call('ZRANGE', base .. 'gone', 0, -1, 'WITHSCORES')
+-- Rates in dimensions: a scope's grants are in one log per dimension (lua/prelude.ts logKey), read together.
+local dimCount = 0
+if declared.dims then dimCount = #declared.dims end
 local function scope(id, log, rates)
-  reply[#reply + 1] = { id, rates, redis.call('ZRANGE', log, 0, -1, 'WITHSCORES') }
+  local grants = redis.call('ZRANGE', log, 0, -1, 'WITHSCORES')
+  for d = 1, dimCount do
+    local more = redis.call('ZRANGE', base .. 'd' .. d .. ':' .. string.sub(log, #base + 1), 0, -1, 'WITHSCORES')
+    for _, item in ipairs(more) do grants[#grants + 1] = item end
+  end
+  reply[#reply + 1] = { id, rates, grants }
 end
 scope('', base .. 'all', f[4] or cjson.encode(declared.rates))
 for _, entry in ipairs(declared.channels) do

@@ -14,6 +14,11 @@
  * channel, [8] k, [9..8+k] the scopes: 'c' .. a channel's name or 'k' .. a key's; the script's own
  * arguments follow.
  *
+ * Rates in dimensions (declared.dims; each rate `[limit, µs, d]`): a cost is one number per dimension
+ * ('c1,c2,...' in arguments and members), and scope j keeps one log per dimension d (`logKey`), named from
+ * its own log key; a grant is in the logs of the dimensions it costs something in (`dimsOf`), each with that
+ * dimension's cost in its running totals. Without dimensions d is 0, the scope's own log, and a cost a number.
+ *
  * Times are integer microseconds of Redis TIME (exact in Lua's doubles), clamped so that they never
  * run backwards for a limiter. Every time that leaves a script is a duration from that now.
  */
@@ -88,18 +93,54 @@ end
 local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
 local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 
--- Scope s's log (key) lost grants: its newest time is stored again, and the overall one is the floor
+-- Rates in dimensions: log d of scope j (d = 0: its own log, rates without dimensions).
+local dimCount = 0
+if declared.dims then dimCount = #declared.dims end
+local logBase = string.sub(cfgKey, 1, #cfgKey - 3)
+local function logKey(j, d)
+  if d == 0 then return KEYS[2 + j] end
+  return logBase .. 'd' .. d .. ':' .. string.sub(KEYS[2 + j], #logBase + 1)
+end
+local function parseCosts(text)
+  if dimCount == 0 then return tonumber(text) end
+  local costs = {}
+  for value in string.gmatch(text, '[^,]+') do costs[#costs + 1] = tonumber(value) end
+  return costs
+end
+local function costFor(costs, d)
+  if d == 0 then return costs end
+  return costs[d] or 0
+end
+local function dimsOf(costs)
+  if dimCount == 0 then return { 0 } end
+  local list = {}
+  for d = 1, dimCount do if (costs[d] or 0) > 0 then list[#list + 1] = d end end
+  return list
+end
+local function costsOfMember(member) return parseCosts(string.match(member, '^[^:]+:([^:]+)')) end
+local function rateDim(rate) return rate[3] or 0 end
+local function newestField(d) if d == 0 then return 't' end return 'td' .. d end
+
+-- Scope s's log (key, dimension d) lost grants: its newest time is stored again, and the overall one is the floor
 -- for new grants. An emptied log holds nothing to lose: no newest time, so its absence is not taken for a loss.
-local function refreshNewest(s, key)
+local function refreshNewest(s, key, d)
+  d = d or 0
   local top = redis.call('ZRANGE', key, -1, -1)
   local newest = 0
   if top[1] then
     newest = timeOf(top[1])
-    redis.call('HSET', stateKey(s), stateField(s, 't'), int(newest))
+    redis.call('HSET', stateKey(s), stateField(s, newestField(d)), int(newest))
   else
-    redis.call('HDEL', stateKey(s), stateField(s, 't'))
+    redis.call('HDEL', stateKey(s), stateField(s, newestField(d)))
   end
-  if s == 0 then last = newest end
+  if s == 0 and d == 0 then last = newest end
+  if s == 0 and d > 0 then
+    last = 0
+    for dd = 1, dimCount do
+      local other = redis.call('ZRANGE', logKey(0, dd), -1, -1)
+      if other[1] and timeOf(other[1]) > last then last = timeOf(other[1]) end
+    end
+  end
 end
 
 -- Whatever was lost may include grants up to the reserve-ahead bound past the loss, each holding
@@ -193,6 +234,11 @@ redis.call('HSET', cfgKey, 'd', declaredJson, 'e', e, 'q', int(q), 'v', int(v), 
 extendLife(cfgKey, lifeMs)
 for i = 2, #KEYS do
   if redis.call('EXISTS', KEYS[i]) == 1 then extendLife(KEYS[i], lifeMs) end
+end
+for j = 0, scopeCount do
+  for d = 1, dimCount do
+    if redis.call('EXISTS', logKey(j, d)) == 1 then extendLife(logKey(j, d), lifeMs) end
+  end
 end
 
 local function remaining(t) if t > now then return math.ceil(t - now) end return 0 end

@@ -4,7 +4,8 @@ import { SETTLE_BODY } from './settle.js';
 
 /**
  * Gives unused sliding-window grants back. Removing a grant only lowers what windows hold, so it is
- * always safe for grants that were not used. The running totals of the grants after a removed one
+ * always safe for grants that were not used (with rates in dimensions, from the log of every dimension it
+ * costs something in). The running totals of the grants after a removed one
  * are lowered by its cost, so that the log's scores stay exact running totals (a release is rare:
  * this is O(grants after it)). FIFO stays: the floor for new grants is the newest grant left.
  *
@@ -28,18 +29,21 @@ elseif declared.strategy == 'sliding-window' and not created then
       local member = ARGV[index + 2]
       local scopes = { 0 }
       if j > 0 then scopes[2] = j end
+      local costs = costsOfMember(member)
       for _, s in ipairs(scopes) do
-        local score = redis.call('ZSCORE', KEYS[2 + s], member)
-        if score then
-          released[s] = released[s] or {}
-          local list = released[s]
-          list[#list + 1] = { total = tonumber(score), cost = costOf(member), member = member }
+        for _, d in ipairs(dimsOf(costs)) do
+          local key = logKey(s, d)
+          local score = redis.call('ZSCORE', key, member)
+          if score then
+            released[key] = released[key] or { s = s, d = d }
+            local list = released[key]
+            list[#list + 1] = { total = tonumber(score), cost = costFor(costs, d), member = member }
+          end
         end
       end
     end
   end
-  for s, list in pairs(released) do
-    local key = KEYS[2 + s]
+  for key, list in pairs(released) do
     table.sort(list, function(a, b) return a.total < b.total end)
     local gone = {}
     for _, item in ipairs(list) do
@@ -59,7 +63,7 @@ elseif declared.strategy == 'sliding-window' and not created then
       if #batch >= 1000 then redis.call('ZADD', key, unpack(batch)); batch = {} end
     end
     if #batch > 0 then redis.call('ZADD', key, unpack(batch)) end
-    refreshNewest(s, key)
+    refreshNewest(list.s, key, list.d)
   end
 end
 ${EPILOGUE}

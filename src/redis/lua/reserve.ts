@@ -56,31 +56,39 @@ local ahead = declared.ahead
 -- Sliding window: newest running total and time of a scope's log, cached; a log missing while
 -- the configuration says it held a grant still inside its windows was evicted: that is a loss.
 local logs = {}
-local function scopeLog(j)
-  local log = logs[j]
+local function scopeLog(j, d)
+  local id = j .. ':' .. d
+  local log = logs[id]
   if log then return log end
-  local top = redis.call('ZRANGE', KEYS[2 + j], -1, -1, 'WITHSCORES')
+  local top = redis.call('ZRANGE', logKey(j, d), -1, -1, 'WITHSCORES')
   if top[1] then
     log = { total = tonumber(top[2]), newest = timeOf(top[1]) }
   else
     log = { total = 0, newest = 0 }
-    local held = redis.call('HGET', stateKey(j), stateField(j, 't'))
+    local held = redis.call('HGET', stateKey(j), stateField(j, newestField(d)))
     if held and not created and tonumber(held) + L > now then quarantine() end
   end
-  logs[j] = log
+  log.j = j; log.d = d
+  logs[id] = log
   return log
 end
 
--- The earliest time >= floor at which cost fits every rate of scope j.
-local function earliestInLog(j, cost, floor)
-  local log = scopeLog(j)
+-- The earliest time >= floor at which costs fit every rate of scope j, after the newest grant of
+-- every log of j that the grant goes into.
+local function earliestInLog(j, costs, floor)
   local earliest = floor
-  if log.newest > earliest then earliest = log.newest end
+  for _, d in ipairs(dimsOf(costs)) do
+    local log = scopeLog(j, d)
+    if log.newest > earliest then earliest = log.newest end
+  end
   for _, rate in ipairs(scopeRates(j)) do
-    local threshold = log.total - (rate[1] - cost)
+    local d = rateDim(rate)
+    local cost = costFor(costs, d)
+    local threshold = 0
+    if cost > 0 then threshold = scopeLog(j, d).total - (rate[1] - cost) end
     if threshold > 0 then
-      local hit = redis.call('ZRANGEBYSCORE', KEYS[2 + j], threshold, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
-      if hit[1] and tonumber(hit[2]) - costOf(hit[1]) < threshold then
+      local hit = redis.call('ZRANGEBYSCORE', logKey(j, d), threshold, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+      if hit[1] and tonumber(hit[2]) - costFor(costsOfMember(hit[1]), d) < threshold then
         local free = timeOf(hit[1]) + rate[2] + grace
         if free > earliest then earliest = free end
       end
@@ -131,12 +139,14 @@ local function spend(b, rate, at, cost)
 end
 
 -- The earliest time >= floor at which cost fits every rate of scope j, either strategy.
-local function earliestIn(j, cost, floor)
-  if not tokenBucket then return earliestInLog(j, cost, floor) end
+local function earliestIn(j, costs, floor)
+  if not tokenBucket then return earliestInLog(j, costs, floor) end
   local at = floor
-  for i = 1, #scopeRates(j) do
-    local b = bucket(j, i)
-    if b.nextFree > at then at = b.nextFree end
+  for i, rate in ipairs(scopeRates(j)) do
+    if costFor(costs, rateDim(rate)) > 0 then
+      local b = bucket(j, i)
+      if b.nextFree > at then at = b.nextFree end
+    end
   end
   return at
 end
@@ -150,24 +160,27 @@ local lineLater = {}
 local laterKind, laterWait
 for index = first, #ARGV, 2 do
   local j = tonumber(ARGV[index])
-  local cost = tonumber(ARGV[index + 1])
+  local cost = parseCosts(ARGV[index + 1])
   local scopes = { 0 }
   if j > 0 then scopes[2] = j end
-  local smallest = nil
+  -- The smallest limit its cost exceeds (in that limit's dimension), if any.
+  local exceeded = nil
   for _, s in ipairs(scopes) do
     for _, rate in ipairs(scopeRates(s)) do
-      if smallest == nil or rate[1] < smallest then smallest = rate[1] end
+      if costFor(cost, rateDim(rate)) > rate[1] and (exceeded == nil or rate[1] < exceeded) then exceeded = rate[1] end
     end
   end
-  if cost > smallest then
-    results[#results + 1] = 4; results[#results + 1] = smallest; results[#results + 1] = ''
+  if exceeded then
+    results[#results + 1] = 4; results[#results + 1] = exceeded; results[#results + 1] = ''
   elseif laterKind then
     results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
   elseif lineLater[j] then
     results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
   else
     -- Reading the logs first: a log found lost quarantines before this request's floor is taken.
-    if not tokenBucket then for _, s in ipairs(scopes) do scopeLog(s) end end
+    if not tokenBucket then
+      for _, s in ipairs(scopes) do for _, d in ipairs(dimsOf(cost)) do scopeLog(s, d) end end
+    end
     local at = now
     if not lines and last > at then at = last end
     if p > at then at = p end
@@ -186,16 +199,27 @@ for index = first, #ARGV, 2 do
     else
       q = q + 1
       -- A token bucket's time may hold a fraction of a µs; the grant is told rounded up, never early.
-      local member = int(math.ceil(at)) .. ':' .. cost .. ':' .. q .. ':' .. nonce
+      local costText = cost
+      if dimCount > 0 then
+        local parts = {}
+        for d = 1, dimCount do parts[d] = int(cost[d] or 0) end
+        costText = table.concat(parts, ',')
+      end
+      local member = int(math.ceil(at)) .. ':' .. costText .. ':' .. q .. ':' .. nonce
       for _, s in ipairs(scopes) do
         if tokenBucket then
-          for i, rate in ipairs(scopeRates(s)) do spend(bucket(s, i), rate, at, cost) end
+          for i, rate in ipairs(scopeRates(s)) do
+            local c = costFor(cost, rateDim(rate))
+            if c > 0 then spend(bucket(s, i), rate, at, c) end
+          end
         else
-          local log = scopeLog(s)
-          log.total = log.total + cost
-          log.newest = at
-          log.dirty = true
-          redis.call('ZADD', KEYS[2 + s], int(log.total), member)
+          for _, d in ipairs(dimsOf(cost)) do
+            local log = scopeLog(s, d)
+            log.total = log.total + costFor(cost, d)
+            log.newest = at
+            log.dirty = true
+            redis.call('ZADD', logKey(s, d), int(log.total), member)
+          end
         end
       end
       if at > last then last = at end
@@ -206,9 +230,9 @@ for index = first, #ARGV, 2 do
 end
 
 -- Oldest first, a few at a time: each grant is trimmed once, so this is O(1) per grant amortised.
-local function trimLog(j)
+local function trimLog(j, d)
   local cutoff = now - longestInterval(scopeRates(j), 0)
-  local key = KEYS[2 + j]
+  local key = logKey(j, d)
   while true do
     local oldest = redis.call('ZRANGE', key, 0, 63)
     local count = 0
@@ -220,10 +244,11 @@ local function trimLog(j)
   end
 end
 
-for j, log in pairs(logs) do
+for _, log in pairs(logs) do
   if log.dirty then
-    trimLog(j)
-    redis.call('HSET', stateKey(j), stateField(j, 't'), int(log.newest))
+    local j = log.j
+    trimLog(j, log.d)
+    redis.call('HSET', stateKey(j), stateField(j, newestField(log.d)), int(log.newest))
     if scopeIsKey(j) then indexKeyGrant(scopeName(j), log.newest) end
   end
 end

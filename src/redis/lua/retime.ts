@@ -13,6 +13,9 @@
  * a binary search on rank (times grow with rank). The running totals of the grants it passes drop by
  * c, and its own is theirs + c: the log stays in time order, with exact running totals.
  *
+ * With rates in dimensions, a grant moves in the log of every dimension it costs something in, checked
+ * against that dimension's rates with its cost there.
+ *
  * Part of the reserve script (reserve.ts), so that it is loaded with it: a late grant must not wait
  * for a script to be loaded. Script ARGV after the header: 'retime', the lead in µs, then triples (scope j, epoch the
  * reservation was granted in, member), in the order to re-time them (a later one sees the earlier
@@ -33,38 +36,41 @@ local function firstRankAfter(key, t)
   return lo
 end
 
--- Whether c more at t1, and c less at t0, keeps every window of scope j's rates within its limit.
+-- Whether c more at t1, and c less at t0, keeps every window of scope j's rates (those of dimension d)
+-- within its limit.
 local ahead = declared.ahead
-local function fitsMove(j, cost, t0, t1)
-  local key = KEYS[2 + j]
+local function fitsMove(j, d, cost, t0, t1)
+  local key = logKey(j, d)
   for _, rate in ipairs(scopeRates(j)) do
-    local span = rate[2] + grace
-    local from = t1
-    if t0 + span > from then from = t0 + span end
-    local times, costs = {}, {}
-    local rank = firstRankAfter(key, from - span)
-    local reading = true
-    while reading do
-      local chunk = redis.call('ZRANGE', key, rank, rank + 63)
-      for _, member in ipairs(chunk) do
-        local t = timeOf(member)
-        if t >= t1 + span then reading = false; break end
-        times[#times + 1] = t; costs[#costs + 1] = costOf(member)
+    if rateDim(rate) == d then
+      local span = rate[2] + grace
+      local from = t1
+      if t0 + span > from then from = t0 + span end
+      local times, costs = {}, {}
+      local rank = firstRankAfter(key, from - span)
+      local reading = true
+      while reading do
+        local chunk = redis.call('ZRANGE', key, rank, rank + 63)
+        for _, member in ipairs(chunk) do
+          local t = timeOf(member)
+          if t >= t1 + span then reading = false; break end
+          times[#times + 1] = t; costs[#costs + 1] = costFor(costsOfMember(member), d)
+        end
+        if #chunk < 64 then reading = false end
+        rank = rank + 64
       end
-      if #chunk < 64 then reading = false end
-      rank = rank + 64
-    end
-    -- Windows (x - span, x] for x = from and every grant's time in [from, t1 + span).
-    local left, right, held = 1, 1, 0
-    local x = from
-    local index = 0
-    while true do
-      while right <= #times and times[right] <= x do held = held + costs[right]; right = right + 1 end
-      while left < right and times[left] <= x - span do held = held - costs[left]; left = left + 1 end
-      if held + cost > rate[1] then return false end
-      repeat index = index + 1 until index > #times or times[index] >= from
-      if index > #times then break end
-      x = times[index]
+      -- Windows (x - span, x] for x = from and every grant's time in [from, t1 + span).
+      local left, right, held = 1, 1, 0
+      local x = from
+      local index = 0
+      while true do
+        while right <= #times and times[right] <= x do held = held + costs[right]; right = right + 1 end
+        while left < right and times[left] <= x - span do held = held - costs[left]; left = left + 1 end
+        if held + cost > rate[1] then return false end
+        repeat index = index + 1 until index > #times or times[index] >= from
+        if index > #times then break end
+        x = times[index]
+      end
     end
   end
   return true
@@ -109,25 +115,36 @@ for index = HEADER + 3, #ARGV, 3 do
   if j > 0 then scopes[2] = j end
   local olds = {}
   local present = declared.strategy == 'sliding-window' and not created and ARGV[index + 1] == e
+  local costs = costsOfMember(member)
+  local dims = dimsOf(costs)
   if present then
     for _, s in ipairs(scopes) do
-      olds[s] = redis.call('ZSCORE', KEYS[2 + s], member)
-      if not olds[s] then present = false end
+      for _, d in ipairs(dims) do
+        local key = logKey(s, d)
+        olds[key] = redis.call('ZSCORE', key, member)
+        if not olds[key] then present = false end
+      end
     end
   end
   local t0 = timeOf(member)
-  local cost = costOf(member)
   if present and t0 >= now then
     results[#results + 1] = 0; results[#results + 1] = math.ceil(t0 - now); results[#results + 1] = member
   else
     local fits = present and not blocked
-    if fits then for _, s in ipairs(scopes) do fits = fits and fitsMove(s, cost, t0, target) end end
+    if fits then
+      for _, s in ipairs(scopes) do
+        for _, d in ipairs(dims) do fits = fits and fitsMove(s, d, costFor(costs, d), t0, target) end
+      end
+    end
     local newMember = nil
     if fits then newMember = renamed(member, target) end
     for _, s in ipairs(scopes) do
-      if olds[s] then
-        moveInLog(KEYS[2 + s], member, tonumber(olds[s]), cost, newMember, target)
-        touched[s] = true
+      for _, d in ipairs(dims) do
+        local key = logKey(s, d)
+        if olds[key] then
+          moveInLog(key, member, tonumber(olds[key]), costFor(costs, d), newMember, target)
+          touched[key] = { s = s, d = d }
+        end
       end
     end
     if fits then
@@ -139,5 +156,5 @@ for index = HEADER + 3, #ARGV, 3 do
 end
 
 -- As release.ts: each touched log's newest time, and the floor for new grants (the overall newest).
-for s in pairs(touched) do refreshNewest(s, KEYS[2 + s]) end
+for key, at in pairs(touched) do refreshNewest(at.s, key, at.d) end
 `;
