@@ -6,7 +6,7 @@ import { type Arrival, expectedSchedule, overfullWindows, type RateConfig } from
 import { connectRedis, deleteLimiters, limiterKeysIn, uniqueName } from '../support/redis.js';
 import { driveArrivals, virtualLimiter } from '../support/redis-driver.js';
 import { arrivalsArbitrary, rateConfigArbitrary, sendAsArbitrary } from '../support/scenarios.js';
-import { type StoreThrottler, settle, storeThrottler } from '../support/store-throttler.js';
+import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
 
 /**
  * Keyed limits with the Redis store: one key space per key under the limiter's name (its log and its
@@ -183,7 +183,7 @@ describe('a throttler with a Redis store and keys', () => {
     const a = keyed(input, name);
     const b = keyed(input, name, a.clock);
     a.actor.send({ type: 'SET_RATE', rate: '1/1s', channel: 'slow' });
-    await settle();
+    await a.quiet();
     a.actor.send({ type: 'QUEUE_BATCH', messages: [job(0, 'slow'), job(1, 'x'), job(2, 'x')] });
     await a.runUntil(2);
     b.actor.send({ type: 'QUEUE_BATCH', messages: [job(3, 'slow'), job(4, 'x'), job(5, 'x')] });
@@ -200,7 +200,7 @@ describe('a throttler with a Redis store and keys', () => {
       [5, 1_000],
     ]);
     a.actor.send({ type: 'SET_RATE', rate: '1/1s', keyTemplate: true });
-    await settle();
+    await a.quiet();
     b.actor.send({ type: 'QUEUE_BATCH', messages: [job(6, 'y'), job(7, 'y')] });
     await b.runUntil(5);
     expect(b.deliveries.slice(3).map(({ n, at }) => [n, at])).toEqual([
@@ -228,7 +228,7 @@ describe('a throttler with a Redis store and keys', () => {
     first.actor.send({ type: 'QUEUE', ...job(0, 'a') });
     await first.runUntil(1);
     second.actor.send({ type: 'QUEUE', ...job(1) });
-    await settle(50);
+    await second.quiet();
     const conflict = second.emitted.find((event) => event.type === 'storeConflict') as
       | { error: Error; option: string }
       | undefined;

@@ -6,7 +6,7 @@ import { restoreThrottler } from '../../src/machine/persistence.js';
 import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
 import { overfullWindows } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
-import { type StoreThrottler, settle, storeThrottler } from '../support/store-throttler.js';
+import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
 
 /** The throttler machine with a Redis store: the seam answered by reservation, in virtual time, real Redis. */
 let redis: Redis;
@@ -65,7 +65,7 @@ describe('a throttler with a Redis store', () => {
     const t = throttler({ rate: '2/1s', strategy: 'sliding-window' });
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4) });
     await t.runUntil(2);
-    await settle();
+    await t.quiet();
     // The timer comes 500 ms late (a blocked event loop): the grants at 1020 are stale by then.
     t.clock.increment(1520 - t.clock.now());
     await t.runUntil(4);
@@ -82,7 +82,7 @@ describe('a throttler with a Redis store', () => {
     a.actor.send({ type: 'QUEUE_BATCH', messages: burst(6) });
     b.actor.send({ type: 'QUEUE_BATCH', messages: burst(6) });
     for (let steps = 0; a.deliveries.length + b.deliveries.length < 12 && steps < 100; steps++) {
-      await settle();
+      await Promise.all([a.quiet(), b.quiet()]);
       const wakes = [a, b].map((t) => t.actor.getSnapshot().context.wakeAt).filter(Number.isFinite);
       if (wakes.length === 0) continue;
       a.clock.increment(Math.max(0, Math.min(...wakes) - a.clock.now()));
@@ -114,7 +114,7 @@ describe('a throttler with a Redis store', () => {
   it('gives an unused reservation back when its message is cancelled', async () => {
     const t = throttler({ rate: '2/1s', strategy: 'sliding-window' }, { grantGraceMs: 0 });
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(4, {}).map((m, i) => ({ ...m, id: i })) });
-    await settle();
+    await t.quiet();
     // Messages 2 and 3 hold grants at 1000; cancelling 2 gives its slot to 3... and to the next one.
     t.actor.send({ type: 'CANCEL', id: 2 });
     t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 4 } });
@@ -135,10 +135,10 @@ describe('a throttler with a Redis store', () => {
     const b = storeThrottler(redis, name, { rate: '2/1s', strategy: 'sliding-window' }, {}, a.clock);
     running.push(a, b);
     b.actor.send({ type: 'QUEUE_BATCH', messages: burst(4) });
-    await settle();
+    await b.quiet();
     a.actor.send({ type: 'PAUSE', duration: 5000 });
     for (let steps = 0; b.deliveries.length < 4 && steps < 100; steps++) {
-      await settle();
+      await Promise.all([a.quiet(), b.quiet()]);
       const wakeAt = b.actor.getSnapshot().context.wakeAt;
       if (Number.isFinite(wakeAt)) b.clock.increment(Math.max(0, wakeAt - b.clock.now()));
     }
@@ -160,11 +160,13 @@ describe('a throttler with a Redis store', () => {
     t.actor.send({ type: 'QUEUE_BATCH', messages: burst(3) });
     // The reserve call is out; without a target the grants (two now, the third told "later") go unused.
     t.actor.send({ type: 'SET_TARGET', target: undefined });
-    await settle();
+    // Its answer is back before the clock moves: a reply handled 100 ms after it left would be a 100 ms
+    // round trip, and stale grants are moved that far ahead of Redis' now (late-grants.ts), to 200.
+    await t.quiet();
     t.clock.increment(100);
     t.actor.send({ type: 'SET_TARGET', target });
     await t.runUntil(2);
-    // Given back and granted again at 100, not held until the third message's retry, 9 s later.
+    // Moved to Redis' now, 100 (late-grants.ts), not held until the third message's retry, 9 s later.
     expect(t.deliveries.map((d) => d.at)).toEqual([100, 100]);
   });
 
@@ -177,7 +179,7 @@ describe('a throttler with a Redis store', () => {
     first.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } });
     await first.runUntil(1);
     second.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } });
-    await settle(50);
+    await second.quiet();
     const conflict = second.emitted.find((event) => event.type === 'storeConflict') as { error: Error } | undefined;
     expect(conflict?.error).toBeInstanceOf(StoreConflictError);
     expect(conflict?.error.message).toMatch(/^rate must be the same in every process sharing the Redis store/);
@@ -193,7 +195,7 @@ describe('a throttler with a Redis store', () => {
     running.push(first);
     first.actor.send({ type: 'SET_TARGET', target: undefined });
     first.actor.send({ type: 'QUEUE_BATCH', messages: burst(3) });
-    await settle();
+    await first.quiet();
     const saved = JSON.parse(JSON.stringify(first.actor.getPersistedSnapshot()));
     first.actor.stop();
     const received: number[] = [];
@@ -203,7 +205,8 @@ describe('a throttler with a Redis store', () => {
     const { clock } = first;
     const restored = restoreThrottler(saved, { store: first.store, target, clock, now: () => clock.now() });
     for (let steps = 0; received.length < 3 && steps < 50; steps++) {
-      await settle();
+      // The restored throttler calls Redis through the first one's store, so first.quiet() waits for it.
+      await first.quiet();
       const { wakeAt } = restored.getSnapshot().context;
       if (Number.isFinite(wakeAt)) clock.increment(Math.max(0, wakeAt - clock.now()));
     }

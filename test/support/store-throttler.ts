@@ -26,7 +26,11 @@ export interface StoreThrottler {
   runUntil(count: number, realMs?: number): Promise<number>;
 }
 
-/** Real time for the replies of a local Redis to come back: generous, as the machine may be loaded. */
+/**
+ * A wait of real time, which no reply is sure to come back within on a loaded machine: to wait for the
+ * store's calls, use `quiet()` (an event). A test that moves the clock while a call is still out
+ * makes it a slow round trip, and stale grants are then moved ahead by it (late-grants.ts).
+ */
 export async function settle(ms = 15): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
