@@ -49,6 +49,15 @@ export interface SizedEntry {
  * createThrottler with the sliding window alone (2.3 kB less than the main entry's createThrottler, 1.7 of
  * it the other strategies' policies), 22.2 for the machine with it (test/build/bundle-size.test.ts checks
  * that no other strategy's code is in either).
+ * The limits of the API era then added, measured together at 40.0 kB every name, 37.3 createThrottler,
+ * 29.2 the machine (each budget raised by the growth, with 0.4 kB of room): rates and costs in dimensions
+ * (requests and tokens at once: src/rate/cost.ts, policies/dimensions.ts, costs resolved into vectors in
+ * the engine, about 2.3 kB), estimate-then-settle (ACTUAL_COST and schedule's settle: the settle book, the
+ * delivery log's Fenwick tree so an old entry's cost changes in O(log n), the audit's re-judging, about
+ * 1.7 kB) and weighted fair shares (fair-share.ts and its options, about 0.7 kB). They are in the lean
+ * entry too (35.1 kB for createThrottler with the sliding window, still 2.2 kB less than the main entry's),
+ * since a throttler's rate and options are read at run time. xstate-throttler/redis grew to 31.3 kB with
+ * the store's per-key lines (reserve-lines.ts, store-halves.ts), its settle and the scripts' dimensions.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -59,35 +68,35 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 35_200,
+    budget: 40_400,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 32_600,
+    budget: 37_700,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 24_800,
+    budget: 29_600,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 31_300,
+    budget: 36_100,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 30_500,
+    budget: 35_500,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -95,14 +104,14 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 22_700,
+    budget: 27_400,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
     source: "export * from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 5_000,
+    budget: 5_400,
   },
   {
     name: 'xstate-throttler/rxjs',
@@ -110,7 +119,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 26_600,
+    budget: 31_400,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -147,7 +156,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // reserve, retime and the audit scripts are the five largest modules). 28.6 -> 25.1 kB as strategies
     // became values: the store's local window while Redis is down builds its policies with the
     // throttler's own strategy value, so the store no longer bundles every strategy.
-    budget: 25_600,
+    budget: 31_700,
   },
 ];
 
