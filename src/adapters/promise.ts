@@ -121,6 +121,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       if (!stopped) host.send(withCostByName(event, resolved.dimensions));
     },
     events,
+    dimensions: resolved.dimensions,
     hear: serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
     resumePass: () => {
       if (stopped) return;

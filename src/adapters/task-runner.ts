@@ -13,7 +13,7 @@
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
 import type { Clock, MachineEvent } from '../machine/index.js';
-import { ThrottlerOptionError } from '../rate/index.js';
+import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -29,6 +29,8 @@ export interface RunnerSetup {
   send: (event: MachineEvent) => void;
   /** Where a throwing `settle` is reported (`onHandlerError`). */
   events: TaskEvents;
+  /** The throttler's dimensions, against which a `settle`'s cost map is checked. */
+  dimensions: Dimensions | undefined;
   /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
   hear: ((value: unknown, error?: unknown) => void) | undefined;
   /** Tells the throttler the gate reopened on a pass it held (a WAKE), once the change it waited for is in. */
@@ -216,13 +218,12 @@ export class TaskRunner {
     let cost: unknown;
     try {
       cost = settle(value);
-      if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost < 0) {
-        throw new ThrottlerOptionError('settle()', 'the actual cost, an integer >= 0', cost);
-      }
+      // Checked as the machine would (a number, or with dimensions a map of them), so a bad one is reported here.
+      resolveActualCost(cost, 0, this.setup.dimensions, 'settle()');
     } catch (error) {
       this.setup.events.report(error, 'settle');
       return;
     }
-    this.setup.send({ type: 'ACTUAL_COST', id: task, cost });
+    this.setup.send({ type: 'ACTUAL_COST', id: task, cost: cost as CostInput });
   }
 }

@@ -84,7 +84,7 @@ describe('createThrottler: schedule(fn, { cost, settle })', () => {
     await expect(nan).resolves.toBe('b');
     expect(reported).toEqual([
       ['settle', 'bad settle'],
-      ['settle', 'settle() must be the actual cost, an integer >= 0, got NaN'],
+      ['settle', 'settle() must be the actual cost of a delivered message, an integer >= 0, got NaN'],
     ]);
     const starts: number[] = [];
     const later = throttler.schedule(() => starts.push(now()));
