@@ -133,7 +133,8 @@ export class LiveThrottler {
   deliveries(): Array<{ at: number; cost: number }> {
     const list: Array<{ at: number; cost: number }> = [];
     for (const event of this.recording.events)
-      if (event.type === 'delivered') list.push({ at: event.at, cost: event.cost });
+      // This page's rates name no dimensions: every cost is a number.
+      if (event.type === 'delivered') list.push({ at: event.at, cost: event.cost as number });
     return list;
   }
 
