@@ -134,8 +134,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     clock,
   });
 
-  // A task leaves the queue without starting only through these events (or its AbortSignal, which
-  // rejects it before the CANCEL is sent): each rejects its promise.
+  // A task leaves the queue unstarted only by these events (or its AbortSignal, before its CANCEL): each rejects it.
   const failDiscarded = (event: DiscardEvent): void => {
     if (event.message instanceof Task) drop(event.message, event.error, event.type);
   };
