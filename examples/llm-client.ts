@@ -6,7 +6,7 @@
  * `max_tokens`: an upper bound, since the actual size is known only in the answer) and settled to the
  * answer's `usage.total_tokens`, so the tokens an answer did not use are free again at once. The
  * throttler reads every answer (`serverLimits`): a 429's retry-after pauses it. Prints the tokens per
- * second used against the limit, the 429s, and draws the throttler's timeline in tokens.
+ * second used against the limit, the 429s, and draws the throttler's timeline (marks in estimated tokens).
  *
  * One process, on purpose: a shared Redis store does not take rates in dimensions yet. A fleet sharing one
  * quota today either gives each process its share of both limits (no store; a process cannot use what
@@ -43,7 +43,9 @@ const llm = createThrottler({
   // server states the same) and takes only pauses: a 429's retry-after, a quota with nothing left.
   serverLimits: serverLimits((call: ModelCall) => call, { providerWindow: '1s', followPolicy: false }),
 });
-const recording = recordTimeline(llm.actor, { rate });
+// The timeline counts each delivery's cost as it was sent, the estimate: settled, a window may hold more
+// estimated tokens than the limit while the actual tokens stay within it, so it measures the requests.
+const recording = recordTimeline(llm.actor, { rate: { requests: rate.requests } });
 /** What the server counted: a 200's tokens; a refused request counts in neither of its limits. */
 const settle = (call: ModelCall): Record<string, number> =>
   call.status === 200 && call.usage !== undefined ? { tokens: call.usage.total_tokens } : { requests: 0, tokens: 0 };
@@ -68,7 +70,7 @@ await Promise.all(Array.from({ length: REQUESTS }, job));
 const seconds = (performance.now() - started) / 1000;
 recording.stop();
 const file = join(tmpdir(), 'xstate-throttler-llm-client.svg');
-writeFileSync(file, recording.svg({ dimension: 'tokens', title: 'one throttler, requests and tokens' }));
+writeFileSync(file, recording.svg({ dimension: 'tokens', title: 'one throttler; marks: estimated tokens' }));
 await llm.stop();
 await server.close();
 
@@ -91,4 +93,4 @@ console.log(`finished in ${seconds.toFixed(1)} s; the actual tokens at exactly t
 console.log(
   `429s: ${refused} (server: ${server.limits.refused.requests} on requests, ${server.limits.refused.tokens} on tokens)`,
 );
-console.log(`timeline of the throttler (in tokens) written to ${file}`);
+console.log(`timeline of the throttler (marks: estimated tokens) written to ${file}`);

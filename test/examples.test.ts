@@ -96,7 +96,7 @@ const expectedOutput: Record<string, OutputCheck[]> = {
     /estimated \d+ tokens, used \d+ \(\d+%\): settling gave back the rest\n/,
     /finished in [\d.]+ s; the actual tokens at exactly the limit: [\d.]+ s\n/,
     /429s: \d+ \(server: \d+ on requests, \d+ on tokens\)\n/,
-    /timeline of the throttler \(in tokens\) written to .*\.svg\n/,
+    /timeline of the throttler \(marks: estimated tokens\) written to .*\.svg\n/,
   ],
   // Real timers: the waits themselves depend on how busy the machine is (a loaded one idles longer between
   // acquires, so later waits shrink). Their exact values are asserted in virtual time in
