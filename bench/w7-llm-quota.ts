@@ -3,7 +3,8 @@
  * R requests and T tokens per window, sliding, stated only in its OpenAI-style headers, with a 429 and
  * `retry-after` past either. Each request's actual tokens are random (its prompt, 50 to 250, plus what
  * the model writes, 30% to 100% of `max_tokens`), known only from the answer; every contender charges the
- * same fixed guess per request, since none can know more before it sends. A refused request is sent again
+ * same fixed guess per request, since none can know more before it sends, and ours settles it to the answer's
+ * `usage` (estimate, then settle), which the others cannot. A refused request is sent again
  * after its retry-after, in the way each library offers. Measured at the server: the tokens it accepted
  * per window (the fullest window, and the mean over the run) against T, the 429s, and the time from the
  * first hand-over until the last request was answered 200, against the ideal (the actual tokens, or the
@@ -41,9 +42,10 @@ export const LLM_QUOTA_DEFAULTS: LlmQuotaOptions = {
   windowMs: 5_000,
   jobs: 600,
   maxTokens: 300,
-  // The mean, rounded up (what a user who measured a day's traffic would pick), and the largest a
-  // request can be (prompt 250 + max_tokens 300: never a 429 from tokens).
-  guesses: [350, 550],
+  // The mean, rounded up (what a user who measured a day's traffic would pick), the largest a request
+  // can be (prompt 250 + max_tokens 300: never a 429 from tokens), and twice the mean (an estimate
+  // twice too high: what settling gives back).
+  guesses: [350, 550, 690],
   seed: 7,
 };
 
@@ -83,31 +85,28 @@ export const QUOTA_CONTENDERS: readonly QuotaContender[] = [
   {
     name: 'xstate-throttler (createThrottler)',
     configuration: (o) =>
-      `two throttlers, createThrottler({ rate: ['${o.requests}/${o.windowMs}ms', '${o.requests / 5}/${o.windowMs / 5}ms'] }) and ({ rate: ['${o.tokens}/${o.windowMs}ms', '${o.tokens / 5}/${o.windowMs / 5}ms'] }) with schedule's cost ${o.guess}, both strategy 'sliding-window' and serverLimits(pick, { providerWindow: '${o.windowMs}ms', followPolicy: false }); a 429's retry-after pauses both, and the request is scheduled again. The second rate of each (a fifth of the limit per fifth of the window) keeps a window's worth from going at once: the server judges its window by arrival, and arrivals jitter`,
+      `one throttler, createThrottler({ rate: { requests: ['${o.requests}/${o.windowMs}ms', '${o.requests / 5}/${o.windowMs / 5}ms'], tokens: ['${o.tokens}/${o.windowMs}ms', '${o.tokens / 5}/${o.windowMs / 5}ms'] }, strategy: 'sliding-window', serverLimits: serverLimits(pick, { providerWindow: '${o.windowMs}ms', followPolicy: false }) }), each request scheduled with cost { requests: 1, tokens: ${o.guess} } (the guess, an estimate) and settle: the answer's usage.total_tokens as its actual tokens (a 429, which the server counts in neither, settles to 0 in both); a 429's retry-after pauses it, and the request is scheduled again. The second rate of each dimension (a fifth of the limit per fifth of the window) keeps a window's worth from going at once: the server judges its window by arrival, and arrivals jitter`,
     async run(o, send) {
       const listen = serverLimits((call: ModelCall) => call, { providerWindow: o.windowMs, followPolicy: false });
-      // Seam: with rate: { requests, tokens } and settle, one throttler charging { requests: 1, tokens: guess },
-      // settled to the answer's usage.total_tokens.
       const fifth = (limit: number) => [
         { limit, interval: o.windowMs },
         { limit: Math.floor(limit / 5), interval: o.windowMs / 5 },
       ];
-      const requests = createThrottler({
-        rate: fifth(o.requests),
+      const llm = createThrottler({
+        rate: { requests: fifth(o.requests), tokens: fifth(o.tokens) },
         strategy: 'sliding-window',
         serverLimits: listen,
       });
-      const tokens = createThrottler({
-        rate: fifth(o.tokens),
-        strategy: 'sliding-window',
-        serverLimits: listen,
-      });
+      const cost = { requests: 1, tokens: o.guess };
+      // What the server counted: a 200's tokens; a 429 counts in neither of its limits.
+      const settle = (call: ModelCall): Record<string, number> =>
+        call.status === 200 ? { tokens: call.usage?.total_tokens ?? o.guess } : { requests: 0, tokens: 0 };
       const job = async (n: number): Promise<void> => {
-        // The 429's retry-after paused both throttlers before this returns: scheduling again waits it out.
-        while ((await tokens.schedule(() => requests.schedule(() => send(n)), { cost: o.guess })).status === 429) {}
+        // The 429's retry-after paused the throttler before this returns: scheduling again waits it out.
+        while ((await llm.schedule(() => send(n), { cost, settle })).status === 429) {}
       };
       await Promise.all(Array.from({ length: o.jobs }, (_, n) => job(n)));
-      await Promise.all([requests.stop(), tokens.stop()]);
+      await llm.stop();
     },
   },
   {

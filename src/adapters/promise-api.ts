@@ -62,7 +62,9 @@ export interface ScheduleOptions<R = unknown> {
    * The task's actual cost, read from what it resolved with (`(result) => result.usage.total_tokens`): it
    * replaces `cost`, the estimate, at the time the task started. Not called for a task that fails or times out,
    * nor for a failed attempt of a retried one; those keep their estimate, as does a task whose settle throws
-   * (reported to `onHandlerError`) or that finishes more than the longest interval after it started.
+   * (reported to `onHandlerError`) or that finishes more than the longest interval after it started. With
+   * rates in dimensions it may return a map (`{ tokens: result.usage.total_tokens }`): a dimension it does
+   * not name keeps its estimate.
    */
   settle?: ((result: R) => number | { readonly [dimension: string]: number }) | undefined;
 }

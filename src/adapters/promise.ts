@@ -121,6 +121,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       if (!stopped) host.send(withCostByName(event, resolved.dimensions));
     },
     events,
+    dimensions: resolved.dimensions,
     hear: serverLimits === undefined ? undefined : (value, error) => hear?.(value, error),
     resumePass: () => {
       if (stopped) return;
@@ -131,7 +132,6 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     activity,
     retries,
     clock,
-    dimensions: resolved.dimensions,
   });
 
   // A task leaves the queue unstarted only by these events (or its AbortSignal, before its CANCEL): each rejects it.

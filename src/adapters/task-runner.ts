@@ -13,8 +13,7 @@
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
 import type { Clock, MachineEvent } from '../machine/index.js';
-import type { ActualCostEvent } from '../machine/types.js';
-import { type Dimensions, resolveActualCost } from '../rate/index.js';
+import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -30,6 +29,8 @@ export interface RunnerSetup {
   send: (event: MachineEvent) => void;
   /** Where a throwing `settle` is reported (`onHandlerError`). */
   events: TaskEvents;
+  /** The throttler's dimensions, against which a `settle`'s cost map is checked. */
+  dimensions: Dimensions | undefined;
   /** Hears every task's outcome before its promise settles and its settling is reported (the `serverLimits` option). */
   hear: ((value: unknown, error?: unknown) => void) | undefined;
   /** Tells the throttler the gate reopened on a pass it held (a WAKE), once the change it waited for is in. */
@@ -40,8 +41,6 @@ export interface RunnerSetup {
   retries: TaskRetries;
   /** The clock of the timeouts' timers: the throttler's. */
   clock: Clock;
-  /** The throttler's dimensions, which a `settle`'s cost map is read by; undefined without. */
-  dimensions: Dimensions | undefined;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -219,12 +218,12 @@ export class TaskRunner {
     let cost: unknown;
     try {
       cost = settle(value);
-      // Checked here, so that a bad one reaches onHandlerError; the machine reads the map by name again.
+      // Checked as the machine would (a number, or with dimensions a map of them), so a bad one is reported here.
       resolveActualCost(cost, 0, this.setup.dimensions, 'settle()');
     } catch (error) {
       this.setup.events.report(error, 'settle');
       return;
     }
-    this.setup.send({ type: 'ACTUAL_COST', id: task, cost: cost as ActualCostEvent['cost'] });
+    this.setup.send({ type: 'ACTUAL_COST', id: task, cost: cost as CostInput });
   }
 }

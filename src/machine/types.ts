@@ -78,8 +78,8 @@ export type ThrottlerEvent<TMessage extends EventObject = AnyEventObject> =
 
 /**
  * What a delivered message really cost, known once it was done (an LLM call's tokens): `id` is the id it was
- * QUEUEd with (the one CANCEL takes), `cost` the actual cost, an integer >= 0 (with rates in dimensions, or a
- * map of dimension to cost, whose unnamed dimensions keep their estimate). It replaces the estimate the
+ * QUEUEd with (the one CANCEL takes), `cost` the actual cost, an integer >= 0, or with rates in dimensions
+ * a map of dimension to actual cost (a dimension it does not name keeps its estimate). It replaces the estimate the
  * message was sent with, at the time it was sent: less frees the difference at once, more is charged there
  * (later messages wait until every window holding it has room). Refused (invalidEvent) when no delivered
  * message under that id awaits its actual cost: never sent with one, settled already, or delivered longer

@@ -85,12 +85,26 @@ export class DeliveryLog {
     return true;
   }
 
-  /** Adds `cost` to the oldest entry kept (an overrun whose own entry was let go goes on the next one, later). */
-  addToOldest(cost: number): boolean {
-    if (this.count === 0) return false;
-    const slot = this.head;
+  /**
+   * Adds `cost` to the first entry logged at or after `at`, or logs it at `at` when every entry is older: an
+   * overrun whose own entry is not in the log (let go by count, or never logged, a dimension its estimate left
+   * at 0) goes where it holds back at least as long as at `at`. O(log n).
+   */
+  addAtOrAfter(at: number, cost: number): void {
+    const capacity = this.times.length;
+    let low = 0;
+    let high = this.count;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if ((this.times[(this.head + mid) % capacity] as number) >= at) high = mid;
+      else low = mid + 1;
+    }
+    if (low === this.count) {
+      this.append(at, cost);
+      return;
+    }
+    const slot = (this.head + low) % capacity;
     this.setCost(slot, this.costs[slot] as number, (this.costs[slot] as number) + cost);
-    return true;
   }
 
   /** The time of the oldest entry; `Infinity` when the log is empty. */

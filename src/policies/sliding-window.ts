@@ -76,12 +76,13 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
 
   /**
    * The log entry at `at` takes the actual cost, O(log n). One the log let go by count (its windows held at
-   * least a limit after it) passes an overrun on to the oldest entry kept, later, which only holds back longer.
+   * least a limit after it), or never logged (a dimension its estimate left at 0), passes an overrun on to the
+   * first entry at or after `at`, which only holds back longer, or is logged at `at` when none is newer.
    */
   settleDelivery(at: number, estimate: number, actual: number, now: number): void {
     const delta = actual - estimate;
     if (delta === 0 || this.log.adjust(at, delta)) return;
-    if (delta > 0 && at > now - this.longestInterval) this.log.addToOldest(delta);
+    if (delta > 0 && at > now - this.longestInterval) this.log.addAtOrAfter(at, delta);
   }
 
   /** Counts `cost` as occupying the window from now until {@link releaseInFlight}. */

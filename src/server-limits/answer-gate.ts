@@ -32,7 +32,8 @@ export class AnswerGate {
    * through in the same synchronous stretch, so it is in force by the next microtask.
    */
   private pauseQueued = false;
-  private readonly scopes = new Map<string | undefined, ScopeMemory>();
+  /** By channel (undefined: overall), then by dimension (undefined: a throttler without dimensions). */
+  private readonly scopes = new Map<string | undefined, Map<string | undefined, ScopeMemory>>();
 
   constructor(private readonly inForce: ThrottlerInForce | undefined) {}
 
@@ -59,12 +60,18 @@ export class AnswerGate {
 
   /**
    * The SET_RATE to send for `event`, its rates under the ceiling (the configured rates when
-   * `keepConfigured`), or undefined when it would change nothing. Throws a ThrottlerOptionError when the
-   * configured rates are asked for and the throttler does not show them.
+   * `keepConfigured`), or undefined when it would change nothing. On a throttler with rates in dimensions
+   * the rates are `dimension`'s (what the listener's `dimension` option counts): judged against that
+   * dimension's rates in force and sent labelled with it, so the throttler keeps its other dimensions'
+   * (a plain SET_RATE it would refuse); nothing is sent to one that does not limit that dimension. Throws a
+   * ThrottlerOptionError when the configured rates are asked for and the throttler does not show them.
    */
-  rateEvent(event: ServerRateEvent, keepConfigured: boolean): ServerRateEvent | undefined {
-    const scope = this.scope(event.channel);
-    const current = this.inForce?.rates(event.channel);
+  rateEvent(event: ServerRateEvent, keepConfigured: boolean, dimension = 'requests'): ServerRateEvent | undefined {
+    const dimensioned = this.inForce?.rates(undefined)?.some((one) => one.dimension !== undefined) === true;
+    if (dimensioned && !this.inForce?.rates(undefined)?.some((one) => one.dimension === dimension)) return undefined;
+    const scope = this.scope(event.channel, dimensioned ? dimension : undefined);
+    const all = this.inForce?.rates(event.channel);
+    const current = dimensioned ? all?.filter((one) => one.dimension === dimension) : all;
     const currentKey = current === undefined ? undefined : ratesKey(current);
     if (current !== undefined && currentKey !== undefined && !scope.sent.includes(currentKey)) {
       // Not rates this gate set: the user's, the ceiling from now on.
@@ -79,6 +86,7 @@ export class AnswerGate {
     }
     const key = ratesKey(rate);
     if (key === currentKey || key === scope.lastSent) return undefined;
+    if (dimensioned) rate = rate.map(({ limit, interval }) => ({ limit, interval, dimension }));
     return event.channel === undefined
       ? { type: 'SET_RATE', rate }
       : { type: 'SET_RATE', rate, channel: event.channel };
@@ -87,17 +95,22 @@ export class AnswerGate {
   /** Sends `event` (what `rateEvent` returned) through `send` and remembers it. */
   sendRates(event: ServerRateEvent, send: (event: ServerRateEvent) => void): void {
     send(event);
-    const scope = this.scope(event.channel);
+    const scope = this.scope(event.channel, event.rate[0]?.dimension);
     scope.lastSent = ratesKey(event.rate);
     scope.sent.push(scope.lastSent);
     if (scope.sent.length > REMEMBERED_RATE_SETS) scope.sent.shift();
   }
 
-  private scope(channel: string | undefined): ScopeMemory {
-    let scope = this.scopes.get(channel);
+  private scope(channel: string | undefined, dimension: string | undefined): ScopeMemory {
+    let dimensions = this.scopes.get(channel);
+    if (dimensions === undefined) {
+      dimensions = new Map();
+      this.scopes.set(channel, dimensions);
+    }
+    let scope = dimensions.get(dimension);
     if (scope === undefined) {
       scope = { configured: undefined, lastSent: undefined, sent: [] };
-      this.scopes.set(channel, scope);
+      dimensions.set(dimension, scope);
     }
     return scope;
   }

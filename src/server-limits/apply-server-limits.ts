@@ -33,7 +33,9 @@ const gates = new WeakMap<object, AnswerGate>();
  * throttler (not the ones this function set) beside the server's: a server can lower them, never raise
  * them. A RESUME, pause or rate set by hand is seen. A target whose state cannot be read (an actor ref
  * other than a throttler, an object with pause and setRate) is judged on what this function sent it
- * alone, and needs `ceiling` rates or `'none'` for a SET_RATE. The promise API's `pause` and `setRate`
+ * alone, and needs `ceiling` rates or `'none'` for a SET_RATE. To a throttler with rates in dimensions the
+ * SET_RATE carries the rates of `limits.dimension` only (`{ tokens: ... }`), and is not sent to one without
+ * that dimension. The promise API's `pause` and `setRate`
  * throw after `stop()`; an actor drops events once stopped.
  */
 export function applyServerLimits(
@@ -53,7 +55,7 @@ export function applyServerLimits(
   for (const event of events) {
     if (event.type === 'SET_RATE') {
       // A hand-made ServerLimits without the field gets the safe default.
-      const rates = gate.rateEvent(event, limits.keepsConfiguredRates !== false);
+      const rates = gate.rateEvent(event, limits.keepsConfiguredRates !== false, limits.dimension);
       if (rates === undefined) continue;
       gate.sendRates(rates, deliver);
       done.push(rates);

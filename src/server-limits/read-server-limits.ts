@@ -91,6 +91,7 @@ export function readWithOptions(response: unknown, options: ResolvedServerLimits
     setRate,
     keepsConfiguredRates: options.followPolicy && options.ceiling === 'configured',
     dimensions: provided.dimensions,
+    dimension: options.dimension,
     events,
     ignored,
   };

@@ -72,6 +72,11 @@ export interface ServerLimits {
    */
   readonly keepsConfiguredRates: boolean;
   /**
+   * The dimension `setRate` counts (the `dimension` option; `requests` when absent). To a throttler with
+   * rates in dimensions `applyServerLimits` sends them as that dimension's rates, keeping the others'.
+   */
+  readonly dimension?: LimitDimension | undefined;
+  /**
    * The providers' quotas by dimension (`{ requests, tokens }` for OpenAI; Anthropic adds `input-tokens` and
    * `output-tokens`); `{}` when the response has none of their fields. `setRate` follows the one named by
    * the `dimension` option (`requests` by default); every exhausted one with a reset ahead is a pause.

@@ -1,5 +1,5 @@
 import { formatRate, type Rate } from '../rate/index.js';
-import type { Delivery, ParsedRates, Recorded } from './events.js';
+import { costIn, type Delivery, type ParsedRates, type Recorded } from './events.js';
 
 /** The window `[start, start + interval)` that holds the most cost, and how much it holds. */
 export interface BusiestWindow {
@@ -8,6 +8,8 @@ export interface BusiestWindow {
   readonly channel?: string | undefined;
   /** The rate, e.g. `3/1s`. */
   readonly rate: string;
+  /** The rate's dimension (rates in dimensions): its windows count each delivery's cost in it. */
+  readonly dimension?: string | undefined;
   readonly limit: number;
   readonly interval: number;
   /** Where the window starts (a delivery time); undefined when nothing was delivered. */
@@ -59,11 +61,21 @@ export function byChannel(deliveries: readonly Delivery[]): Map<string | undefin
 }
 
 function measure(rate: Rate, deliveries: readonly Delivery[], channel: string | undefined): BusiestWindow {
-  const found = sweepBusiestWindow(deliveries, rate.interval);
+  const { dimension } = rate;
+  // A rate in a dimension counts the deliveries that cost something in it, at that cost.
+  const counted =
+    dimension === undefined
+      ? deliveries
+      : deliveries.flatMap((delivery) => {
+          const cost = costIn(delivery, dimension);
+          return cost > 0 ? [{ ...delivery, cost }] : [];
+        });
+  const found = sweepBusiestWindow(counted, rate.interval);
   return {
     scope: channel === undefined ? 'overall' : 'channel',
     ...(channel === undefined ? {} : { channel }),
     rate: formatRate(rate),
+    ...(dimension === undefined ? {} : { dimension }),
     limit: rate.limit,
     interval: rate.interval,
     ...found,

@@ -10,7 +10,8 @@ export type TimelineEvent =
   | {
       type: 'delivered';
       channel?: string | undefined;
-      cost: number;
+      /** A number, or with rates in dimensions a map of dimension to cost (`{ requests: 1, tokens: 800 }`). */
+      cost: number | { readonly [dimension: string]: number };
       /** When it was sent, on the throttler's time source. */
       at: number;
       /** When it was queued; the gap to `at` is drawn as waiting. */
@@ -29,14 +30,29 @@ export interface TimelineRates {
   rate?: RatesInput | undefined;
   /** Per-channel rates: `{ search: '2/1s' }`. */
   channels?: Record<string, RatesInput> | undefined;
+  /**
+   * With costs in dimensions, the dimension the marks draw (their heights, the lanes' totals), e.g.
+   * `'tokens'`; without it a cost map is drawn as the sum of its dimensions. A rate in a dimension always
+   * measures its windows in that dimension's cost.
+   */
+  dimension?: string | undefined;
 }
 
 /** One delivery, checked. */
 export interface Delivery {
   readonly at: number;
   readonly queuedAt: number;
+  /** What the marks draw: the number, or of a cost map its drawn dimension's (or every one's, summed). */
   readonly cost: number;
+  /** A cost map, by dimension (a Map: any name is data); undefined for a number. */
+  readonly costs: ReadonlyMap<string, number> | undefined;
   readonly channel: string | undefined;
+}
+
+/** A delivery's cost in `dimension`: a number is that cost in every dimension, a map's missing one is 0. */
+export function costIn(delivery: Delivery, dimension: string | undefined): number {
+  if (delivery.costs === undefined || dimension === undefined) return delivery.cost;
+  return delivery.costs.get(dimension) ?? 0;
 }
 
 /** A change between idle and active. */
@@ -71,26 +87,54 @@ function finiteTime(value: unknown, field: string): number {
   return value;
 }
 
-function checkDelivery(event: Record<string, unknown>, path: string): Delivery {
+function checkDelivery(event: Record<string, unknown>, path: string, drawnDimension: string | undefined): Delivery {
   const at = finiteTime(event.at, `${path}.at`);
   const queuedAt = finiteTime(event.queuedAt, `${path}.queuedAt`);
   if (queuedAt > at) {
     throw new ThrottlerOptionError(`${path}.queuedAt`, `no later than at (${at})`, queuedAt);
   }
   const { cost, channel } = event;
-  if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost <= 0) {
-    throw new ThrottlerOptionError(`${path}.cost`, 'a positive integer', cost);
-  }
   if (channel !== undefined && typeof channel !== 'string') {
     throw new ThrottlerOptionError(`${path}.channel`, 'a string or undefined', channel);
   }
-  return { at, queuedAt, cost, channel };
+  if (typeof cost === 'object' && cost !== null && !Array.isArray(cost)) {
+    const costs = costMap(cost, `${path}.cost`);
+    const drawn = drawnDimension === undefined ? sum(costs) : (costs.get(drawnDimension) ?? 0);
+    return { at, queuedAt, cost: drawn, costs, channel };
+  }
+  if (typeof cost !== 'number' || !Number.isSafeInteger(cost) || cost <= 0) {
+    throw new ThrottlerOptionError(`${path}.cost`, 'a positive integer, or a map of dimension to cost', cost);
+  }
+  return { at, queuedAt, cost, costs: undefined, channel };
+}
+
+/** A cost map checked as the machine emits it: non-negative integers, at least one above 0. */
+function costMap(cost: object, path: string): Map<string, number> {
+  const costs = new Map<string, number>();
+  for (const name of Object.keys(cost)) {
+    const value = (cost as Record<string, unknown>)[name];
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      throw new ThrottlerOptionError(`${path}.${name}`, 'a non-negative integer', value);
+    }
+    costs.set(name, value);
+  }
+  if (sum(costs) === 0) throw new ThrottlerOptionError(path, 'a cost with at least one dimension above 0', cost);
+  return costs;
+}
+
+function sum(costs: ReadonlyMap<string, number>): number {
+  let total = 0;
+  for (const value of costs.values()) total += value;
+  return total;
 }
 
 const byTime = (a: { at: number }, b: { at: number }) => a.at - b.at;
 
-/** Checks every event; each error names the event by its index and the field. O(n log n). */
-export function readEvents(events: unknown, path: string): Recorded {
+/**
+ * Checks every event; each error names the event by its index and the field. A cost map is drawn as its
+ * `drawnDimension`'s cost, or the sum of its dimensions without one. O(n log n).
+ */
+export function readEvents(events: unknown, path: string, drawnDimension?: string): Recorded {
   if (!Array.isArray(events)) {
     throw new ThrottlerOptionError(path, 'an array of recorded events', events);
   }
@@ -107,7 +151,7 @@ export function readEvents(events: unknown, path: string): Recorded {
     const fields = event as Record<string, unknown>;
     switch (fields.type) {
       case 'delivered':
-        deliveries.push(checkDelivery(fields, at));
+        deliveries.push(checkDelivery(fields, at, drawnDimension));
         break;
       case 'dropped':
         if (fields.at === undefined) undatedDrops += 1;

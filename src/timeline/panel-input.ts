@@ -30,7 +30,10 @@ export function readPanel(input: unknown, path: string): Panel {
   if (fields.title !== undefined && typeof fields.title !== 'string') {
     throw new ThrottlerOptionError(`${prefix}title`, 'a string', fields.title);
   }
-  const recorded = readEvents(fields.events, `${prefix}events`);
+  if (fields.dimension !== undefined && (typeof fields.dimension !== 'string' || fields.dimension === '')) {
+    throw new ThrottlerOptionError(`${prefix}dimension`, 'a dimension name (a non-empty string)', fields.dimension);
+  }
+  const recorded = readEvents(fields.events, `${prefix}events`, fields.dimension);
   const rates = readRates(fields, path);
   let start = Number.POSITIVE_INFINITY;
   let end = Number.NEGATIVE_INFINITY;

@@ -136,7 +136,8 @@ function drawHeader(panel: Panel, width: number): string {
   for (const window of panel.windows) {
     if (window.scope !== 'overall') continue;
     const verdict = window.count > window.limit ? ' (over the limit)' : '';
-    summary += `<tspan> · most in any ${escapeText(formatDuration(window.interval))} window: </tspan>`;
+    const of = window.dimension === undefined ? '' : ` of ${window.dimension}`;
+    summary += `<tspan> · most${escapeText(of)} in any ${escapeText(formatDuration(window.interval))} window: </tspan>`;
     summary += element(
       'tspan',
       { fill: windowColor(window), 'font-weight': 'bold' },

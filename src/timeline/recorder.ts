@@ -56,6 +56,7 @@ export function recordTimeline(actor: AnyActorRef, options: RecordTimelineOption
         rate: svgOptions.rate ?? options.rate,
         channels: svgOptions.channels ?? options.channels,
         title: svgOptions.title ?? options.title,
+        dimension: svgOptions.dimension ?? options.dimension,
       };
       return renderTimeline(input, svgOptions);
     },

@@ -451,6 +451,7 @@ describe('readServerLimits: what it reads', () => {
       setRate: undefined,
       keepsConfiguredRates: true,
       dimensions: {},
+      dimension: 'requests',
       events: [],
       ignored: [],
     });

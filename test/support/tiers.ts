@@ -14,6 +14,7 @@ export const SLOW_SUITES = [
   'test/adapters/promise-load.test.ts',
   // Thousands of messages over 50 windows per run, per strategy: the use of the limit with settled costs.
   'test/properties/actual-cost.property.test.ts',
+  'test/dimensions/settle.property.test.ts',
   'test/redis/settle-use.test.ts',
   // Memory, each in a process of its own with --expose-gc.
   'test/machine/keyed-limits-memory.test.ts',

@@ -18,8 +18,8 @@ describe('timeline input validation: every error names the field and the value',
     [{ ...ok, at: '10' }, 'events[1].at', 'a finite time in milliseconds', '"10"', '10'],
     [{ ...ok, queuedAt: undefined }, 'events[1].queuedAt', 'a finite time in milliseconds', 'undefined', undefined],
     [{ ...ok, queuedAt: 11 }, 'events[1].queuedAt', 'no later than at (10)', '11', 11],
-    [{ ...ok, cost: 0 }, 'events[1].cost', 'a positive integer', '0', 0],
-    [{ ...ok, cost: 1.5 }, 'events[1].cost', 'a positive integer', '1.5', 1.5],
+    [{ ...ok, cost: 0 }, 'events[1].cost', 'a positive integer, or a map of dimension to cost', '0', 0],
+    [{ ...ok, cost: 1.5 }, 'events[1].cost', 'a positive integer, or a map of dimension to cost', '1.5', 1.5],
     [{ ...ok, channel: 7 }, 'events[1].channel', 'a string or undefined', '7', 7],
     [{ ...ok, channel: null }, 'events[1].channel', 'a string or undefined', 'null', null],
     [{ type: 'activated' }, 'events[1].at', 'a finite time in milliseconds', 'undefined', undefined],
@@ -72,7 +72,7 @@ describe('timeline input validation: every error names the field and the value',
   it('in several panels, the panel is named too', () => {
     expectOptionError(() => renderTimelines([{ events: [ok] }, { events: [ok, { ...ok, cost: -1 }] }]), {
       option: 'panels[1].events[1].cost',
-      message: 'panels[1].events[1].cost must be a positive integer, got -1',
+      message: 'panels[1].events[1].cost must be a positive integer, or a map of dimension to cost, got -1',
       value: -1,
     });
     expectOptionError(() => renderTimelines([]), {

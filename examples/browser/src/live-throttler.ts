@@ -132,8 +132,9 @@ export class LiveThrottler {
   /** Delivery times and costs since the recording began, for anyone who wants to count for themselves. */
   deliveries(): Array<{ at: number; cost: number }> {
     const list: Array<{ at: number; cost: number }> = [];
+    // This page's rates name no dimensions: every cost is a number.
     for (const event of this.recording.events)
-      if (event.type === 'delivered') list.push({ at: event.at, cost: event.cost });
+      if (event.type === 'delivered') list.push({ at: event.at, cost: event.cost as number });
     return list;
   }
 

@@ -97,14 +97,17 @@ export class WindowAudit implements WindowFindings {
    */
   settle(at: number, delta: number): void {
     const { times, costs, closed, mask, limit } = this;
+    let found = false;
+    let newer = this.count;
     for (let i = this.count - 1; i >= 0; i -= 1) {
       const slot = (this.head + i) & mask;
       const time = times[slot] as number;
       if (time < at) break;
       if (time === at) {
+        found = true;
         costs[slot] = (costs[slot] as number) + delta;
         this.held += delta;
-      }
+      } else newer = i;
       if (at + this.interval <= time) continue;
       const before = closed[slot] as number;
       const after = before + delta;
@@ -116,6 +119,40 @@ export class WindowAudit implements WindowFindings {
         this.mostAt = time;
       }
     }
+    if (!found && delta > 0) this.insert(newer, at, delta);
+  }
+
+  /**
+   * A delivery at `at` the ring holds no entry for (its estimate was 0 in this rate's dimension), put in its
+   * place, before entry `index`: it closes its own window, judged as `record` would. O(the entries since `at`).
+   */
+  private insert(index: number, at: number, cost: number): void {
+    if (this.count === this.times.length) this.grow();
+    const { times, costs, closed, mask } = this;
+    for (let i = this.count; i > index; i -= 1) {
+      const to = (this.head + i) & mask;
+      const from = (this.head + i - 1) & mask;
+      times[to] = times[from] as number;
+      costs[to] = costs[from] as number;
+      closed[to] = closed[from] as number;
+    }
+    let held = cost;
+    for (let i = index - 1; i >= 0; i -= 1) {
+      const slot = (this.head + i) & mask;
+      if ((times[slot] as number) + this.interval <= at) break;
+      held += costs[slot] as number;
+    }
+    const slot = (this.head + index) & mask;
+    times[slot] = at;
+    costs[slot] = cost;
+    closed[slot] = held;
+    this.count += 1;
+    this.held += cost;
+    if (held > this.most || (held === this.most && this.mostAt !== undefined && at < this.mostAt)) {
+      this.most = held;
+      this.mostAt = at;
+    }
+    if (held > this.limit) this.windowsOver += 1;
   }
 
   /** The audit as plain data (its findings and the window's deliveries, oldest first), for `fromJSON`. */
