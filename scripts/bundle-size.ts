@@ -58,6 +58,8 @@ export interface SizedEntry {
  * entry too (35.1 kB for createThrottler with the sliding window, still 2.2 kB less than the main entry's),
  * since a throttler's rate and options are read at run time. xstate-throttler/redis grew to 31.3 kB with
  * the store's per-key lines (reserve-lines.ts, store-halves.ts), its settle and the scripts' dimensions.
+ * xstate-throttler/timeline grew from 7.1 to 8.3 kB: each lane's share of a window (`shares`) and costs per
+ * dimension; /server-limits from 9.1 to 9.6 kB: a limit read into its dimension's SET_RATE.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -128,14 +130,14 @@ export const ENTRIES: readonly SizedEntry[] = [
     external: ['xstate'],
     // 6.6 -> 9.1 kB with issue 26's provider quotas (OpenAI's and Anthropic's fields, Go durations,
     // RFC 3339) and the limit learned from 429s (adaptiveLimit).
-    budget: 9_500,
+    budget: 10_000,
   },
   {
     name: 'xstate-throttler/timeline',
     source: "export * from './src/timeline/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 7_500,
+    budget: 8_700,
   },
   {
     name: 'xstate-throttler/otel',

@@ -42,8 +42,11 @@ describe('an app on xstate-throttler/lean with one strategy', () => {
     tokenBucket: ['token-bucket.ts', 'smooth-rate.ts', 'all-of.ts', 'strategies/token-bucket.ts'],
     warmingUp: ['warming-up.ts', 'smooth-rate.ts', 'all-of.ts', 'strategies/warming-up.ts'],
   };
-  /** Shared by every policy (the contract, saved-state readers, the value check), or a constant the machine reads. */
-  const SHARED = ['policy.ts', 'strategy.ts', 'saved-fields.ts', 'index.ts'];
+  /**
+   * Shared by every policy (the contract, saved-state readers, the value check, the wrapper of one policy per
+   * dimension and what builds it), or a constant the machine reads.
+   */
+  const SHARED = ['policy.ts', 'strategy.ts', 'saved-fields.ts', 'index.ts', 'dimensions.ts', 'cost-policy.ts'];
   /** A string only one algorithm's code holds, and the strategies that bring it. */
   const MARKERS: ReadonlyArray<[string, readonly string[]]> = [
     ['periodStart', ['timer']],
