@@ -1,6 +1,8 @@
 /**
  * The client of examples/llm-client.ts in virtual time, against the mock model server's limits
- * (examples/llm/model-limits.ts) answered at once, without HTTP: one throttler with
+ * (examples/llm/model-limits.ts) answered at once, without HTTP and in one process, without the store
+ * (the two processes on one store are run in test/examples.test.ts; the store's dimensions and settle are
+ * tested against an oracle in test/redis/): one throttler with
  * `rate: { requests, tokens }`, each request costing `{ requests: 1, tokens: estimate }` and settled to
  * the answer's `usage.total_tokens`, hearing every answer (`serverLimits`). With estimates that bound the
  * actual tokens and the server judging at the instant the throttler decides, nothing is refused; settling
