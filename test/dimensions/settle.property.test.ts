@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { createRecorder } from '../support/recorder.js';
+import { seededJobs } from '../support/settle-harness.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 import { bruteForceFindings, type TimedCost } from '../support/window-oracle.js';
 
@@ -177,21 +178,14 @@ describe('ACTUAL_COST with rates in dimensions (sliding window, virtual time, br
 const BUSY = { tokens: 1_000, interval: 1_000, windows: 50, jobs: 4_200 };
 
 function saturated(settled: boolean): fc.Arbitrary<Job[]> {
-  return fc.integer({ min: 1, max: 2 ** 31 - 2 }).map((seed) => {
-    let state = seed;
-    const draw = (below: number): number => {
-      state = (state * 48_271) % 2_147_483_647;
-      return state % below;
-    };
-    return Array.from({ length: BUSY.jobs }, () => {
-      const actual = 1 + draw(25);
-      const settleAfter = draw(51);
-      const estimate = new Map([
-        ['requests', 1],
-        ['tokens', 2 * actual],
-      ]);
-      return { arriveAt: 0, estimate, settle: settled ? new Map([['tokens', actual]]) : null, settleAfter };
-    });
+  return seededJobs(BUSY.jobs, (draw) => {
+    const actual = 1 + draw(25);
+    const settleAfter = draw(51);
+    const estimate = new Map([
+      ['requests', 1],
+      ['tokens', 2 * actual],
+    ]);
+    return { arriveAt: 0, estimate, settle: settled ? new Map([['tokens', actual]]) : null, settleAfter };
   });
 }
 

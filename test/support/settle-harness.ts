@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { createActor } from 'xstate';
 import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { seededDraw } from './random.js';
 import { createRecorder } from './recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from './virtual-time.js';
 
@@ -91,5 +93,16 @@ export function windowSums(
       overrun += d.overrun;
     }
     return { start, sum, overrun };
+  });
+}
+
+/**
+ * A saturated queue of `length` jobs, each made with a draw seeded from what fast-check varies: the seed (an
+ * array of thousands would shrink for ever).
+ */
+export function seededJobs<J>(length: number, make: (draw: (below: number) => number) => J): fc.Arbitrary<J[]> {
+  return fc.integer({ min: 1, max: 2 ** 31 - 2 }).map((seed) => {
+    const draw = seededDraw(seed);
+    return Array.from({ length }, () => make(draw));
   });
 }
