@@ -1,18 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { auditThrottler } from '../../src/index.js';
 import { redisForFile } from '../support/redis.js';
-import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+import { type StoreThrottler, stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /** ACTUAL_COST through a throttler on the store (real Redis, virtual time): one script call per settle. */
 const file = redisForFile();
-const running: StoreThrottler[] = [];
-afterEach(async () => {
-  for (const t of running.splice(0)) {
-    t.actor.stop();
-    await t.store.close();
-  }
-});
+const running = stoppedAfterEach();
 
 describe('ACTUAL_COST with a Redis store', () => {
   it('a saving is free for the next message once Redis has it; an unknown id is refused', async () => {

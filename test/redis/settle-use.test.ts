@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { redisForFile } from '../support/redis.js';
-import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+import { stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /**
  * How much of the limit a throttler on the store spends with estimates twice too high (real Redis,
@@ -13,13 +13,7 @@ import { type StoreThrottler, storeThrottler } from '../support/store-throttler.
  * saves gives them back and asks again (settle-room.ts).
  */
 const file = redisForFile();
-const running: StoreThrottler[] = [];
-afterEach(async () => {
-  for (const t of running.splice(0)) {
-    t.actor.stop();
-    await t.store.close();
-  }
-});
+const running = stoppedAfterEach();
 
 /** `settleWithinMs`: each settle comes a drawn 0 to that many ms after its delivery (undefined: at once, as it goes). */
 async function usedShare(settled: boolean, maxReserveAheadMs?: number, settleWithinMs?: number): Promise<number> {
