@@ -8,14 +8,19 @@ import { type StoreThrottler, stoppedAfterEach, storeThrottler } from '../suppor
 const file = redisForFile();
 const running = stoppedAfterEach();
 
+/** 'a', estimated at 8 of the 10 a second, goes at once; 'b', at 8 too, does not fit beside it and waits (Redis has answered). */
+async function twoEstimatesOfEight(t: StoreThrottler): Promise<void> {
+  t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
+  await t.runUntil(1);
+  t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
+  await t.quiet();
+}
+
 describe('ACTUAL_COST with a Redis store', () => {
   it('a saving is free for the next message once Redis has it; an unknown id is refused', async () => {
     const t = storeThrottler(file.redis, file.fresh('settle-throttler'), { rate: '10/1s', strategy: 'sliding-window' });
     running.push(t);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
-    await t.runUntil(1);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
-    await t.quiet();
+    await twoEstimatesOfEight(t);
     t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
     t.actor.send({ type: 'ACTUAL_COST', id: 'nope', cost: 2 });
     await t.quiet();
@@ -37,10 +42,7 @@ describe('ACTUAL_COST with a Redis store', () => {
       { maxReserveAheadMs: 0 },
     );
     running.push(t);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
-    await t.runUntil(1);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
-    await t.quiet();
+    await twoEstimatesOfEight(t);
     // Told to ask again in a second (the window holds 8 of 10); 300 ms later, the first costs 2 after all.
     t.clock.increment(300);
     t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
@@ -59,10 +61,7 @@ describe('ACTUAL_COST with a Redis store', () => {
   it('a grant reserved ahead on the estimates is given back and asked for again when a settle frees room before it', async () => {
     const t = storeThrottler(file.redis, file.fresh('settle-ahead'), { rate: '10/1s', strategy: 'sliding-window' });
     running.push(t);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
-    await t.runUntil(1);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
-    await t.quiet();
+    await twoEstimatesOfEight(t);
     // At 250 ms (a second less the 750 ms reserve-ahead bound) the second is granted for 1 s, and held.
     t.clock.increment(300);
     await t.quiet();
