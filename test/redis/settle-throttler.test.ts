@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { auditThrottler } from '../../src/index.js';
+import { seededDraw } from '../support/random.js';
 import { redisForFile } from '../support/redis.js';
 import { type StoreThrottler, stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
@@ -83,11 +84,7 @@ describe('ACTUAL_COST with a Redis store', () => {
       storeThrottler(file.redis, name, { rate: '100/1s', strategy: 'sliding-window' }, {}, clock),
     );
     running.push(...fleet);
-    let seed = 7;
-    const draw = (below: number) => {
-      seed = (seed * 48_271) % 2_147_483_647;
-      return seed % below;
-    };
+    const draw = seededDraw(7);
     const actual = new Map<number, number>();
     const due: Array<{ at: number; n: number; t: StoreThrottler }> = [];
     for (const [index, t] of fleet.entries()) {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { seededDraw } from '../support/random.js';
 import { redisForFile } from '../support/redis.js';
 import { stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
@@ -24,11 +25,7 @@ async function usedShare(settled: boolean, maxReserveAheadMs?: number, settleWit
     { commandTimeout: 10_000, ...(maxReserveAheadMs === undefined ? {} : { maxReserveAheadMs }) },
   );
   running.push(t);
-  let seed = 11;
-  const draw = (below: number) => {
-    seed = (seed * 48_271) % 2_147_483_647;
-    return seed % below;
-  };
+  const draw = seededDraw(11);
   const actual = new Map<number, number>();
   const due: Array<{ at: number; n: number }> = [];
   t.actor.on('delivered', (event) => {
