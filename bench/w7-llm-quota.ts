@@ -18,6 +18,7 @@ import { callModel, type ModelCall, startMockModelServer } from '../examples/llm
 import { tokensPerWindow } from '../examples/llm/model-limits.js';
 import { createThrottler } from '../src/index.js';
 import { serverLimits } from '../src/server-limits/index.js';
+import { seededRandom } from '../test/support/random.js';
 
 export interface LlmQuotaOptions {
   /** Requests per window. */
@@ -151,23 +152,12 @@ export const QUOTA_CONTENDERS: readonly QuotaContender[] = [
   },
 ];
 
-/** A small seeded generator (mulberry32), so every contender gets the same sizes. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 async function runOne(contender: QuotaContender, o: GuessOptions): Promise<LlmQuotaRun> {
-  const sizes = seeded(o.seed);
+  // Seeded, so every contender gets the same sizes.
+  const sizes = seededRandom(o.seed);
   const prompts = Array.from({ length: o.jobs }, () => 50 + Math.floor(sizes() * 201));
   // Each job's completion share is drawn at the server, from a stream of its own seeded the same.
-  const server = await startMockModelServer({ ...o, random: seeded(o.seed + 1) });
+  const server = await startMockModelServer({ ...o, random: seededRandom(o.seed + 1) });
   const started = performance.now();
   let finished = started;
   const send = async (job: number): Promise<ModelCall> => {

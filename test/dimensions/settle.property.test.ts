@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
-import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
-import { createRecorder } from '../support/recorder.js';
-import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+import type { ThrottlerInput } from '../../src/index.js';
+import { runJobs, seededJobs } from '../support/settle-harness.js';
 import { bruteForceFindings, type TimedCost } from '../support/window-oracle.js';
 
 /** FC_SEED (and FC_PATH) replay a run a report named. */
@@ -41,50 +39,21 @@ function asRecord<T>(entries: Iterable<[string, T]>): Record<string, T> {
   return record;
 }
 
-/** Runs the jobs through the machine; each QUEUEd with its index as id, settled `settleAfter` ms after it went. */
+/** Runs the jobs through the machine (runJobs); each delivery keeps its estimates until settled. */
 function run(rates: DimRates, jobs: readonly Job[], until: number, capacity?: number) {
-  useVirtualTime();
-  try {
-    const target = createRecorder();
-    const input = { rate: asRecord(rates), strategy: 'sliding-window', target: target.ref, capacity };
-    const actor = createActor(throttlerMachine, { input: input as ThrottlerInput }).start();
-    const deliveries: Delivery[] = [];
-    const refused: string[] = [];
-    actor.on('*', (event) => {
-      const emitted = event as ThrottlerEmitted;
-      if (emitted.type === 'invalidEvent' || emitted.type === 'rejected') refused.push(JSON.stringify(emitted));
-      if (emitted.type !== 'delivered') return;
-      const index = (emitted.message as unknown as { index: number }).index;
-      const job = jobs[index] as Job;
-      const delivery: Delivery = { at: emitted.at, cost: new Map(job.estimate) };
-      deliveries.push(delivery);
-      const { settle } = job;
-      if (settle === null) return;
-      setTimeout(() => {
-        if (typeof settle === 'number') for (const name of rates.keys()) delivery.cost.set(name, settle);
-        else for (const [name, part] of settle) delivery.cost.set(name, part);
-        const cost = typeof settle === 'number' ? settle : asRecord(settle);
-        actor.send({ type: 'ACTUAL_COST', id: index, cost });
-      }, job.settleAfter);
-    });
-    const arrivals = new Map<number, number[]>();
-    for (const [index, job] of jobs.entries())
-      arrivals.set(job.arriveAt, [...(arrivals.get(job.arriveAt) ?? []), index]);
-    for (const [at, indices] of arrivals) {
-      setTimeout(() => {
-        for (const index of indices) {
-          const cost = asRecord((jobs[index] as Job).estimate);
-          actor.send({ type: 'QUEUE', message: { type: 'job', index } as never, id: index, cost });
-        }
-      }, at);
-    }
-    advance(until);
-    const audit = auditThrottler(actor);
-    actor.stop();
-    return { deliveries, refused, audit };
-  } finally {
-    restoreRealTime();
-  }
+  const input = { rate: asRecord(rates) as ThrottlerInput['rate'], strategy: 'sliding-window' as const, capacity };
+  return runJobs<Job, Delivery>(input, jobs, until, {
+    estimate: (job) => asRecord(job.estimate),
+    delivered: (job, at) => ({ at, cost: new Map(job.estimate) }),
+    settleAfter: (job) => (job.settle === null ? null : job.settleAfter),
+    settle: (job, delivery) => {
+      // Never null here: settleAfter says null for a job never settled.
+      const settle = job.settle as Costs | number;
+      if (typeof settle === 'number') for (const name of rates.keys()) delivery.cost.set(name, settle);
+      else for (const [name, part] of settle) delivery.cost.set(name, part);
+      return typeof settle === 'number' ? settle : asRecord(settle);
+    },
+  });
 }
 
 const INTERVALS = [100, 250, 1_000] as const;
@@ -177,21 +146,14 @@ describe('ACTUAL_COST with rates in dimensions (sliding window, virtual time, br
 const BUSY = { tokens: 1_000, interval: 1_000, windows: 50, jobs: 4_200 };
 
 function saturated(settled: boolean): fc.Arbitrary<Job[]> {
-  return fc.integer({ min: 1, max: 2 ** 31 - 2 }).map((seed) => {
-    let state = seed;
-    const draw = (below: number): number => {
-      state = (state * 48_271) % 2_147_483_647;
-      return state % below;
-    };
-    return Array.from({ length: BUSY.jobs }, () => {
-      const actual = 1 + draw(25);
-      const settleAfter = draw(51);
-      const estimate = new Map([
-        ['requests', 1],
-        ['tokens', 2 * actual],
-      ]);
-      return { arriveAt: 0, estimate, settle: settled ? new Map([['tokens', actual]]) : null, settleAfter };
-    });
+  return seededJobs(BUSY.jobs, (draw) => {
+    const actual = 1 + draw(25);
+    const settleAfter = draw(51);
+    const estimate = new Map([
+      ['requests', 1],
+      ['tokens', 2 * actual],
+    ]);
+    return { arriveAt: 0, estimate, settle: settled ? new Map([['tokens', actual]]) : null, settleAfter };
   });
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runSettleScenario, type SettleJob, windowSums } from '../support/settle-harness.js';
+import { runSettleScenario, type SettleJob, seededJobs, windowSums } from '../support/settle-harness.js';
 import { bruteForceFindings } from '../support/window-oracle.js';
 
 /** FC_SEED (and FC_PATH) replay a run a report named. */
@@ -81,19 +81,11 @@ describe('ACTUAL_COST with the sliding window (virtual time, brute-force oracle)
  */
 const BUSY = { limit: 1_000, interval: 1_000, windows: 50, jobs: 4_200 };
 
-/** A saturated queue drawn from a seed (an array of thousands would shrink for ever): the seed is what fast-check varies. */
 function saturated(settled: boolean): fc.Arbitrary<SettleJob[]> {
-  return fc.integer({ min: 1, max: 2 ** 31 - 2 }).map((seed) => {
-    let state = seed;
-    const draw = (below: number): number => {
-      state = (state * 48_271) % 2_147_483_647;
-      return state % below;
-    };
-    return Array.from({ length: BUSY.jobs }, () => {
-      const actual = 1 + draw(25);
-      const settleAfter = draw(51);
-      return { arriveAt: 0, estimate: 2 * actual, actual, settleAfter: settled ? settleAfter : null };
-    });
+  return seededJobs(BUSY.jobs, (draw) => {
+    const actual = 1 + draw(25);
+    const settleAfter = draw(51);
+    return { arriveAt: 0, estimate: 2 * actual, actual, settleAfter: settled ? settleAfter : null };
   });
 }
 

@@ -1,27 +1,27 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { auditThrottler } from '../../src/index.js';
+import { seededDraw } from '../support/random.js';
 import { redisForFile } from '../support/redis.js';
-import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+import { type StoreThrottler, stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /** ACTUAL_COST through a throttler on the store (real Redis, virtual time): one script call per settle. */
 const file = redisForFile();
-const running: StoreThrottler[] = [];
-afterEach(async () => {
-  for (const t of running.splice(0)) {
-    t.actor.stop();
-    await t.store.close();
-  }
-});
+const running = stoppedAfterEach();
+
+/** 'a', estimated at 8 of the 10 a second, goes at once; 'b', at 8 too, does not fit beside it and waits (Redis has answered). */
+async function twoEstimatesOfEight(t: StoreThrottler): Promise<void> {
+  t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
+  await t.runUntil(1);
+  t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
+  await t.quiet();
+}
 
 describe('ACTUAL_COST with a Redis store', () => {
   it('a saving is free for the next message once Redis has it; an unknown id is refused', async () => {
     const t = storeThrottler(file.redis, file.fresh('settle-throttler'), { rate: '10/1s', strategy: 'sliding-window' });
     running.push(t);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
-    await t.runUntil(1);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
-    await t.quiet();
+    await twoEstimatesOfEight(t);
     t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
     t.actor.send({ type: 'ACTUAL_COST', id: 'nope', cost: 2 });
     await t.quiet();
@@ -43,10 +43,7 @@ describe('ACTUAL_COST with a Redis store', () => {
       { maxReserveAheadMs: 0 },
     );
     running.push(t);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
-    await t.runUntil(1);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
-    await t.quiet();
+    await twoEstimatesOfEight(t);
     // Told to ask again in a second (the window holds 8 of 10); 300 ms later, the first costs 2 after all.
     t.clock.increment(300);
     t.actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 2 });
@@ -65,10 +62,7 @@ describe('ACTUAL_COST with a Redis store', () => {
   it('a grant reserved ahead on the estimates is given back and asked for again when a settle frees room before it', async () => {
     const t = storeThrottler(file.redis, file.fresh('settle-ahead'), { rate: '10/1s', strategy: 'sliding-window' });
     running.push(t);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } as never, id: 'a', cost: 8 });
-    await t.runUntil(1);
-    t.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } as never, id: 'b', cost: 8 });
-    await t.quiet();
+    await twoEstimatesOfEight(t);
     // At 250 ms (a second less the 750 ms reserve-ahead bound) the second is granted for 1 s, and held.
     t.clock.increment(300);
     await t.quiet();
@@ -90,11 +84,7 @@ describe('ACTUAL_COST with a Redis store', () => {
       storeThrottler(file.redis, name, { rate: '100/1s', strategy: 'sliding-window' }, {}, clock),
     );
     running.push(...fleet);
-    let seed = 7;
-    const draw = (below: number) => {
-      seed = (seed * 48_271) % 2_147_483_647;
-      return seed % below;
-    };
+    const draw = seededDraw(7);
     const actual = new Map<number, number>();
     const due: Array<{ at: number; n: number; t: StoreThrottler }> = [];
     for (const [index, t] of fleet.entries()) {

@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { seededDraw } from '../support/random.js';
 import { redisForFile } from '../support/redis.js';
-import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+import { stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /**
  * How much of the limit a throttler on the store spends with estimates twice too high (real Redis,
@@ -13,13 +14,7 @@ import { type StoreThrottler, storeThrottler } from '../support/store-throttler.
  * saves gives them back and asks again (settle-room.ts).
  */
 const file = redisForFile();
-const running: StoreThrottler[] = [];
-afterEach(async () => {
-  for (const t of running.splice(0)) {
-    t.actor.stop();
-    await t.store.close();
-  }
-});
+const running = stoppedAfterEach();
 
 /** `settleWithinMs`: each settle comes a drawn 0 to that many ms after its delivery (undefined: at once, as it goes). */
 async function usedShare(settled: boolean, maxReserveAheadMs?: number, settleWithinMs?: number): Promise<number> {
@@ -30,11 +25,7 @@ async function usedShare(settled: boolean, maxReserveAheadMs?: number, settleWit
     { commandTimeout: 10_000, ...(maxReserveAheadMs === undefined ? {} : { maxReserveAheadMs }) },
   );
   running.push(t);
-  let seed = 11;
-  const draw = (below: number) => {
-    seed = (seed * 48_271) % 2_147_483_647;
-    return seed % below;
-  };
+  const draw = seededDraw(11);
   const actual = new Map<number, number>();
   const due: Array<{ at: number; n: number }> = [];
   t.actor.on('delivered', (event) => {

@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createThrottler } from '../../src/adapters/create-throttler.js';
 import { auditThrottler, ThrottlerOptionError } from '../../src/index.js';
 import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
 import { grantTimeOf, redisForFile } from '../support/redis.js';
-import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+import { stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /**
  * Rates in dimensions on a shared store (real Redis, virtual time): a throttler's messages go when every
@@ -12,13 +12,7 @@ import { type StoreThrottler, storeThrottler } from '../support/store-throttler.
  * with other dimensions conflict rather than mix; what does not fit the store's dimensions is refused at the call.
  */
 const file = redisForFile();
-const running: StoreThrottler[] = [];
-afterEach(async () => {
-  for (const t of running.splice(0)) {
-    t.actor.stop();
-    await t.store.close();
-  }
-});
+const running = stoppedAfterEach();
 
 const RATE = { requests: '3/1s', tokens: '100/1s' };
 

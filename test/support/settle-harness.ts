@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { createActor } from 'xstate';
 import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { seededDraw } from './random.js';
 import { createRecorder } from './recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from './virtual-time.js';
 
@@ -22,39 +24,49 @@ export interface SettledDelivery {
   actual: number;
 }
 
+/** A cost as QUEUE and ACTUAL_COST take it: a number, or a cost per dimension. */
+type Cost = number | Record<string, number>;
+
+/** How a scenario's jobs meet the machine. */
+export interface ScenarioFace<J, D> {
+  /** The cost a job is QUEUEd with. */
+  estimate(job: J): Cost;
+  /** The record of a job delivered at `at`. */
+  delivered(job: J, at: number): D;
+  /** ms after its delivery that a job's ACTUAL_COST is sent; null: never settled (it keeps its estimate). */
+  settleAfter(job: J): number | null;
+  /** At that time: brings the record to what stands, and returns the ACTUAL_COST's cost. */
+  settle(job: J, delivery: D): Cost;
+}
+
 /**
- * Runs jobs through the real machine in virtual time, each QUEUEd with its index as id and its estimate as
- * cost, and its ACTUAL_COST sent `settleAfter` ms after it was delivered; returns the deliveries, what was
- * refused, and the machine's audit.
+ * Runs jobs through the real machine in virtual time, each QUEUEd at `arriveAt` with its index as id and its
+ * estimate as cost, and its ACTUAL_COST sent `settleAfter` ms after it was delivered; returns the deliveries
+ * (in the order they went), what was refused (invalid or rejected), and the machine's audit.
  */
-export function runSettleScenario(input: Partial<ThrottlerInput>, jobs: readonly SettleJob[], until: number) {
+export function runJobs<J extends { arriveAt: number }, D>(
+  input: Partial<ThrottlerInput>,
+  jobs: readonly J[],
+  until: number,
+  face: ScenarioFace<J, D>,
+) {
   useVirtualTime();
   try {
     const target = createRecorder();
     const actor = createActor(throttlerMachine, { input: { rate: '10/1s', ...input, target: target.ref } }).start();
-    const deliveries: SettledDelivery[] = [];
+    const deliveries: D[] = [];
     const refused: string[] = [];
     actor.on('*', (event) => {
       const emitted = event as ThrottlerEmitted;
-      if (emitted.type === 'invalidEvent') refused.push(emitted.error.message);
+      if (emitted.type === 'invalidEvent' || emitted.type === 'rejected') refused.push(JSON.stringify(emitted));
       if (emitted.type !== 'delivered') return;
       const index = (emitted.message as unknown as { index: number }).index;
-      const job = jobs[index] as SettleJob;
-      const delivery: SettledDelivery = {
-        at: emitted.at,
-        cost: job.estimate,
-        overrun: 0,
-        settledAt: undefined,
-        actual: job.actual,
-      };
+      const job = jobs[index] as J;
+      const delivery = face.delivered(job, emitted.at);
       deliveries.push(delivery);
-      if (job.settleAfter === null) return;
-      setTimeout(() => {
-        delivery.cost = job.actual;
-        delivery.overrun = Math.max(0, job.actual - job.estimate);
-        delivery.settledAt = performance.now();
-        actor.send({ type: 'ACTUAL_COST', id: index, cost: job.actual });
-      }, job.settleAfter);
+      const after = face.settleAfter(job);
+      if (after === null) return;
+      setTimeout(() => actor.send({ type: 'ACTUAL_COST', id: index, cost: face.settle(job, delivery) }), after);
     });
     // One timer per arrival time: a fake clock looks through every pending timer each time one fires.
     const arrivals = new Map<number, number[]>();
@@ -63,7 +75,7 @@ export function runSettleScenario(input: Partial<ThrottlerInput>, jobs: readonly
     for (const [at, indices] of arrivals) {
       setTimeout(() => {
         for (const index of indices) {
-          const cost = (jobs[index] as SettleJob).estimate;
+          const cost = face.estimate(jobs[index] as J);
           actor.send({ type: 'QUEUE', message: { type: 'job', index } as never, id: index, cost });
         }
       }, at);
@@ -75,6 +87,21 @@ export function runSettleScenario(input: Partial<ThrottlerInput>, jobs: readonly
   } finally {
     restoreRealTime();
   }
+}
+
+/** runJobs with one cost a message: each delivery keeps its estimate until settled, then its actual cost. */
+export function runSettleScenario(input: Partial<ThrottlerInput>, jobs: readonly SettleJob[], until: number) {
+  return runJobs<SettleJob, SettledDelivery>(input, jobs, until, {
+    estimate: (job) => job.estimate,
+    delivered: (job, at) => ({ at, cost: job.estimate, overrun: 0, settledAt: undefined, actual: job.actual }),
+    settleAfter: (job) => job.settleAfter,
+    settle: (job, delivery) => {
+      delivery.cost = job.actual;
+      delivery.overrun = Math.max(0, job.actual - job.estimate);
+      delivery.settledAt = performance.now();
+      return job.actual;
+    },
+  });
 }
 
 /** The most cost in any window [t, t + interval), by brute force over windows starting at a delivery. */
@@ -91,5 +118,16 @@ export function windowSums(
       overrun += d.overrun;
     }
     return { start, sum, overrun };
+  });
+}
+
+/**
+ * A saturated queue of `length` jobs, each made with a draw seeded from what fast-check varies: the seed (an
+ * array of thousands would shrink for ever).
+ */
+export function seededJobs<J>(length: number, make: (draw: (below: number) => number) => J): fc.Arbitrary<J[]> {
+  return fc.integer({ min: 1, max: 2 ** 31 - 2 }).map((seed) => {
+    const draw = seededDraw(seed);
+    return Array.from({ length }, () => make(draw));
   });
 }

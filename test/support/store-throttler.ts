@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { afterEach } from 'vitest';
 import { type AnyActorRef, createActor, createEmptyActor, SimulatedClock } from 'xstate';
 import { throttlerMachine } from '../../src/machine/named-machine.js';
 import type { ThrottlerEmitted, ThrottlerInput } from '../../src/machine/types.js';
@@ -93,4 +94,19 @@ export function storeThrottler(
       return clock.now();
     },
   };
+}
+
+/**
+ * A list of this file's throttlers, each stopped and its store closed after every test (registers the
+ * afterEach, as redisForFile registers its hooks): push each throttler a test starts.
+ */
+export function stoppedAfterEach(): StoreThrottler[] {
+  const running: StoreThrottler[] = [];
+  afterEach(async () => {
+    for (const t of running.splice(0)) {
+      t.actor.stop();
+      await t.store.close();
+    }
+  });
+  return running;
 }
