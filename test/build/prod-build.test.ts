@@ -418,7 +418,7 @@ describe('the built package in production mode', () => {
         startsAsSvg: true,
         count: 3,
         errorIsCoreClass: true,
-        errorMessage: 'events[0].cost must be a positive integer, got 0',
+        errorMessage: 'events[0].cost must be a positive integer, or a map of dimension to cost, got 0',
       });
     },
   );
