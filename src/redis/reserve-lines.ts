@@ -165,7 +165,6 @@ export class ReserveLines implements ReservationQueue {
   releaseHolds(): void {
     for (const [, line] of this.holds) {
       line.heldUntil = Number.NEGATIVE_INFINITY;
-      this.weighted?.rejoin(line);
       this.enqueue(line);
       this.forgetIfIdle(line);
     }
@@ -218,7 +217,6 @@ export class ReserveLines implements ReservationQueue {
       const [until, line] = this.popHold();
       if (line.heldUntil !== until) continue;
       line.heldUntil = Number.NEGATIVE_INFINITY;
-      this.weighted?.rejoin(line);
       this.enqueue(line);
       this.forgetIfIdle(line);
     }

@@ -7,7 +7,9 @@
  * has room for only part of a call (the overall limit binds), what it grants, a prefix in that order,
  * is each key's `w / Σw` of it within one message's cost. What a call brings back ungranted (put back:
  * later, or held by its own key) gives its tags back, so a key is charged only for what it obtained;
- * the virtual time moves on to the largest start tag granted.
+ * the virtual time moves on to the largest start tag granted. A line its own key holds back (the
+ * store's `line-later`) keeps its tag: it is behind the others only by what its own rate denied it, and
+ * goes first when allowed, which its own rate still bounds (what it cannot use goes to the others).
  *
  * Costs: O(log lines) per message (a binary heap of [tag, line, version]; an entry whose line moved
  * since is skipped as it comes up, and each is pushed by one operation, so O(1) amortised of them).
@@ -103,11 +105,6 @@ export class WeightedTurn<L extends TaggedLine> {
   callEnded(): void {
     for (const [, start] of this.starts.values()) if (start > this.virtualTime) this.virtualTime = start;
     this.starts.clear();
-  }
-
-  /** A line held by its own key rejoins at the virtual time: no catching up for the time it could not go. */
-  rejoin(line: L): void {
-    if (line.tag < this.virtualTime) line.tag = this.virtualTime;
   }
 
   private insert(line: L, key: number): void {
