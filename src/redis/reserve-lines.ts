@@ -29,6 +29,8 @@ export interface ReservationQueue {
   heldUntil?(channel: string | undefined): number;
   /** Per-channel only: every hold lifted (new rates, a rewind). */
   releaseHolds?(): void;
+  /** Per-channel with weighted fairness: lines in finish-tag order, held by their own rates only. */
+  readonly fair?: boolean;
 }
 
 interface Line {
@@ -71,6 +73,10 @@ export class ReserveLines implements ReservationQueue {
 
   get length(): number {
     return this.total;
+  }
+
+  get fair(): boolean {
+    return this.weighted !== undefined;
   }
 
   push(request: ClearanceRequest): void {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FleetAuditReport } from '../../src/redis/index.js';
+import { fluidShares, receivedIn } from '../support/fair-oracle.js';
 import { overfullWindows, type RateConfig } from '../support/oracle.js';
 import { redisForFile } from '../support/redis.js';
 import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';
@@ -102,4 +103,56 @@ describe('weighted fairness on the store', () => {
       expect(new Set(ns).size).toBe(ns.length);
     });
   }
+});
+
+describe('weighted fairness on the store, a steady stream', () => {
+  it('keeps the fluid share of each key per window while keys offer 60 a second each into 400 a second', async () => {
+    const weights = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2];
+    const weightOf = new Map(weights.map((weight, index) => [`h${index}`, weight]));
+    const overall = { limit: 400, interval: 1000 };
+    const fleet = new StoreFleet(
+      file.redis,
+      file.fresh('fair-stream'),
+      1,
+      {
+        rate: [overall],
+        strategy: 'sliding-window',
+        keys: { rate: [{ limit: 1000, interval: 1000 }] },
+        fairness: 'weighted',
+        weight: (key) => weightOf.get(key) ?? 1,
+      },
+      { grantGraceMs: 0 },
+    );
+    fleets.push(fleet);
+    const arrivals: FleetArrival[] = [];
+    let n = 0;
+    const seconds = 6;
+    // Every 10 ms, each key in turn sends in 3 of 5 steps: 60 a second each, 600 offered.
+    for (let t = 0; t < seconds * 1000; t += 10)
+      for (let k = 0; k < weights.length; k++)
+        if ((t / 10 + k) % 5 < 3) arrivals.push({ at: t, throttler: 0, channel: `h${k}`, n: n++ });
+    await fleet.run(arrivals, seconds * 1000, undefined, 100_000);
+    // Water-filling: each wants 60 a window; the weight-4 keys get all of it, the rest share what is left.
+    const ideal = fluidShares(
+      [...weightOf].map(([key, weight]) => ({ key, weight, wants: 60 })),
+      overall.limit,
+    );
+    // Per window from 2 s on, and on average over those windows (measured: 8.3 at worst, 3.75 on average;
+    // with a line held while its newest grant lay ahead of now, the weight-1 keys got 34 a window, not 19).
+    const gaps: number[] = [];
+    const whole = new Map<string, number>();
+    for (let s = 2; s < seconds; s++) {
+      const got = receivedIn(fleet.deliveries, s * 1000, (s + 1) * 1000);
+      for (const key of weightOf.keys()) {
+        gaps.push(Math.abs((got.get(key) ?? 0) - (ideal.get(key) as number)));
+        whole.set(key, (whole.get(key) ?? 0) + (got.get(key) ?? 0) / (seconds - 2));
+      }
+    }
+    const averageGaps = [...weightOf.keys()].map((key) =>
+      Math.abs((whole.get(key) as number) - (ideal.get(key) as number)),
+    );
+    expect(Math.max(...averageGaps)).toBeLessThanOrEqual(5);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(12);
+    expect(overfullWindows({ overall: [overall], channels: {} }, fleet.deliveries)).toEqual([]);
+  });
 });
