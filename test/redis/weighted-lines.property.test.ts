@@ -9,10 +9,11 @@ import { fluidShares } from '../support/fair-oracle.js';
  * store clearance are asked for in finish-tag order, and the store grants a prefix of each call (the
  * overall limit binds), the rest coming back. Against the fluid ideal (test/support/fair-oracle.ts):
  * after every call, each backlogged key has received its `w / Σw` of all that was granted, within
- * 1 + the largest cost. No Redis: the store's answer is the random prefix.
+ * 1 + twice the largest cost (finish tags, self-clocked: a key can lead the fluid ideal by one message
+ * and lag it by another). No Redis: the store's answer is the random prefix.
  */
 describe('weighted lines: what a call obtains is shared by weight', () => {
-  it('keeps every backlogged key within 1 + the largest cost of its fluid share, call after call', () => {
+  it('keeps every backlogged key within 1 + twice the largest cost of its fluid share, call after call', () => {
     fc.assert(
       fc.property(
         fc.array(fc.record({ weight: fc.integer({ min: 1, max: 8 }), cost: fc.integer({ min: 1, max: 3 }) }), {
@@ -57,7 +58,7 @@ describe('weighted lines: what a call obtains is shared by weight', () => {
             );
             for (const name of names)
               expect(Math.abs((received.get(name) as number) - (ideal.get(name) as number))).toBeLessThanOrEqual(
-                1 + largest,
+                1 + 2 * largest,
               );
           }
         },
