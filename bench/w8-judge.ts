@@ -14,7 +14,7 @@ export interface Rate {
   interval: number;
 }
 export interface Scenario {
-  id: 'w8-noisy' | 'w8-tenants';
+  id: 'w8-noisy' | 'w8-tenants' | 'w8-weighted';
   processes: number;
   seconds: number;
   overall: Rate;
@@ -24,6 +24,8 @@ export interface Scenario {
   keys: string[];
   heavy: number;
   contenders: W8Contender[];
+  /** 'w8-weighted': the heavy keys' weights (keys[0..heavy)); every other key weighs 1. */
+  weights?: number[];
 }
 
 /** Windows [t, t + interval) starting at a start that hold more than the limit: two pointers over the sorted starts. */

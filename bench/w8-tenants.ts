@@ -30,6 +30,7 @@ import { fixed, integer, table } from './markdown.js';
 import { deleteKeysContaining, REDIS_URL } from './redis-round-trips.js';
 import { commonNow } from './w6-protocol.js';
 import { judge, type Scenario, type W8Row } from './w8-judge.js';
+import { w8Shares } from './w8-shares.js';
 import type { W8Contender, W8Go, W8Open, W8Report } from './w8-worker.js';
 
 const WORKER = fileURLToPath(new URL('./w8-worker.ts', import.meta.url));
@@ -57,7 +58,20 @@ function noisyScenario(seconds: number): Scenario {
   };
 }
 
-function tenantsScenario(seconds: number, tenants: number, lightPerSecond: number): Scenario {
+/** With weights: the overall limit binds (the heavy keys offer more than it leaves them), shared by weight. */
+function weightedScenario(seconds: number, tenants: number, lightPerSecond: number): Scenario {
+  const scenario = tenantsScenario(seconds, tenants, lightPerSecond, 60);
+  return {
+    ...scenario,
+    id: 'w8-weighted',
+    overall: { limit: 400, interval: 1000 },
+    key: { limit: 50, interval: 1000 },
+    contenders: ['ours-weighted'],
+    weights: Array.from({ length: scenario.heavy }, (_, n) => 1 + (n % 4)),
+  };
+}
+
+function tenantsScenario(seconds: number, tenants: number, lightPerSecond: number, heavyPerSecond = 20): Scenario {
   const processes = 8;
   const heavy = 10;
   const keys = Array.from({ length: tenants }, (_, n) => `tenant-${n}`);
@@ -76,7 +90,7 @@ function tenantsScenario(seconds: number, tenants: number, lightPerSecond: numbe
     )
       events.push([t, key]);
   };
-  for (let key = 0; key < heavy; key++) poisson(20, key);
+  for (let key = 0; key < heavy; key++) poisson(heavyPerSecond, key);
   for (let key = heavy; key < tenants; key++) poisson(lightPerSecond, key);
   events.sort((a, b) => a[0] - b[0]);
   const schedule = Array.from({ length: processes }, () => ({ at: [] as number[], key: [] as number[] }));
@@ -128,6 +142,7 @@ async function runFleet(redis: Redis, scenario: Scenario, contender: W8Contender
         at,
         key_: key,
         keys: scenario.keys,
+        ...(scenario.weights && { weights: scenario.weights }),
       };
       worker.send(open);
     }
@@ -148,7 +163,9 @@ async function runFleet(redis: Redis, scenario: Scenario, contender: W8Contender
       if (commonNow() > startAt) audit = await store.audit();
     }
     await store?.close();
-    return judge(scenario, contender, await Promise.all(done), audit);
+    const reports = await Promise.all(done);
+    if (scenario.weights !== undefined) console.log(JSON.stringify(w8Shares(scenario, reports), null, 1));
+    return judge(scenario, contender, reports, audit);
   } finally {
     for (const worker of workers) if (worker.exitCode === null) worker.kill('SIGKILL');
     await Promise.all(exited);
@@ -203,6 +220,14 @@ async function main(): Promise<void> {
         Number(flag('--light') ?? 0.02),
       ),
     );
+  if (only === 'w8-weighted')
+    scenarios.push(
+      weightedScenario(
+        Number(flag('--seconds') ?? 60),
+        Number(flag('--tenants') ?? 10_000),
+        Number(flag('--light') ?? 0.02),
+      ),
+    );
   const contenders = flag('--contenders')?.split(',') as W8Contender[] | undefined;
   if (contenders !== undefined) for (const scenario of scenarios) scenario.contenders = contenders;
   const redis = new Redis(REDIS_URL);
@@ -215,7 +240,8 @@ async function main(): Promise<void> {
   }
   redis.disconnect();
   console.log(w8Table(rows).join('\n'));
-  writeFileSync(new URL('./results/w8.json', import.meta.url), `${JSON.stringify(rows, null, 2)}\n`);
+  const file = only === 'w8-weighted' ? 'w8-weighted.json' : 'w8.json';
+  writeFileSync(new URL(`./results/${file}`, import.meta.url), `${JSON.stringify(rows, null, 2)}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -18,7 +18,7 @@ import { BOTTLENECK_HEARTBEAT_MS } from './w6-contenders.js';
 import { grantTimeOf } from './w6-ours.js';
 import { commonNow } from './w6-protocol.js';
 
-export type W8Contender = 'ours-lines' | 'ours-fifo' | 'bottleneck-group';
+export type W8Contender = 'ours-lines' | 'ours-weighted' | 'ours-fifo' | 'bottleneck-group';
 
 export interface W8Open {
   type: 'open';
@@ -30,6 +30,8 @@ export interface W8Open {
   at: number[];
   key_: number[];
   keys: string[];
+  /** 'ours-weighted': the weights of keys[0..), every other key weighing 1. */
+  weights?: number[];
 }
 
 export interface W8Go {
@@ -179,11 +181,16 @@ async function openContender(run: W8Open, recorder: GrantRecorder | undefined): 
   const rate = (r: { limit: number; interval: number }) => `${r.limit}/${r.interval}ms`;
   if (run.contender !== 'bottleneck-group' && recorder !== undefined) {
     const store = recorder.wrap(createRedisStore({ redis, name: run.name }));
+    const weights = new Map((run.weights ?? []).map((weight, index) => [run.keys[index] as string, weight]));
     const throttler = createThrottler({
       rate: rate(run.overall),
       strategy: 'sliding-window',
       keys: { rate: rate(run.key) },
-      ordering: run.contender === 'ours-lines' ? 'per-channel' : 'fifo',
+      ordering: run.contender === 'ours-fifo' ? 'fifo' : 'per-channel',
+      ...(run.contender === 'ours-weighted' && {
+        fairness: 'weighted' as const,
+        weight: (key: string) => weights.get(key) ?? 1,
+      }),
       store,
       capacity: 1_000_000,
     });

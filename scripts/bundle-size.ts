@@ -56,8 +56,9 @@ export interface SizedEntry {
  * delivery log's Fenwick tree so an old entry's cost changes in O(log n), the audit's re-judging, about
  * 1.7 kB) and weighted fair shares (fair-share.ts and its options, about 0.7 kB). They are in the lean
  * entry too (35.1 kB for createThrottler with the sliding window, still 2.2 kB less than the main entry's),
- * since a throttler's rate and options are read at run time. xstate-throttler/redis grew to 31.3 kB with
- * the store's per-key lines (reserve-lines.ts, store-halves.ts), its settle and the scripts' dimensions.
+ * since a throttler's rate and options are read at run time. xstate-throttler/redis grew to 32.2 kB with
+ * the store's per-key lines (reserve-lines.ts, store-halves.ts), its settle, the scripts' dimensions and the
+ * lines' weighted turn (weighted-turn.ts).
  * xstate-throttler/timeline grew from 7.1 to 8.3 kB: each lane's share of a window (`shares`) and costs per
  * dimension; /server-limits from 9.1 to 9.6 kB: a limit read into its dimension's SET_RATE.
  */
@@ -158,7 +159,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // reserve, retime and the audit scripts are the five largest modules). 28.6 -> 25.1 kB as strategies
     // became values: the store's local window while Redis is down builds its policies with the
     // throttler's own strategy value, so the store no longer bundles every strategy.
-    budget: 31_700,
+    budget: 32_600,
   },
 ];
 

@@ -71,6 +71,16 @@ export class ReserveLine {
     if (this.out.has(seq)) this.withdrawnOut.add(seq);
   }
 
+  /** The next message to ask for, if any (superseded entries at the front are dropped on the way). */
+  head(): ClearanceRequest | undefined {
+    for (;;) {
+      const entry = this.line.peekFirst();
+      if (entry === undefined) return undefined;
+      if (!this.skipped.delete(entry)) return entry.request;
+      this.line.shift();
+    }
+  }
+
   /** The next messages to ask for, at most `max`, taken out of the line: the call out asks for them. */
   takeBatch(max: number): ClearanceRequest[] {
     const batch: ClearanceRequest[] = [];

@@ -8,9 +8,10 @@
  * Costs: O(1) amortised per message (a held line waits in a heap, O(log lines) per hold); a line
  * lives while it holds a message or a hold, so memory follows the keys with something waiting.
  */
-import type { ClearanceRequest } from '../engine/index.js';
+import type { ClearanceRequest, ResolvedOptions } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
 import { ReserveLine } from './reserve-line.js';
+import { lineWeights, WeightedTurn } from './weighted-turn.js';
 
 /** What a store clearance asks its messages' reservations in: one line (FIFO) or one per channel. */
 export interface ReservationQueue {
@@ -28,6 +29,8 @@ export interface ReservationQueue {
   heldUntil?(channel: string | undefined): number;
   /** Per-channel only: every hold lifted (new rates, a rewind). */
   releaseHolds?(): void;
+  /** Per-channel with weighted fairness: lines in finish-tag order, held by their own rates only. */
+  readonly fair?: boolean;
 }
 
 interface Line {
@@ -38,11 +41,18 @@ interface Line {
   queued: boolean;
   /** How many of its messages the call out asks for. */
   out: number;
+  /** Weighted fairness (weighted-turn.ts): the weight, the last finish tag, the version of its place. */
+  readonly weight: number;
+  tag: number;
+  version: number;
+  head(): ClearanceRequest | undefined;
 }
 
 export class ReserveLines implements ReservationQueue {
   private readonly lines = new Map<string | undefined, Line>();
-  private readonly turn = new Deque<Line>();
+  /** Round robin, or with weights the smallest next finish tag first. */
+  private readonly turn: Deque<Line> | WeightedTurn<Line>;
+  private readonly weighted: WeightedTurn<Line> | undefined;
   /** Held lines by the end of their hold, a binary heap of [until, line] (stale entries skipped). */
   private readonly holds: Array<[number, Line]> = [];
   /** The line of every message waiting or asked for. */
@@ -50,8 +60,23 @@ export class ReserveLines implements ReservationQueue {
   private readonly outSeqs = new Set<number>();
   private total = 0;
 
+  /** With a weight per channel or key (`fairness: 'weighted'`), asked as its line is made. */
+  constructor(private readonly weightOf?: (channel: string | undefined) => number) {
+    this.weighted = weightOf === undefined ? undefined : new WeightedTurn<Line>();
+    this.turn = this.weighted ?? new Deque<Line>();
+  }
+
+  /** The lines of a throttler with these options: weighted with `fairness: 'weighted'`. */
+  static of(options: ResolvedOptions): ReserveLines {
+    return new ReserveLines(lineWeights(options));
+  }
+
   get length(): number {
     return this.total;
+  }
+
+  get fair(): boolean {
+    return this.weighted !== undefined;
   }
 
   push(request: ClearanceRequest): void {
@@ -66,8 +91,13 @@ export class ReserveLines implements ReservationQueue {
       if (list === undefined) byLine.set(line, [request]);
       else list.push(request);
       this.lineOf.set(request.seq, line);
+      this.weighted?.givenBack(request.seq);
     }
-    for (const [line, list] of byLine) this.change(line, (entries) => entries.putBack(list));
+    for (const [line, list] of byLine) {
+      // Its tag may have gone back: queued afresh at its new one.
+      if (this.weighted) line.queued = false;
+      this.change(line, (entries) => entries.putBack(list));
+    }
   }
 
   promote(request: ClearanceRequest): void {
@@ -89,7 +119,8 @@ export class ReserveLines implements ReservationQueue {
   takeBatch(max: number, now: number): ClearanceRequest[] {
     this.liftHolds(now);
     const batch: ClearanceRequest[] = [];
-    const share = Math.max(1, Math.floor(max / Math.max(1, this.turn.length)));
+    // With weights, one message per turn: the call comes in finish-tag order.
+    const share = this.weighted ? 1 : Math.max(1, Math.floor(max / Math.max(1, this.turn.length)));
     while (batch.length < max) {
       const line = this.turn.shift();
       if (line === undefined) break;
@@ -100,6 +131,7 @@ export class ReserveLines implements ReservationQueue {
       this.total -= before - line.entries.length;
       line.out += taken.length;
       for (const request of taken) {
+        this.weighted?.taken(line, request);
         this.outSeqs.add(request.seq);
         batch.push(request);
       }
@@ -118,6 +150,7 @@ export class ReserveLines implements ReservationQueue {
       this.forgetIfIdle(line);
     }
     this.outSeqs.clear();
+    this.weighted?.callEnded();
   }
 
   withdrawnMeanwhile(seq: number): boolean {
@@ -147,12 +180,17 @@ export class ReserveLines implements ReservationQueue {
   private lineFor(channel: string | undefined): Line {
     let line = this.lines.get(channel);
     if (line === undefined) {
+      const entries = new ReserveLine();
       line = {
         name: channel,
-        entries: new ReserveLine(),
+        entries,
         heldUntil: Number.NEGATIVE_INFINITY,
         queued: false,
         out: 0,
+        weight: this.weightOf?.(channel) ?? 1,
+        tag: Number.NaN,
+        version: 0,
+        head: () => entries.head(),
       };
       this.lines.set(channel, line);
     }

@@ -14,7 +14,8 @@ export type LineOutcome = ReserveOutcome | { readonly kind: 'line-later'; readon
 
 /** The per-line reserve (RedisSharedLimiter.reserveLines), for a throttler with per-channel ordering. */
 export interface LineReserver {
-  reserveLines(requests: readonly ReservationRequest[]): Promise<LineOutcome[]>;
+  /** `fair`: weighted fairness, a line held by its own rates only (lua/reserve.ts, 'fairlines'). */
+  reserveLines(requests: readonly ReservationRequest[], fair?: boolean): Promise<LineOutcome[]>;
 }
 
 const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };

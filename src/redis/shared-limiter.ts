@@ -80,16 +80,19 @@ export class RedisSharedLimiter implements SharedLimiter {
    * take now is reserved nothing and told when it can ('line-later'), and no request waits behind
    * another line's grants (lua/reserve.ts). Not part of the public SharedLimiter.
    */
-  reserveLines(requests: readonly ReservationRequest[]): Promise<LineOutcome[]> {
-    return this.reserveIn(requests, true);
+  reserveLines(requests: readonly ReservationRequest[], fair = false): Promise<LineOutcome[]> {
+    return this.reserveIn(requests, fair ? 'fairlines' : 'lines');
   }
 
-  private async reserveIn(requests: readonly ReservationRequest[], lines: boolean): Promise<LineOutcome[]> {
+  private async reserveIn(
+    requests: readonly ReservationRequest[],
+    lines: false | 'lines' | 'fairlines',
+  ): Promise<LineOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
     const outcomes: Array<LineOutcome | undefined> = new Array(requests.length);
     const scopes = this.scopes();
-    const pairs: string[] = lines ? ['lines'] : [];
+    const pairs: string[] = lines ? [lines] : [];
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
       const refusal = this.refusalOf(request);

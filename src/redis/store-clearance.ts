@@ -64,7 +64,7 @@ export class RedisClearance implements StoreClearance {
     private readonly hooks: StoreHooks,
     private readonly whenDown: StoreDownPolicy,
   ) {
-    this.toReserve = options.ordering === 'per-channel' ? new ReserveLines() : new ReserveLine();
+    this.toReserve = options.ordering === 'per-channel' ? ReserveLines.of(options) : new ReserveLine();
     if (options.ordering === 'per-channel') {
       const halves = new StoreChannelHalves(
         (request, now) => this.answer(request, now),

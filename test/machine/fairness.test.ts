@@ -213,10 +213,5 @@ describe('fairness options', () => {
       option: 'weight',
       value: 2,
     });
-    expectOptionError(() => resolveOptions({ rate: '1/1s', fairness: 'weighted', store: {} } as never), {
-      message: 'fairness must be "none" with a store, got "weighted"',
-      option: 'fairness',
-      value: 'weighted',
-    });
   });
 });

@@ -29,10 +29,7 @@ export interface ResolvedFairness {
  * so it implies `ordering: 'per-channel'` and refuses `'fifo'` given explicitly (global arrival order
  * leaves nothing to share); `weight` without it would be ignored, so it is refused too.
  */
-export function resolveFairness(
-  options: FairnessOptions & { store?: unknown },
-  ordering: Ordering | undefined,
-): ResolvedFairness {
+export function resolveFairness(options: FairnessOptions, ordering: Ordering | undefined): ResolvedFairness {
   const fairness = options.fairness === undefined ? 'none' : options.fairness;
   if (!FAIRNESS.includes(fairness)) throw new ThrottlerOptionError('fairness', '"none" or "weighted"', fairness);
   const { weight } = options;
@@ -41,10 +38,6 @@ export function resolveFairness(
       throw new ThrottlerOptionError('weight', 'undefined unless fairness is "weighted"', weight);
     }
     return { fairness, weight: undefined, ordering: ordering ?? 'fifo' };
-  }
-  if (options.store !== undefined) {
-    // A store grants reservations in arrival order; it cannot reorder them by share.
-    throw new ThrottlerOptionError('fairness', '"none" with a store', fairness);
   }
   if (ordering === 'fifo') {
     throw new ThrottlerOptionError('fairness', '"none" with ordering "fifo" (it orders per channel)', fairness);

@@ -30,7 +30,8 @@ import { RETIME_BODY } from './retime.js';
  * Per-line ('lines' before the pairs: a throttler with per-channel ordering): no line waits behind
  * another's backlog. A request is not floored at the previous grant, only at each of its logs' newest
  * (every log stays in time order); and one whose own channel or key cannot take it now is reserved
- * nothing and told when it can (kind 5), as is every later request of its line in the call. So a
+ * nothing and told when it can (kind 5), as is every later request of its line in the call ('fairlines', for weighted fairness: held by
+its rates only, not by its newest grant lying ahead of now, so a line obtains more than one grant per call). So a
  * line's grants are never placed ahead of now by its own limits, and what another line finds ahead of
  * it in the overall log is only what the overall rate itself spaced out (at most `ahead`).
  *
@@ -74,12 +75,14 @@ local function scopeLog(j, d)
 end
 
 -- The earliest time >= floor at which costs fit every rate of scope j, after the newest grant of
--- every log of j that the grant goes into.
-local function earliestInLog(j, costs, floor)
+-- every log of j that the grant goes into (ratesOnly: not floored at those newest grants).
+local function earliestInLog(j, costs, floor, ratesOnly)
   local earliest = floor
-  for _, d in ipairs(dimsOf(costs)) do
-    local log = scopeLog(j, d)
-    if log.newest > earliest then earliest = log.newest end
+  if not ratesOnly then
+    for _, d in ipairs(dimsOf(costs)) do
+      local log = scopeLog(j, d)
+      if log.newest > earliest then earliest = log.newest end
+    end
   end
   for _, rate in ipairs(scopeRates(j)) do
     local d = rateDim(rate)
@@ -153,7 +156,10 @@ end
 
 -- Per-line ('lines'): no floor at the previous grant, and a request its own channel or key holds
 -- back past now is told when (kind 5) with nothing reserved, as is every later one of its line.
-local lines = ARGV[HEADER + 1] == 'lines'
+-- 'fairlines' (weighted fairness): a line whose newest grant lies ahead of now is not held for that
+-- alone, only by its rates: its next grant goes after it (the overall log's newest is never earlier).
+local fairLines = ARGV[HEADER + 1] == 'fairlines'
+local lines = ARGV[HEADER + 1] == 'lines' or fairLines
 local first = HEADER + 1
 if lines then first = HEADER + 2 end
 local lineLater = {}
@@ -186,7 +192,8 @@ for index = first, #ARGV, 2 do
     if p > at then at = p end
     if qu > at then at = qu end
     local own = now
-    if lines and j > 0 then own = earliestIn(j, cost, now) end
+    if fairLines and j > 0 and not tokenBucket then own = earliestInLog(j, cost, now, true)
+    elseif lines and j > 0 then own = earliestIn(j, cost, now) end
     if own > now then
       lineLater[j] = math.ceil(own - now)
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
