@@ -287,9 +287,12 @@ export class RedisSharedLimiter implements SharedLimiter {
       ...own,
     ];
     let reply: unknown[];
-    this.roundTrips += 1;
     try {
-      reply = await this.client.run(() => this.runScript(script, keys, args));
+      // Counted as it is sent: a call the guard refuses (not ready within the timeout, closed) sent nothing.
+      reply = await this.client.run(() => {
+        this.roundTrips += 1;
+        return this.runScript(script, keys, args);
+      });
     } catch (error) {
       if (error instanceof ConflictReply) {
         const { option, value, stored } = firstDifference(this.declared, error.storedJson);
