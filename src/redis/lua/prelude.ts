@@ -91,6 +91,15 @@ end
 
 -- A grant's member is time:cost:seq:nonce.
 local function timeOf(member) return tonumber(string.match(member, '^([^:]+)')) end
+-- The lowest rank in a log whose grant is later than t (the log's size when none is): O(log n) reads.
+local function firstRankAfter(key, t)
+  local lo, hi = 0, redis.call('ZCARD', key)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if timeOf(redis.call('ZRANGE', key, mid, mid)[1]) > t then hi = mid else lo = mid + 1 end
+  end
+  return lo
+end
 local function costOf(member) return tonumber(string.match(member, '^[^:]+:([^:]+)')) end
 
 -- Rates in dimensions: log d of scope j (d = 0: its own log, rates without dimensions).

@@ -26,16 +26,6 @@
 export const RETIME_BODY = `
 local function renamed(member, at) return int(at) .. string.match(member, '^[^:]+(:.*)$') end
 
--- The lowest rank whose grant is later than t (the log's size when none is).
-local function firstRankAfter(key, t)
-  local lo, hi = 0, redis.call('ZCARD', key)
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if timeOf(redis.call('ZRANGE', key, mid, mid)[1]) > t then hi = mid else lo = mid + 1 end
-  end
-  return lo
-end
-
 -- Whether c more at t1, and c less at t0, keeps every window of scope j's rates (those of dimension d)
 -- within its limit.
 local ahead = declared.ahead

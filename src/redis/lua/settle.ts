@@ -13,15 +13,6 @@
  * another epoch or already gone is ignored. Sliding window only (a token bucket keeps its estimate). Reply: the header.
  */
 export const SETTLE_BODY = `
--- The lowest rank in a log whose grant is later than t (the log's size when none is).
-local function rankAfter(key, t)
-  local lo, hi = 0, redis.call('ZCARD', key)
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if timeOf(redis.call('ZRANGE', key, mid, mid)[1]) > t then hi = mid else lo = mid + 1 end
-  end
-  return lo
-end
 -- Moves every running total of a log above total by delta, and puts first (a score, member pair) in.
 local function shiftAfter(key, total, delta, first)
   local later = redis.call('ZRANGEBYSCORE', key, '(' .. int(total), '+inf', 'WITHSCORES')
@@ -78,7 +69,7 @@ for index = HEADER + 2, #ARGV, 4 do
             touched[key] = { s = s, d = d }
           elseif before == 0 and after > 0 then
             -- A dimension the estimate did not cost: the grant goes in at its own time.
-            local rank = rankAfter(key, timeOf(member))
+            local rank = firstRankAfter(key, timeOf(member))
             local total = 0
             if rank > 0 then
               total = tonumber(redis.call('ZRANGE', key, rank - 1, rank - 1, 'WITHSCORES')[2])
