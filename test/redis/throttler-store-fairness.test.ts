@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FleetAuditReport } from '../../src/redis/index.js';
 import { fluidShares, receivedIn } from '../support/fair-oracle.js';
 import { overfullWindows, type RateConfig } from '../support/oracle.js';
 import { redisForFile } from '../support/redis.js';
@@ -50,17 +49,8 @@ async function runScenario(processes: number, seconds: number) {
     { grantGraceMs: 0 },
   );
   fleets.push(fleet);
-  const audits: FleetAuditReport[] = [];
-  let auditedAt = Number.NEGATIVE_INFINITY;
-  const audit = async () => {
-    if (fleet.clock.now() - auditedAt < 400) return;
-    auditedAt = fleet.clock.now();
-    audits.push(await (fleet.throttlers[0]?.store.audit() as Promise<FleetAuditReport>));
-  };
-  await fleet.run(heavyAndLight(processes, seconds), seconds * 1000, audit, 20_000, 400);
-  auditedAt = Number.NEGATIVE_INFINITY;
-  await audit();
-  return { fleet, last: audits.at(-1) as FleetAuditReport };
+  const last = await fleet.runAudited(heavyAndLight(processes, seconds), seconds * 1000, 400, 20_000, 400);
+  return { fleet, last };
 }
 
 /** Each heavy key's deliveries in each whole window [s, s + 1000) after the first, and its fair part. */

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FleetAuditReport } from '../../src/redis/index.js';
 import { overfullWindows, type RateConfig } from '../support/oracle.js';
 import { redisForFile } from '../support/redis.js';
 import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';
@@ -38,21 +37,12 @@ async function runScenario(ordering: 'fifo' | 'per-channel', seconds: number) {
     { grantGraceMs: 0 },
   );
   fleets.push(fleet);
-  const audits: FleetAuditReport[] = [];
-  let auditedAt = Number.NEGATIVE_INFINITY;
   // Read at least once per interval, so that the fleet's audit is exact (gaps 0).
-  const audit = async () => {
-    if (fleet.clock.now() - auditedAt < 400) return;
-    auditedAt = fleet.clock.now();
-    audits.push(await (fleet.throttlers[0]?.store.audit() as Promise<FleetAuditReport>));
-  };
-  await fleet.run(noisyAndQuiet(seconds), seconds * 1000 + 600, audit);
-  auditedAt = Number.NEGATIVE_INFINITY;
-  await audit();
+  const last = await fleet.runAudited(noisyAndQuiet(seconds), seconds * 1000 + 600);
   const quietWaits = fleet.deliveries
     .filter((delivery) => delivery.channel === 'quiet')
     .map((delivery) => delivery.at - (fleet.sentAt.get(delivery.n) as number));
-  return { fleet, quietWaits, last: audits.at(-1) as FleetAuditReport };
+  return { fleet, quietWaits, last };
 }
 
 describe('per-channel ordering on the store: no key waits behind another key', () => {

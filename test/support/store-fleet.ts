@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { SimulatedClock } from 'xstate';
 import type { ThrottlerInput } from '../../src/machine/types.js';
-import type { RedisStoreOptions } from '../../src/redis/types.js';
+import type { FleetAuditReport, RedisStoreOptions } from '../../src/redis/types.js';
 import { type StoreThrottler, storeThrottler } from './store-throttler.js';
 
 /** One message sent to one throttler of the fleet at a virtual time. */
@@ -80,6 +80,31 @@ export class StoreFleet {
       this.clock.increment(Math.min(maxJump, Math.max(0, wakeAt - this.clock.now())));
     }
     return maxSteps;
+  }
+
+  /**
+   * {@link run}, reading the fleet's audit (`store.audit()`) before a step whenever `everyMs` of virtual time
+   * passed since the last read (at least once per interval keeps it exact: gaps 0), and once more at the end.
+   * Returns the last report.
+   */
+  async runAudited(
+    arrivals: readonly FleetArrival[],
+    until: number,
+    everyMs = 400,
+    maxSteps = 20_000,
+    maxJump = Number.POSITIVE_INFINITY,
+  ): Promise<FleetAuditReport> {
+    let last: FleetAuditReport | undefined;
+    let auditedAt = Number.NEGATIVE_INFINITY;
+    const audit = async () => {
+      if (this.clock.now() - auditedAt < everyMs) return;
+      auditedAt = this.clock.now();
+      last = await (this.throttlers[0]?.store.audit() as Promise<FleetAuditReport>);
+    };
+    await this.run(arrivals, until, audit, maxSteps, maxJump);
+    auditedAt = Number.NEGATIVE_INFINITY;
+    await audit();
+    return last as FleetAuditReport;
   }
 
   async stop(): Promise<void> {
