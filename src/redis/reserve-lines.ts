@@ -8,8 +8,7 @@
  * Costs: O(1) amortised per message (a held line waits in a heap, O(log lines) per hold); a line
  * lives while it holds a message or a hold, so memory follows the keys with something waiting.
  */
-import type { ClearanceRequest, ResolvedOptions } from '../engine/index.js';
-import { Deque } from '../engine/index.js';
+import { type ClearanceRequest, Deque, type ResolvedOptions } from '../engine/index.js';
 import { ReserveLine } from './reserve-line.js';
 import { lineWeights, WeightedTurn } from './weighted-turn.js';
 
@@ -29,8 +28,15 @@ export interface ReservationQueue {
   heldUntil?(channel: string | undefined): number;
   /** Per-channel only: every hold lifted (new rates, a rewind). */
   releaseHolds?(): void;
-  /** Per-channel with weighted fairness: lines in finish-tag order, held by their own rates only. */
-  readonly fair?: boolean;
+  /** Per-channel, exact with weights: now if a line waits unheld, else when the first hold ends (Infinity: none waits). */
+  nextAskAt?(now: number): number;
+  /** Per-channel only: lines that became backlogged and have not been asked for since. */
+  readonly freshLines?: number;
+  /**
+   * Per-channel with weighted fairness (lines in finish-tag order, held by their own rates only): the
+   * weight of `channel`'s line, for the fleet's finish tags in Redis.
+   */
+  readonly weightOf?: ((channel: string | undefined) => number) | undefined;
 }
 
 interface Line {
@@ -41,6 +47,8 @@ interface Line {
   queued: boolean;
   /** How many of its messages the call out asks for. */
   out: number;
+  /** Became backlogged and not asked for since (fair-asks.ts). */
+  fresh: boolean;
   /** Weighted fairness (weighted-turn.ts): the weight, the last finish tag, the version of its place. */
   readonly weight: number;
   tag: number;
@@ -59,10 +67,13 @@ export class ReserveLines implements ReservationQueue {
   private readonly lineOf = new Map<number, Line>();
   private readonly outSeqs = new Set<number>();
   private total = 0;
+  private fresh = 0;
+  private readonly weigher: ((channel: string | undefined) => number) | undefined;
 
   /** With a weight per channel or key (`fairness: 'weighted'`), asked as its line is made. */
-  constructor(private readonly weightOf?: (channel: string | undefined) => number) {
-    this.weighted = weightOf === undefined ? undefined : new WeightedTurn<Line>();
+  constructor(private readonly weigh?: (channel: string | undefined) => number) {
+    this.weighted = weigh === undefined ? undefined : new WeightedTurn<Line>();
+    this.weigher = weigh && ((channel) => this.lines.get(channel)?.weight ?? weigh(channel));
     this.turn = this.weighted ?? new Deque<Line>();
   }
 
@@ -75,12 +86,21 @@ export class ReserveLines implements ReservationQueue {
     return this.total;
   }
 
-  get fair(): boolean {
-    return this.weighted !== undefined;
+  get weightOf(): ((channel: string | undefined) => number) | undefined {
+    return this.weigher;
   }
 
   push(request: ClearanceRequest): void {
-    this.change(this.lineFor(request.channel), (entries) => entries.push(request), request.seq);
+    const line = this.lineFor(request.channel);
+    if (line.entries.length === 0 && line.out === 0 && !line.fresh) {
+      line.fresh = true;
+      this.fresh += 1;
+    }
+    this.change(line, (entries) => entries.push(request), request.seq);
+  }
+
+  get freshLines(): number {
+    return this.fresh;
   }
 
   putBack(requests: readonly ClearanceRequest[]): void {
@@ -128,6 +148,7 @@ export class ReserveLines implements ReservationQueue {
       if (line.heldUntil > now || line.entries.length === 0) continue;
       const before = line.entries.length;
       const taken = line.entries.takeBatch(Math.min(share, max - batch.length));
+      this.unfresh(line);
       this.total -= before - line.entries.length;
       line.out += taken.length;
       for (const request of taken) {
@@ -161,11 +182,19 @@ export class ReserveLines implements ReservationQueue {
     const line = this.lineFor(channel);
     if (until <= line.heldUntil) return;
     line.heldUntil = until;
+    this.leaveTurn(line);
     this.pushHold(until, line);
   }
 
   heldUntil(channel: string | undefined): number {
     return this.lines.get(channel)?.heldUntil ?? Number.NEGATIVE_INFINITY;
+  }
+
+  nextAskAt(now: number): number {
+    this.liftHolds(now);
+    if (this.turn.length > 0) return now;
+    // A stale entry only wakes it early, to find the next one.
+    return this.holds.length > 0 ? (this.holds[0] as [number, Line])[0] : Number.POSITIVE_INFINITY;
   }
 
   releaseHolds(): void {
@@ -187,7 +216,8 @@ export class ReserveLines implements ReservationQueue {
         heldUntil: Number.NEGATIVE_INFINITY,
         queued: false,
         out: 0,
-        weight: this.weightOf?.(channel) ?? 1,
+        fresh: false,
+        weight: this.weigh?.(channel) ?? 1,
         tag: Number.NaN,
         version: 0,
         head: () => entries.head(),
@@ -202,12 +232,30 @@ export class ReserveLines implements ReservationQueue {
     const before = line.entries.length;
     apply(line.entries);
     this.total += line.entries.length - before;
+    if (line.entries.length === 0) {
+      this.unfresh(line);
+      this.leaveTurn(line);
+    }
     if (seq !== undefined) this.lineOf.set(seq, line);
     this.enqueue(line);
   }
 
+  /** With weights, the turn holds only lines a call can take from, so that `nextAskAt` is exact. */
+  private leaveTurn(line: Line): void {
+    if (this.weighted === undefined || !line.queued) return;
+    this.weighted.remove(line);
+    line.queued = false;
+  }
+
+  private unfresh(line: Line): void {
+    if (!line.fresh) return;
+    line.fresh = false;
+    this.fresh -= 1;
+  }
+
   private enqueue(line: Line): void {
-    if (line.queued || line.entries.length === 0) return;
+    // A held line is queued again as its hold is lifted: the turn holds only lines a call can take.
+    if (line.queued || line.entries.length === 0 || line.heldUntil !== Number.NEGATIVE_INFINITY) return;
     line.queued = true;
     this.turn.push(line);
   }

@@ -12,10 +12,16 @@ import type { LaterReason, ReservationRequest, ReserveOutcome } from './types.js
  */
 export type LineOutcome = ReserveOutcome | { readonly kind: 'line-later'; readonly retryAfterMs: number };
 
+/** A line's weight for weighted fairness, by its channel or key (undefined: no channel). */
+export type LineWeights = (channel: string | undefined) => number;
+
 /** The per-line reserve (RedisSharedLimiter.reserveLines), for a throttler with per-channel ordering. */
 export interface LineReserver {
-  /** `fair`: weighted fairness, a line held by its own rates only (lua/reserve.ts, 'fairlines'). */
-  reserveLines(requests: readonly ReservationRequest[], fair?: boolean): Promise<LineOutcome[]>;
+  /**
+   * `weightOf` (weighted fairness): each line's weight; a line is held by its own rates only and the
+   * shares are kept by the fleet's finish tags (lua/reserve.ts 'fairlines', lua/fair-tags.ts).
+   */
+  reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights): Promise<LineOutcome[]>;
 }
 
 const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };

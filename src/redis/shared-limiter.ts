@@ -10,7 +10,7 @@ import { checkStoreDims, type DeclaredConfig, firstDifference, ratesJson, toMicr
 import type { NoticeSubscriber } from './notice-subscriber.js';
 import { MAX_DRIFT } from './redis-clock.js';
 import { parseReservation, Scopes } from './reservation-scopes.js';
-import { type LineOutcome, outcomeOf } from './reserve-reply.js';
+import { type LineOutcome, type LineWeights, outcomeOf } from './reserve-reply.js';
 import { storeCostText } from './store-cost.js';
 import type {
   FleetAuditReport,
@@ -78,15 +78,17 @@ export class RedisSharedLimiter implements SharedLimiter {
   /**
    * Per-line reserve (a throttler with per-channel ordering): a request its own channel or key cannot
    * take now is reserved nothing and told when it can ('line-later'), and no request waits behind
-   * another line's grants (lua/reserve.ts). Not part of the public SharedLimiter.
+   * another line's grants (lua/reserve.ts); with `weightOf` (weighted fairness), by the fleet's finish tags
+   * (lua/fair-tags.ts). Not part of the public SharedLimiter.
    */
-  reserveLines(requests: readonly ReservationRequest[], fair = false): Promise<LineOutcome[]> {
-    return this.reserveIn(requests, fair ? 'fairlines' : 'lines');
+  reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights): Promise<LineOutcome[]> {
+    return this.reserveIn(requests, weightOf ? 'fairlines' : 'lines', weightOf);
   }
 
   private async reserveIn(
     requests: readonly ReservationRequest[],
     lines: false | 'lines' | 'fairlines',
+    weightOf?: LineWeights,
   ): Promise<LineOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
@@ -103,6 +105,7 @@ export class RedisSharedLimiter implements SharedLimiter {
       const channel = request.channel;
       const scope = scopes.of(channel);
       pairs.push(String(scope), refusal);
+      if (weightOf) pairs.push(String(weightOf(channel)));
       asked.push({ index, channel });
     }
     if (asked.length > 0) {

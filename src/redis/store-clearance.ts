@@ -24,6 +24,7 @@ import {
   type StoreTraffic,
 } from '../engine/index.js';
 import { type Cost, type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { FairAsks } from './fair-asks.js';
 import { GrantBook } from './grant-book.js';
 import { GrantRewind } from './grant-rewind.js';
 import { LateGrants, type RetimingLimiter } from './late-grants.js';
@@ -57,6 +58,7 @@ export class RedisClearance implements StoreClearance {
   private readonly outage: OutageSends;
   private readonly inFlight: StoreInFlight;
   private readonly unsubscribe: () => void;
+  private readonly fair: FairAsks | undefined; // weighted fairness: lines told to the store beyond their heads
 
   constructor(
     private readonly limiter: SharedLimiter & RetimingLimiter & ClockReader & Partial<LineReserver>,
@@ -66,18 +68,11 @@ export class RedisClearance implements StoreClearance {
   ) {
     this.toReserve = options.ordering === 'per-channel' ? ReserveLines.of(options) : new ReserveLine();
     if (options.ordering === 'per-channel') {
-      const halves = new StoreChannelHalves(
+      this.perChannel = new StoreChannelHalves(
         (request, now) => this.answer(request, now),
         (_cost, now) => (this.inFlight.count >= options.maxConcurrent ? Number.POSITIVE_INFINITY : now),
       );
-      // Every wake (an answer, a notice, a failure) first files afresh the heads waiting for news.
-      const { wake } = hooks;
-      const refileThenWake = () => {
-        halves.refile();
-        wake();
-      };
-      hooks = { ...hooks, wake: refileThenWake };
-      this.perChannel = halves;
+      hooks = this.perChannel.refilingOnWake(hooks);
     }
     this.local = new LocalClearance(
       whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare) : options,
@@ -88,6 +83,8 @@ export class RedisClearance implements StoreClearance {
     const callEnded = () => this.rewinds.callEnded();
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     this.calls.replied = this.perChannel && ((channel) => this.perChannel?.replied(channel));
+    if (this.toReserve.weightOf)
+      this.fair = new FairAsks(this.toReserve, this.calls, () => this.grants.size >= MAX_HELD);
     this.rewinds = new GrantRewind(this.grants, this.toReserve, () => this.calls, this.refused, hooks, this.perChannel);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
@@ -133,6 +130,7 @@ export class RedisClearance implements StoreClearance {
 
   /** When this message may go, or when to ask again (a time >= now, or Infinity until the store wakes it), in-flight cap aside. */
   private answer(request: ClearanceRequest, now: number): number {
+    this.fair?.freshLines(now);
     // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
     let grant = this.grants.earliestFor(request);
     if (grant === undefined && this.calls.down === undefined && !(this.pausedUntil > now))
@@ -148,8 +146,10 @@ export class RedisClearance implements StoreClearance {
       const localAt = this.outage.holds(now) ? this.local.clearAt(request, now) : now;
       const inTime = sendAt <= until && from <= until;
       // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
-      if (inTime && from >= this.pausedUntil && localAt <= until)
-        return this.calls.orCheckAt(Math.max(from, now, localAt), now);
+      if (inTime && from >= this.pausedUntil && localAt <= until) {
+        const at = this.calls.orCheckAt(Math.max(from, now, localAt), now);
+        return this.fair ? this.fair.behind(at, now) : at;
+      }
       if (!inTime && this.late !== undefined && from >= this.pausedUntil && localAt <= now) {
         this.late.retime();
         return Number.POSITIVE_INFINITY;

@@ -7,7 +7,7 @@
  * store next wakes the throttler (its grant, or its line's hold, has come), and every head after an
  * event that changes them all (a rewind, a notice, a pause). O(1) per head answered.
  */
-import type { ClearanceRequest, PerChannelClearance } from '../engine/index.js';
+import type { ClearanceRequest, PerChannelClearance, StoreHooks } from '../engine/index.js';
 
 export class StoreChannelHalves implements PerChannelClearance {
   channelChanged: (channel: string | undefined) => void = () => {};
@@ -24,6 +24,18 @@ export class StoreChannelHalves implements PerChannelClearance {
     private readonly answer: (request: ClearanceRequest, now: number) => number,
     private readonly common: (cost: number, now: number) => number,
   ) {}
+
+  /** The hooks with every wake (an answer, a notice, a failure) first filing afresh the heads waiting for news. */
+  refilingOnWake(hooks: StoreHooks): StoreHooks {
+    const { wake } = hooks;
+    return {
+      ...hooks,
+      wake: () => {
+        this.refile();
+        wake();
+      },
+    };
+  }
 
   channelClearAt(request: ClearanceRequest, now: number): number {
     const at = this.answer(request, now);

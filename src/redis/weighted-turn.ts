@@ -73,6 +73,12 @@ export class WeightedTurn<L extends TaggedLine> {
     this.insert(line, Number.NEGATIVE_INFINITY);
   }
 
+  /** Takes a queued line out of the turn (held, or emptied): its entry goes stale. */
+  remove(line: L): void {
+    if (!this.queued.delete(line)) return;
+    line.version += 1;
+  }
+
   /** The queued line with the smallest next tag, taken out of the turn. */
   shift(): L | undefined {
     while (this.heap.length > 0) {

@@ -1,4 +1,5 @@
 import { AUDIT_TRAIL } from './audit-trail.js';
+import { FAIR_TAGS } from './fair-tags.js';
 import { EPILOGUE, PRELUDE } from './prelude.js';
 import { RETIME_BODY } from './retime.js';
 
@@ -162,11 +163,21 @@ local fairLines = ARGV[HEADER + 1] == 'fairlines'
 local lines = ARGV[HEADER + 1] == 'lines' or fairLines
 local first = HEADER + 1
 if lines then first = HEADER + 2 end
+-- 'fairlines': (scope, cost, weight) triples, and the fleet's finish tags (fair-tags.ts).
+local step = 2
+if fairLines then step = 3 end
+${FAIR_TAGS}
+if fairLines then ahead = fairAhead(ahead) end
 local lineLater = {}
 local laterKind, laterWait
-for index = first, #ARGV, 2 do
+for index = first, #ARGV, step do
   local j = tonumber(ARGV[index])
   local cost = parseCosts(ARGV[index + 1])
+  local fairStartAt, fairWeightOf
+  if fairLines then
+    fairWeightOf = fairWeight(ARGV[index + 2])
+    fairStartAt = fairStart(j)
+  end
   local scopes = { 0 }
   if j > 0 then scopes[2] = j end
   -- The smallest limit its cost exceeds (in that limit's dimension), if any.
@@ -179,6 +190,11 @@ for index = first, #ARGV, 2 do
   if exceeded then
     results[#results + 1] = 4; results[#results + 1] = exceeded; results[#results + 1] = ''
   elseif laterKind then
+    if fairLines and not lineLater[j] then
+      -- No room for it either: it waits for the room at its start tag, as the one told first.
+      fairWaits(j, fairStartAt, now + laterWait)
+      lineLater[j] = laterWait
+    end
     results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
   elseif lineLater[j] then
     results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
@@ -194,7 +210,15 @@ for index = first, #ARGV, 2 do
     local own = now
     if fairLines and j > 0 and not tokenBucket then own = earliestInLog(j, cost, now, true)
     elseif lines and j > 0 then own = earliestIn(j, cost, now) end
-    if own > now then
+    -- Weighted: a line that starts after another waiting line leaves it the room.
+    local blockedUntil = nil
+    if fairLines and own <= now then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt) end
+    if blockedUntil then
+      lineLater[j] = math.max(1000, math.ceil(blockedUntil - now))
+      fairWaits(j, fairStartAt, now + lineLater[j])
+      results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
+    elseif own > now then
+      if fairLines then fairForget(j) end
       lineLater[j] = math.ceil(own - now)
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     else
@@ -202,6 +226,10 @@ for index = first, #ARGV, 2 do
     if at - now > ahead then
       laterWait = math.ceil(at - now - ahead)
       if qu - now > ahead then laterKind = 3 elseif p - now > ahead then laterKind = 2 else laterKind = 1 end
+      if fairLines then
+        fairWaits(j, fairStartAt, now + laterWait)
+        lineLater[j] = laterWait
+      end
       results[#results + 1] = laterKind; results[#results + 1] = laterWait; results[#results + 1] = ''
     else
       q = q + 1
@@ -230,6 +258,7 @@ for index = first, #ARGV, 2 do
         end
       end
       if at > last then last = at end
+      if fairLines then fairGranted(j, fairStartAt, fairCost(cost), fairWeightOf) end
       results[#results + 1] = 0; results[#results + 1] = math.ceil(at - now); results[#results + 1] = member
     end
     end
@@ -264,6 +293,7 @@ for _, b in pairs(buckets) do
     redis.call('HSET', stateKey(b.j), stateField(b.j, 'b' .. b.i), fmt(b.nextFree) .. ' ' .. fmt(b.stored))
   end
 end
+if fairLines then fairSave() end
 end
 ${EPILOGUE}
 for _, item in ipairs(results) do reply[#reply + 1] = item end
