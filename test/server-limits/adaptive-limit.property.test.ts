@@ -88,9 +88,13 @@ async function check(limit: number, change: 'halves' | 'triples', latency = 0): 
   const context = `L = ${limit}, then ${change}, round trip ${latency} ms: ${JSON.stringify(measured)}`;
   expect(measured.reached, context).toBeGreaterThanOrEqual(0);
   expect(measured.reached, context).toBeLessThanOrEqual(10);
+  // What the docs say, beyond the target: from the first interval on.
+  expect(measured.reached, context).toBe(0);
   expect(measured.steadyShare, context).toBeLessThanOrEqual(0.005);
   expect(measured.back, context).toBeGreaterThanOrEqual(0);
   expect(measured.back, context).toBeLessThanOrEqual(change === 'halves' ? 3 : tripledBound(limit));
+  // The docs: after L halves, from the next interval on (answers at once; a round trip may take one more).
+  if (change === 'halves' && latency === 0) expect(measured.back, context).toBeLessThanOrEqual(1);
 }
 
 describe('adaptive against a hidden sliding window', () => {
