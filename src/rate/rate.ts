@@ -6,8 +6,11 @@ import { ThrottlerOptionError } from './errors.js';
  * message has in that dimension (`{ tokens: '30000/1m' }` parses to `{ limit: 30000, interval: 60000, dimension: 'tokens' }`).
  */
 export interface Rate {
+  /** The most total cost in any window of `interval`: a positive integer. */
   readonly limit: number;
+  /** The window's length in ms. */
   readonly interval: number;
+  /** The dimension whose costs count against it (`'tokens'`), with rates in dimensions; undefined: every cost. */
   readonly dimension?: string | undefined;
 }
 

@@ -10,6 +10,10 @@ import { LimitSearch } from './limit-search.js';
 import { throttlerInForce } from './throttler-in-force.js';
 import type { ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
 
+/**
+ * How `adaptiveLimit` (and `serverLimits`' `adaptive` option) searches: between `min` and `max`, over their
+ * interval; each bad one is a ThrottlerOptionError naming it (`adaptive.max`...).
+ */
 export interface AdaptiveLimitOptions {
   /** The least the throttler is ever set to (`'5/1s'`): a 429 at it changes nothing more. */
   min: RateInput;

@@ -30,12 +30,13 @@ export interface ServerRateEvent {
 /**
  * What a throttler's cost counts, as the language-model providers name their quotas: `requests` (a plain
  * cost of 1 a call), `tokens`, and Anthropic's `input-tokens` and `output-tokens`. The same names as the
- * dimensions of a multi-dimension `rate` will take (`rate: { requests, tokens }`).
+ * dimensions of a multi-dimension `rate` (`rate: { requests, tokens }`), so a listener's `dimension` names one.
  */
 export type LimitDimension = 'requests' | 'tokens' | 'input-tokens' | 'output-tokens';
 
 /** One quota a provider states (OpenAI's `x-ratelimit-*-requests|tokens`, Anthropic's `anthropic-ratelimit-*`). */
 export interface DimensionLimit {
+  /** The quota's dimension, from the field's name (`x-ratelimit-limit-tokens`: `'tokens'`). */
   readonly dimension: LimitDimension;
   /** Whose fields: `'openai'` (`x-ratelimit-limit-requests`...) or `'anthropic'` (`anthropic-ratelimit-requests-limit`...). */
   readonly provider: 'openai' | 'anthropic';

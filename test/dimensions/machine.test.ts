@@ -94,6 +94,24 @@ describe('several dimensions at once', () => {
     ]);
   });
 
+  it('gives each key the template’s rates in the dimensions it names, under the overall rates', () => {
+    // Each key 60 tokens a second; overall 3 requests and 100 tokens a second.
+    const { queue, deliveries } = start({ keys: { rate: { tokens: '60/1s' } }, ordering: 'per-channel' });
+    queue(1, { requests: 1, tokens: 40 }, 'a');
+    queue(2, { requests: 1, tokens: 40 }, 'a'); // a's tokens: 80 > 60, waits for 1 to leave a's window
+    queue(3, { requests: 1, tokens: 50 }, 'b'); // b's own 60 hold it; overall 90 of 100
+    queue(4, { tokens: 10 }, 'b'); // overall 100 of 100, b's 60 of 60; no request
+    queue(5, { requests: 1, tokens: 1 }, 'c'); // requests 2 of 3, but the overall tokens are full
+    advance(3_000);
+    expect(deliveries()).toEqual([
+      [1, 0],
+      [3, 0],
+      [4, 0],
+      [2, 1_000],
+      [5, 1_000],
+    ]);
+  });
+
   it('refuses a bad cost naming the field and the value, the throttler running', () => {
     const { queue, errors, deliveries } = start();
     queue(1, { requests: 1, images: 2 });

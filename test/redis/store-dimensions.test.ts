@@ -96,6 +96,32 @@ describe('settle with a cost per dimension on the store', () => {
   });
 });
 
+describe('one decision across dimensions on the store', () => {
+  it('a batch costing requests and tokens, against two rates of tokens, is decided in one script call', async () => {
+    const now = { t: 1_000 };
+    const rates = { requests: '3/1s', tokens: ['100/1s', '150/2s'] };
+    const { store, limiter } = limiterAt(file.fresh('dims-one-call'), now, rates);
+    await limiter.audit(); // the store's first call (its configuration written), not a decision
+    const granted = (outcomes: ReadonlyArray<{ kind: string; redisTime?: number }>) =>
+      outcomes.map((outcome) => (outcome.kind === 'granted' ? outcome.redisTime : outcome.kind));
+    let before = limiter.roundTrips;
+    const first = await limiter.reserve([{ cost: { requests: 1, tokens: 60 } }, { cost: { tokens: 40 } }]);
+    expect(limiter.roundTrips - before).toBe(1);
+    expect(granted(first)).toEqual([1_000, 1_000]);
+    now.t = 2_000;
+    before = limiter.roundTrips;
+    const second = await limiter.reserve([
+      { cost: { requests: 1, tokens: 30 } }, // 100/1s: the 60 + 40 of 1000 have left; 150/2s: 130
+      { cost: { requests: 2 } }, // 3/1s: the request of 1000 has left; no tokens
+      { cost: { tokens: 30 } }, // 100/1s would take it; 150/2s would hold 160
+    ]);
+    expect(limiter.roundTrips - before).toBe(1);
+    expect(granted(second)).toEqual([2_000, 2_000, 'later']);
+    expect((await limiter.audit()).windowsOver).toBe(0);
+    await store.close();
+  });
+});
+
 describe('a late grant re-timed on the store', () => {
   it('moves in the log of every dimension it costs something in, checked against each dimension', async () => {
     const now = { t: 1_000 };

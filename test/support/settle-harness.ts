@@ -104,20 +104,33 @@ export function runSettleScenario(input: Partial<ThrottlerInput>, jobs: readonly
   });
 }
 
-/** The most cost in any window [t, t + interval), by brute force over windows starting at a delivery. */
+/**
+ * The cost in every window [t, t + interval) that starts at a delivery, by brute force: its sum, the overruns
+ * it holds, and `lateOverrun`, those of them settled only after the window's last send (at or after it: a
+ * settle and a send in the same ms count as late). A send after a settle sees the overrun, so only these may
+ * take the window over its limit.
+ */
 export function windowSums(
   deliveries: readonly SettledDelivery[],
   interval: number,
-): Array<{ start: number; sum: number; overrun: number }> {
+): Array<{ start: number; sum: number; overrun: number; lateOverrun: number }> {
   return deliveries.map(({ at: start }) => {
     let sum = 0;
     let overrun = 0;
+    // Deliveries are in the order they went: the window's last send is the last one in it.
+    let lastSend = start;
     for (const d of deliveries) {
       if (d.at < start || d.at >= start + interval) continue;
       sum += d.cost;
       overrun += d.overrun;
+      lastSend = d.at;
     }
-    return { start, sum, overrun };
+    let lateOverrun = 0;
+    for (const d of deliveries) {
+      if (d.at < start || d.at >= start + interval) continue;
+      if (d.overrun > 0 && (d.settledAt as number) >= lastSend) lateOverrun += d.overrun;
+    }
+    return { start, sum, overrun, lateOverrun };
   });
 }
 
