@@ -193,8 +193,7 @@ export class ReserveLines implements ReservationQueue {
   nextAskAt(now: number): number {
     this.liftHolds(now);
     if (this.turn.length > 0) return now;
-    // A stale entry only wakes it early, to find the next one.
-    return this.holds.length > 0 ? (this.holds[0] as [number, Line])[0] : Number.POSITIVE_INFINITY;
+    return this.holds.length > 0 ? (this.holds[0] as [number, Line])[0] : Number.POSITIVE_INFINITY; // stale: early
   }
 
   releaseHolds(): void {

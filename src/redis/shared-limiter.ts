@@ -76,10 +76,9 @@ export class RedisSharedLimiter implements SharedLimiter {
   }
 
   /**
-   * Per-line reserve (a throttler with per-channel ordering): a request its own channel or key cannot
-   * take now is reserved nothing and told when it can ('line-later'), and no request waits behind
-   * another line's grants (lua/reserve.ts); with `weightOf` (weighted fairness), by the fleet's finish tags
-   * (lua/fair-tags.ts). Not part of the public SharedLimiter.
+   * Per-line reserve (per-channel ordering): a request its own channel or key cannot take now is told
+   * when it can ('line-later'), none waits behind another line's grants (lua/reserve.ts); with `weightOf`,
+   * the room goes by the fleet's finish tags (lua/fair-tags.ts). Not part of the public SharedLimiter.
    */
   reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights): Promise<LineOutcome[]> {
     return this.reserveIn(requests, weightOf ? 'fairlines' : 'lines', weightOf);
