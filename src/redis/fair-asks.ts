@@ -28,6 +28,7 @@ export class FairAsks {
   /** Before a head is answered: a line that has just become backlogged is asked for now. */
   freshLines(now: number): void {
     if ((this.lines.freshLines ?? 0) === 0 || this.calls.down !== undefined || this.full()) return;
+    if (this.askedAt === now) return;
     // The store's wait for room does not hold for it: the call tells the store it waits (and when to retry).
     if (this.calls.retryAt > now) this.calls.retryAt = now;
     this.ask(now);

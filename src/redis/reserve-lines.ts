@@ -183,6 +183,7 @@ export class ReserveLines implements ReservationQueue {
     if (until <= line.heldUntil) return;
     line.heldUntil = until;
     this.leaveTurn(line);
+    this.unfresh(line);
     this.pushHold(until, line);
   }
 

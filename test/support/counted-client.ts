@@ -14,17 +14,21 @@ export interface CountedClient {
    * answer was handled (its handlers run in microtasks before that turn) and asked nothing more.
    */
   quiet(): Promise<void>;
+  /** Script calls made so far (round trips of the store's own calls). */
+  readonly calls: number;
 }
 
 const STORE_COMMAND = /^xthrottler/;
 
 export function countedClient(redis: Redis): CountedClient {
   const out = new Set<Promise<unknown>>();
+  let calls = 0;
   const proxy = new Proxy(redis, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
       if (typeof property !== 'string' || !STORE_COMMAND.test(property) || typeof value !== 'function') return value;
       return (...args: unknown[]) => {
+        calls += 1;
         const call = (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         const settled: Promise<unknown> = call.then(
           () => out.delete(settled),
@@ -38,6 +42,9 @@ export function countedClient(redis: Redis): CountedClient {
   const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
   return {
     redis: proxy,
+    get calls() {
+      return calls;
+    },
     async quiet() {
       for (;;) {
         await nextTurn();

@@ -21,6 +21,8 @@ export interface StoreThrottler {
   readonly emitted: ThrottlerEmitted[];
   /** Resolves once no call of the store is out and every answer was handled (counted-client.ts). */
   quiet(): Promise<void>;
+  /** The store's script calls so far (its round trips to Redis). */
+  calls(): number;
   /** Waits for Redis to answer what is out, then moves virtual time to the next wake-up; false when none. */
   step(): Promise<boolean>;
   /** Steps until `deliveries` holds `count`, or `realMs` of real time passed; returns the virtual time. */
@@ -86,6 +88,7 @@ export function storeThrottler(
     deliveries,
     emitted,
     quiet: counted.quiet,
+    calls: () => counted.calls,
     step,
     async runUntil(count, realMs = 10_000) {
       // Nothing armed means a reply is still out (or a test waits in vain): real time bounds the wait.

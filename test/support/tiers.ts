@@ -34,8 +34,10 @@ export const SLOW_SUITES = [
   'test/redis/throttler-outage.test.ts',
   // Per-channel lines on the store: a property over fleets of throttlers against the real Redis.
   'test/redis/throttler-store-lines.property.test.ts',
-  // Weighted fairness across a fleet on the store: a property over fleets of 2 to 4 throttlers.
+  // Weighted fairness across a fleet on the store: a property over fleets of 2 to 4 throttlers, and
+  // fleets under a steady stream for seconds of virtual time.
   'test/redis/weighted-fleet.property.test.ts',
+  'test/redis/throttler-store-fairness.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
   // Real round trips through a delaying proxy.
