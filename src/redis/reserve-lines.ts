@@ -182,8 +182,7 @@ export class ReserveLines implements ReservationQueue {
     const line = this.lineFor(channel);
     if (until <= line.heldUntil) return;
     line.heldUntil = until;
-    this.leaveTurn(line);
-    this.unfresh(line);
+    this.setAside(line);
     this.pushHold(until, line);
   }
 
@@ -232,16 +231,14 @@ export class ReserveLines implements ReservationQueue {
     const before = line.entries.length;
     apply(line.entries);
     this.total += line.entries.length - before;
-    if (line.entries.length === 0) {
-      this.unfresh(line);
-      this.leaveTurn(line);
-    }
+    if (line.entries.length === 0) this.setAside(line);
     if (seq !== undefined) this.lineOf.set(seq, line);
     this.enqueue(line);
   }
 
-  /** With weights, the turn holds only lines a call can take from, so that `nextAskAt` is exact. */
-  private leaveTurn(line: Line): void {
+  /** Held or emptied: not just backlogged, and out of a weighted turn (which then holds only lines to take from). */
+  private setAside(line: Line): void {
+    this.unfresh(line);
     if (this.weighted === undefined || !line.queued) return;
     this.weighted.remove(line);
     line.queued = false;
