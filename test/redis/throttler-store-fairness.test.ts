@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fluidShares, receivedIn } from '../support/fair-oracle.js';
 import { overfullWindows, type RateConfig } from '../support/oracle.js';
 import { redisForFile } from '../support/redis.js';
-import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';
+import { type FleetArrival, type StoreFleet, weightedFleet } from '../support/store-fleet.js';
 
 /**
  * Weighted fairness on the store: the finish tags are the fleet's, in Redis (src/redis/lua/fair-tags.ts),
@@ -35,19 +35,11 @@ function heavyAndLight(processes: number, seconds: number): FleetArrival[] {
 }
 
 async function runScenario(processes: number, seconds: number) {
-  const fleet = new StoreFleet(
-    file.redis,
-    file.fresh(`fair-${processes}`),
-    processes,
-    {
-      rate: [OVERALL],
-      strategy: 'sliding-window',
-      keys: { rate: [KEY] },
-      fairness: 'weighted',
-      weight: (key) => WEIGHTS[key] ?? 1,
-    },
-    { grantGraceMs: 0 },
-  );
+  const fleet = weightedFleet(file.redis, file.fresh(`fair-${processes}`), processes, {
+    overall: OVERALL,
+    key: KEY,
+    weights: new Map(Object.entries(WEIGHTS)),
+  });
   fleets.push(fleet);
   const last = await fleet.runAudited(heavyAndLight(processes, seconds), seconds * 1000, 400, 20_000, 400);
   return { fleet, last };
@@ -103,19 +95,11 @@ describe('weighted fairness on the store, a steady stream', () => {
       const weights = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2];
       const weightOf = new Map(weights.map((weight, index) => [`h${index}`, weight]));
       const overall = { limit: 400, interval: 1000 };
-      const fleet = new StoreFleet(
-        file.redis,
-        file.fresh(`fair-stream-${processes}`),
-        processes,
-        {
-          rate: [overall],
-          strategy: 'sliding-window',
-          keys: { rate: [{ limit: 1000, interval: 1000 }] },
-          fairness: 'weighted',
-          weight: (key) => weightOf.get(key) ?? 1,
-        },
-        { grantGraceMs: 0 },
-      );
+      const fleet = weightedFleet(file.redis, file.fresh(`fair-stream-${processes}`), processes, {
+        overall,
+        key: { limit: 1000, interval: 1000 },
+        weights: weightOf,
+      });
       fleets.push(fleet);
       const arrivals: FleetArrival[] = [];
       let n = 0;
@@ -158,19 +142,11 @@ describe('weighted fairness on the store, light tenants among a steady stream', 
     const weights = [1, 2, 3, 4, 1, 2, 3, 4, 1, 2];
     const weightOf = new Map(weights.map((weight, index) => [`h${index}`, weight]));
     const processes = 4;
-    const fleet = new StoreFleet(
-      file.redis,
-      file.fresh('fair-light'),
-      processes,
-      {
-        rate: [{ limit: 400, interval: 1000 }],
-        strategy: 'sliding-window',
-        keys: { rate: [{ limit: 50, interval: 1000 }] },
-        fairness: 'weighted',
-        weight: (key) => weightOf.get(key) ?? 1,
-      },
-      { grantGraceMs: 0 },
-    );
+    const fleet = weightedFleet(file.redis, file.fresh('fair-light'), processes, {
+      overall: { limit: 400, interval: 1000 },
+      key: { limit: 50, interval: 1000 },
+      weights: weightOf,
+    });
     fleets.push(fleet);
     const arrivals: FleetArrival[] = [];
     let n = 0;

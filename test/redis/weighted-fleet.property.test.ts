@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { overfullWindows } from '../support/oracle.js';
 import { redisForFile } from '../support/redis.js';
-import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';
+import { type FleetArrival, type StoreFleet, weightedFleet } from '../support/store-fleet.js';
 
 /**
  * Weighted fairness across a fleet (src/redis/lua/fair-tags.ts): the finish tags live in Redis, so
@@ -38,19 +38,11 @@ describe('weighted fairness across the fleet', () => {
         async (processes, keys, limit, spread) => {
           const names = keys.map((_, index) => (index === 0 ? '__proto__' : `tenant-${index}`));
           const weightOf = new Map(names.map((name, index) => [name, (keys[index] as { weight: number }).weight]));
-          const fleet = new StoreFleet(
-            file.redis,
-            file.fresh(`fair-fleet-${run++}`),
-            processes,
-            {
-              rate: [{ limit, interval: INTERVAL }],
-              strategy: 'sliding-window',
-              keys: { rate: [{ limit: 1000, interval: INTERVAL }] },
-              fairness: 'weighted',
-              weight: (key) => weightOf.get(key) ?? 1,
-            },
-            { grantGraceMs: 0 },
-          );
+          const fleet = weightedFleet(file.redis, file.fresh(`fair-fleet-${run++}`), processes, {
+            overall: { limit, interval: INTERVAL },
+            key: { limit: 1000, interval: INTERVAL },
+            weights: weightOf,
+          });
           fleets.push(fleet);
           // More than the whole run can send, for every key: all stay backlogged throughout.
           const arrivals: FleetArrival[] = [];

@@ -114,3 +114,27 @@ export class StoreFleet {
     }
   }
 }
+
+/** What a fleet with weighted fairness shares: the overall rate, each key's, and the keys' weights (1 unless listed). */
+export interface WeightedFleetLimits {
+  readonly overall: { readonly limit: number; readonly interval: number };
+  readonly key: { readonly limit: number; readonly interval: number };
+  readonly weights: ReadonlyMap<string, number>;
+}
+
+/** A fleet of `size` throttlers with `fairness: 'weighted'` on one sliding-window limiter, grace 0. */
+export function weightedFleet(redis: Redis, name: string, size: number, limits: WeightedFleetLimits): StoreFleet {
+  return new StoreFleet(
+    redis,
+    name,
+    size,
+    {
+      rate: [limits.overall],
+      strategy: 'sliding-window',
+      keys: { rate: [limits.key] },
+      fairness: 'weighted',
+      weight: (key) => limits.weights.get(key) ?? 1,
+    },
+    { grantGraceMs: 0 },
+  );
+}
