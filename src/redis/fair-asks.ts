@@ -25,13 +25,13 @@ export class FairAsks {
     private readonly full: () => boolean,
   ) {}
 
-  /** Before a head is answered: a line that has just become backlogged is asked for now. */
-  freshLines(now: number): void {
-    if ((this.lines.freshLines ?? 0) === 0 || this.calls.down !== undefined || this.full()) return;
-    if (this.askedAt === now) return;
-    // The store's wait for room does not hold for it: the call tells the store it waits (and when to retry).
-    if (this.calls.retryAt > now) this.calls.retryAt = now;
-    this.ask(now);
+  /**
+   * Before a head is answered: a line that has just become backlogged is asked for now (the store's wait
+   * for room does not hold for it, reserve-calls.ts: the call tells the store it waits, and when to retry),
+   * or as the call out is answered. A line held is not counted, so this never asks in vain.
+   */
+  freshLines(): void {
+    if ((this.lines.freshLines ?? 0) > 0 && this.calls.down === undefined && !this.full()) this.calls.askSoon();
   }
 
   /** A head holding its grant goes at `at`: the lines behind it are asked for when allowed, the throttler woken then. */

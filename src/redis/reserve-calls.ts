@@ -195,7 +195,9 @@ export class ReserveCalls {
   }
 
   private ask(reportsOnly: boolean): void {
-    if (this.asking || this.closed || this.hooks.now() < this.retryAt) return;
+    // A line just backlogged is told at once, with weights, even while the store said to wait (fair-asks.ts).
+    const fresh = (this.toReserve.freshLines ?? 0) > 0 && this.down === undefined;
+    if (this.asking || this.closed || (this.hooks.now() < this.retryAt && !fresh)) return;
     const reports = this.outage.toReport(this.hooks.now(), MAX_BATCH / 2);
     const batch = reportsOnly ? [] : this.toReserve.takeBatch(MAX_BATCH - reports.length, this.hooks.now());
     if (batch.length === 0 && reports.length === 0) return;

@@ -8,7 +8,7 @@
  * Costs: O(1) amortised per message (a held line waits in a heap, O(log lines) per hold); a line
  * lives while it holds a message or a hold, so memory follows the keys with something waiting.
  */
-import { type ClearanceRequest, Deque, type ResolvedOptions } from '../engine/index.js';
+import { type ClearanceRequest, Deque, IndexedHeap, type ResolvedOptions } from '../engine/index.js';
 import { ReserveLine } from './reserve-line.js';
 import { lineWeights, WeightedTurn } from './weighted-turn.js';
 
@@ -47,8 +47,8 @@ interface Line {
   queued: boolean;
   /** How many of its messages the call out asks for. */
   out: number;
-  /** Became backlogged and not asked for since (fair-asks.ts). */
-  fresh: boolean;
+  /** Its place in the heap of holds (-1: none). */
+  holdAt: number;
   /** Weighted fairness (weighted-turn.ts): the weight, the last finish tag, the version of its place. */
   readonly weight: number;
   tag: number;
@@ -61,13 +61,19 @@ export class ReserveLines implements ReservationQueue {
   /** Round robin, or with weights the smallest next finish tag first. */
   private readonly turn: Deque<Line> | WeightedTurn<Line>;
   private readonly weighted: WeightedTurn<Line> | undefined;
-  /** Held lines by the end of their hold, a binary heap of [until, line] (stale entries skipped). */
-  private readonly holds: Array<[number, Line]> = [];
+  /** Held lines by the end of their hold. */
+  private readonly holds = new IndexedHeap<Line>((a, b) => a.heldUntil < b.heldUntil, {
+    get: (line) => line.holdAt,
+    set: (line, position) => {
+      line.holdAt = position;
+    },
+  });
+  /** With weights, lines that became backlogged and have not been asked for since (fair-asks.ts). */
+  private readonly fresh = new Set<Line>();
   /** The line of every message waiting or asked for. */
   private readonly lineOf = new Map<number, Line>();
   private readonly outSeqs = new Set<number>();
   private total = 0;
-  private fresh = 0;
   private readonly weigher: ((channel: string | undefined) => number) | undefined;
 
   /** With a weight per channel or key (`fairness: 'weighted'`), asked as its line is made. */
@@ -92,15 +98,12 @@ export class ReserveLines implements ReservationQueue {
 
   push(request: ClearanceRequest): void {
     const line = this.lineFor(request.channel);
-    if (line.entries.length === 0 && line.out === 0 && !line.fresh) {
-      line.fresh = true;
-      this.fresh += 1;
-    }
+    if (this.weighted && line.entries.length === 0 && line.out === 0) this.fresh.add(line);
     this.change(line, (entries) => entries.push(request), request.seq);
   }
 
   get freshLines(): number {
-    return this.fresh;
+    return this.fresh.size;
   }
 
   putBack(requests: readonly ClearanceRequest[]): void {
@@ -139,6 +142,12 @@ export class ReserveLines implements ReservationQueue {
   takeBatch(max: number, now: number): ClearanceRequest[] {
     this.liftHolds(now);
     const batch: ClearanceRequest[] = [];
+    // With weights, a line just backlogged first (one message): the call tells the store that it waits.
+    for (const line of this.fresh) {
+      if (batch.length >= max) break;
+      this.setAside(line);
+      this.takeFrom(line, 1, batch);
+    }
     // With weights, one message per turn: the call comes in finish-tag order.
     const share = this.weighted ? 1 : Math.max(1, Math.floor(max / Math.max(1, this.turn.length)));
     while (batch.length < max) {
@@ -146,19 +155,22 @@ export class ReserveLines implements ReservationQueue {
       if (line === undefined) break;
       line.queued = false;
       if (line.heldUntil > now || line.entries.length === 0) continue;
-      const before = line.entries.length;
-      const taken = line.entries.takeBatch(Math.min(share, max - batch.length));
-      this.unfresh(line);
-      this.total -= before - line.entries.length;
-      line.out += taken.length;
-      for (const request of taken) {
-        this.weighted?.taken(line, request);
-        this.outSeqs.add(request.seq);
-        batch.push(request);
-      }
-      this.enqueue(line);
+      this.takeFrom(line, Math.min(share, max - batch.length), batch);
     }
     return batch;
+  }
+
+  private takeFrom(line: Line, count: number, batch: ClearanceRequest[]): void {
+    const before = line.entries.length;
+    const taken = line.entries.takeBatch(count);
+    this.total -= before - line.entries.length;
+    line.out += taken.length;
+    for (const request of taken) {
+      this.weighted?.taken(line, request);
+      this.outSeqs.add(request.seq);
+      batch.push(request);
+    }
+    this.enqueue(line);
   }
 
   callEnded(): void {
@@ -183,7 +195,8 @@ export class ReserveLines implements ReservationQueue {
     if (until <= line.heldUntil) return;
     line.heldUntil = until;
     this.setAside(line);
-    this.pushHold(until, line);
+    if (this.holds.has(line)) this.holds.update(line);
+    else this.holds.push(line);
   }
 
   heldUntil(channel: string | undefined): number {
@@ -193,16 +206,15 @@ export class ReserveLines implements ReservationQueue {
   nextAskAt(now: number): number {
     this.liftHolds(now);
     if (this.turn.length > 0) return now;
-    return this.holds.length > 0 ? (this.holds[0] as [number, Line])[0] : Number.POSITIVE_INFINITY; // stale: early
+    return this.holds.peek()?.heldUntil ?? Number.POSITIVE_INFINITY;
   }
 
   releaseHolds(): void {
-    for (const [, line] of this.holds) {
+    for (const line of this.holds.clear()) {
       line.heldUntil = Number.NEGATIVE_INFINITY;
       this.enqueue(line);
       this.forgetIfIdle(line);
     }
-    this.holds.length = 0;
   }
 
   private lineFor(channel: string | undefined): Line {
@@ -215,7 +227,7 @@ export class ReserveLines implements ReservationQueue {
         heldUntil: Number.NEGATIVE_INFINITY,
         queued: false,
         out: 0,
-        fresh: false,
+        holdAt: -1,
         weight: this.weigh?.(channel) ?? 1,
         tag: Number.NaN,
         version: 0,
@@ -245,9 +257,7 @@ export class ReserveLines implements ReservationQueue {
   }
 
   private unfresh(line: Line): void {
-    if (!line.fresh) return;
-    line.fresh = false;
-    this.fresh -= 1;
+    this.fresh.delete(line);
   }
 
   private enqueue(line: Line): void {
@@ -264,44 +274,11 @@ export class ReserveLines implements ReservationQueue {
   }
 
   private liftHolds(now: number): void {
-    while (this.holds.length > 0 && (this.holds[0] as [number, Line])[0] <= now) {
-      const [until, line] = this.popHold();
-      if (line.heldUntil !== until) continue;
+    for (let line = this.holds.peek(); line !== undefined && line.heldUntil <= now; line = this.holds.peek()) {
+      this.holds.pop();
       line.heldUntil = Number.NEGATIVE_INFINITY;
       this.enqueue(line);
       this.forgetIfIdle(line);
     }
-  }
-
-  private pushHold(until: number, line: Line): void {
-    const heap = this.holds;
-    heap.push([until, line]);
-    for (let i = heap.length - 1; i > 0; ) {
-      const parent = (i - 1) >> 1;
-      if ((heap[parent] as [number, Line])[0] <= until) break;
-      [heap[i], heap[parent]] = [heap[parent] as [number, Line], heap[i] as [number, Line]];
-      i = parent;
-    }
-  }
-
-  private popHold(): [number, Line] {
-    const heap = this.holds;
-    const top = heap[0] as [number, Line];
-    const last = heap.pop() as [number, Line];
-    if (heap.length > 0) {
-      heap[0] = last;
-      for (let i = 0; ; ) {
-        const left = 2 * i + 1;
-        const right = left + 1;
-        let least = i;
-        if (left < heap.length && (heap[left] as [number, Line])[0] < (heap[least] as [number, Line])[0]) least = left;
-        if (right < heap.length && (heap[right] as [number, Line])[0] < (heap[least] as [number, Line])[0])
-          least = right;
-        if (least === i) break;
-        [heap[i], heap[least]] = [heap[least] as [number, Line], heap[i] as [number, Line]];
-        i = least;
-      }
-    }
-    return top;
   }
 }

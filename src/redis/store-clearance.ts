@@ -130,7 +130,7 @@ export class RedisClearance implements StoreClearance {
 
   /** When this message may go, or when to ask again (a time >= now, or Infinity until the store wakes it), in-flight cap aside. */
   private answer(request: ClearanceRequest, now: number): number {
-    this.fair?.freshLines(now);
+    this.fair?.freshLines();
     // The earliest grant of its kind: a message of higher priority takes one granted to a message behind it.
     let grant = this.grants.earliestFor(request);
     if (grant === undefined && this.calls.down === undefined && !(this.pausedUntil > now))

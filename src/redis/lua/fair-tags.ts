@@ -106,11 +106,21 @@ local function fairWaits(j, s, back)
   if not known or tonumber(known) < keep then redis.call('ZADD', fairUntilKey, int(keep), member) end
   redis.call('ZADD', fairWaitKey, fmt(s), member)
 end
--- Line j cannot take its next message for its own rates: it does not wait for the room meanwhile.
 local function fairForget(j)
   local member = fairMember(j)
   redis.call('ZREM', fairWaitKey, member)
   redis.call('ZREM', fairUntilKey, member)
+end
+-- Line j cannot take its next message for its own rates: it does not wait for the room meanwhile, and
+-- saves no credit while it cannot use its share (else, capped below its share, it would fall ever
+-- further behind and then hold every other line back): it comes back at the virtual time at the latest.
+local function fairHeldByOwnRates(j)
+  fairForget(j)
+  local v = virtualNow()
+  if (fairTags[j] or 0) < v then
+    fairTags[j] = v
+    fairDirty[j] = true
+  end
 end
 -- A message of line j starting at s was granted: its tag moves on, and it waits no more.
 local function fairGranted(j, s, c, w)

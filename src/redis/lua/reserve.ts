@@ -218,7 +218,7 @@ for index = first, #ARGV, step do
       fairWaits(j, fairStartAt, now + lineLater[j])
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     elseif own > now then
-      if fairLines then fairForget(j) end
+      if fairLines then fairHeldByOwnRates(j) end
       lineLater[j] = math.ceil(own - now)
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     else
