@@ -114,7 +114,7 @@ async function check(limit: number, change: 'halves' | 'triples', latency = 0, e
 }
 
 describe('adaptive against a hidden sliding window', () => {
-  // Tripled at L = 5, 125, 500...: below, with the numbers the docs quote.
+  // L tripled: below, at the L the docs quote and any L drawn.
   it.each([5, 500])('L = %i, then it halves', async (limit) => {
     await check(limit, 'halves');
   });
@@ -129,8 +129,8 @@ describe('adaptive against a hidden sliding window', () => {
 
   it('a server counting fixed windows instead: the same share of 429s once steady, answers 30 ms after the send', async () => {
     for (const limit of [20, 67, 300]) {
-      // 300: where a probe let through at the edge of two fixed windows set off a climb, before a probe was
-      // believed only once the answers before it in its window had been sent again; 67: probes 3 intervals apart.
+      // 300: where a probe let through at the edge of two fixed windows set off a climb when any accepted probe
+      // was believed (now it waits for the answers before it in its window to be sent again); 67: probes 3 intervals apart.
       const run = startAdaptiveRun(limit, { min: MIN, max: MAX, backlog: 4 * limit + 20, latency: 30, kind: 'fixed' });
       await run.run(50);
       run.stop();
