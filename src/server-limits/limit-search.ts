@@ -9,11 +9,16 @@
  *
  * Increase, while the limit binds (the answers accepted in the trailing window reach `limit`) and no
  * 429 came: with no bound known, double (a slow start, as TCP's, so that 5 reaches 500 in 7 rises);
- * with a bound, go halfway to it; at the bound (good and bad a step apart), probe one step above at most
- * once per `PROBE_SPACING` answers, which keeps the 429s a probe costs under 0.5% of the requests. A
- * probe holds once it held a whole window (a server counting fixed windows lets one more through when
- * the trailing window spans two of its own); then the limit rises by 1, 2, 4..., since it may have
- * risen far, and a wrong guess costs little.
+ * with a bound, go halfway to it; at the bound (good and bad a step apart), probe one step above, once per
+ * 3 windows' worth of answers when that is `PROBE_SPACING_MIN` to `PROBE_SPACING` answers, else once per
+ * `PROBE_SPACING`: the 429s probes cost stay under 0.5% of the requests, and a limit that rose is found
+ * within 3 windows wherever 0.5% allows it (from 67 a window: to be back within 3 windows any search must
+ * probe every 3, a refusal per 3 * 67 + 1 requests). A probe accepted is believed at once when every
+ * answer of its window came with it (answers to sends made together); otherwise once the answers before
+ * it in its window were sent again, since a server counting fixed windows lets one more through when the
+ * trailing window spans two of its own, and refuses one of those sent again. Then the limit rises by 1,
+ * 2, 4... while answers are accepted, in the same window if they come at once, until the first refusal:
+ * the edge, exact for a sliding window.
  * Decrease, on a 429: when the server had accepted at least `good` in the window, the refusal marks the
  * edge, and the accepted count is the limit (exact for a sliding window: the probe above it is undone);
  * when it accepted less, what held no longer holds, and the limit is halved (a multiplicative decrease,
@@ -22,6 +27,10 @@
 
 /** Answers between two probes above the known limit: one refusal in 250 answers is 0.4%. */
 export const PROBE_SPACING = 250;
+/** The fewest answers between two probes: one refusal per 201 requests is 0.4975%, under 0.5%. */
+export const PROBE_SPACING_MIN = 200;
+/** Windows' worth of answers between two probes, when that is PROBE_SPACING_MIN to PROBE_SPACING answers. */
+export const PROBE_INTERVALS = 3;
 
 export class LimitSearch {
   /** The limit the throttler holds, per `window`. */
@@ -32,11 +41,11 @@ export class LimitSearch {
   private readonly accepted: number[] = [];
   private head = 0;
   private sinceProbe = 0;
-  /** What the next rise adds while no bound is known: doubling from the start, from 1 after a probe held. */
+  /** What the next rise adds while no bound is known: doubling from the start, from 1 after a probe is believed. */
   private step: number;
   private lastDecrease = Number.NEGATIVE_INFINITY;
-  /** When the probe in progress (the limit at `bad`) started. */
-  private probeSince = Number.NEGATIVE_INFINITY;
+  /** After when the probe in progress (the limit at `bad`), once accepted, is believed; undefined before. */
+  private probeBelievedAfter: number | undefined;
 
   constructor(
     private readonly min: number,
@@ -68,6 +77,8 @@ export class LimitSearch {
 
   private refused(time: number): void {
     this.sinceProbe = 0;
+    // A probe in progress ends: undone at the edge, or the limit searched for again.
+    this.probeBelievedAfter = undefined;
     const taken = this.acceptedCount;
     if (this.good > 0 && taken >= this.good) {
       // The edge: the server took what held and refused one more.
@@ -88,9 +99,12 @@ export class LimitSearch {
     if (this.acceptedCount < this.limit) return;
     this.good = Math.max(this.good, Math.min(this.limit, this.bad - 1));
     if (this.bad <= this.limit) {
-      // A probe holds once it held a whole window: before, a server counting fixed windows may have let
-      // one more through only because the trailing window spans two of its own.
-      if (time < this.probeSince + this.window) return;
+      // The probe was accepted. A server counting fixed windows lets one more through when the trailing
+      // window spans two of its own, which takes an answer accepted in it before this one: the probe is
+      // believed once those were sent again, the fixed window being full then (at once when the window's
+      // answers all came now, as answers to sends made together do).
+      this.probeBelievedAfter ??= this.lastBefore(time) + this.window;
+      if (time <= this.probeBelievedAfter) return;
       // The limit rose past what was refused: rise from 1, doubling, so a wrong guess costs little.
       this.bad = Number.POSITIVE_INFINITY;
       this.good = this.limit;
@@ -101,11 +115,26 @@ export class LimitSearch {
       this.step = Math.max(1, this.step * 2);
     } else if (this.bad - this.good > Math.max(1, Math.floor(this.good / 100))) {
       this.set(Math.floor((this.limit + this.bad) / 2));
-    } else if (this.sinceProbe >= PROBE_SPACING && this.limit < this.bad) {
+    } else if (this.sinceProbe >= this.probeSpacing() && this.limit < this.bad) {
       this.sinceProbe = 0;
-      this.probeSince = time;
+      this.probeBelievedAfter = undefined;
       this.set(this.bad);
     }
+  }
+
+  /** Answers between probes: 3 windows' worth at `good` when that is 200 to 250, else 250. */
+  private probeSpacing(): number {
+    const answers = PROBE_INTERVALS * this.good;
+    return answers >= PROBE_SPACING_MIN ? Math.min(PROBE_SPACING, answers) : PROBE_SPACING;
+  }
+
+  /** The time of the latest answer accepted in the trailing window before `time`; -Infinity if none. */
+  private lastBefore(time: number): number {
+    for (let index = this.accepted.length - 1; index >= this.head; index -= 1) {
+      const at = this.accepted[index] as number;
+      if (at < time) return at;
+    }
+    return Number.NEGATIVE_INFINITY;
   }
 
   private set(limit: number): void {

@@ -6,7 +6,12 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import { createThrottler, throttlerMachine } from '../../src/index.js';
 import { adaptiveLimit, readServerLimits, serverLimits } from '../../src/server-limits/index.js';
-import { LimitSearch, PROBE_SPACING } from '../../src/server-limits/limit-search.js';
+import {
+  LimitSearch,
+  PROBE_INTERVALS,
+  PROBE_SPACING,
+  PROBE_SPACING_MIN,
+} from '../../src/server-limits/limit-search.js';
 import { throttlerInForce } from '../../src/server-limits/throttler-in-force.js';
 import { expectOptionError } from '../support/option-error.js';
 import { createRecorder, type Numbered } from '../support/recorder.js';
@@ -16,6 +21,38 @@ import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 function answer(search: LimitSearch, time: number, count: number, refused = false): number {
   for (let n = 0; n < count; n += 1) search.observe(time, refused);
   return search.limit;
+}
+
+/**
+ * Answers `perWindow` a window from second `from` to `to`, refusing the one above the limit when a probe
+ * sets it; the seconds a probe came in.
+ */
+function probeSeconds(search: LimitSearch, perWindow: number, from: number, to: number): number[] {
+  const seconds: number[] = [];
+  for (let second = from; second <= to; second += 1) {
+    if (answer(search, second * 1_000, perWindow) > perWindow) {
+      seconds.push(second);
+      expect(answer(search, second * 1_000, 1, true)).toBe(perWindow); // refused: back to the edge
+    }
+  }
+  return seconds;
+}
+
+/** A search at the edge of 10 a window, answered per window as `pattern` says until it probes at 11. */
+function probing(pattern: (second: number) => Array<[number, number]>): { search: LimitSearch; time: number } {
+  const search = new LimitSearch(5, 1_000, 1_000, 10);
+  answer(search, 0, 10); // 20
+  answer(search, 0, 1, true); // 10 accepted, as many as held: the edge
+  expect(search.known).toEqual({ good: 10, bad: 11 });
+  let time = 0;
+  for (let second = 1; search.limit === 10; second += 1) {
+    for (const [at, count] of pattern(second)) {
+      time = at;
+      answer(search, at, count);
+    }
+  }
+  expect(search.limit).toBe(11);
+  return { search, time };
 }
 
 describe('LimitSearch', () => {
@@ -32,7 +69,7 @@ describe('LimitSearch', () => {
     for (let second = 0; second < 20; second += 1) expect(answer(search, second * 1_000, 9)).toBe(10);
   });
 
-  it('a refusal above what held marks the edge at what the server accepted; probes then come one per 250 answers', () => {
+  it('a refusal above what held marks the edge at what the server accepted; probes then come every 3 windows, 231 answers at 77', () => {
     const search = new LimitSearch(5, 1_000, 1_000, 5);
     answer(search, 0, 5 + 10 + 20 + 40); // 5 -> 80
     expect(search.limit).toBe(80);
@@ -42,17 +79,18 @@ describe('LimitSearch', () => {
     // Next window: 77 accepted is the limit holding; no probe yet.
     expect(answer(search, 1_000, 77)).toBe(77);
     expect(search.known).toEqual({ good: 77, bad: 78 });
-    let time = 2_000;
-    let probes = 0;
-    for (let answers = 0; answers < 10 * PROBE_SPACING; time += 1_000) {
-      answers += 77;
-      if (answer(search, time, 77) === 78) {
-        probes += 1;
-        expect(answer(search, time, 1, true)).toBe(77); // refused: back to the edge
-      }
-    }
-    expect(probes).toBeGreaterThanOrEqual(8);
-    expect(probes).toBeLessThanOrEqual(10);
+    // 3 windows' worth of answers (231, so a refusal per 232 requests) between probes.
+    expect(probeSeconds(search, 77, 2, 31)).toEqual([3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+  });
+
+  it('where 3 windows hold fewer than PROBE_SPACING_MIN answers, a probe per PROBE_SPACING answers', () => {
+    const search = new LimitSearch(5, 1_000, 1_000, 40);
+    answer(search, 0, 40); // 80
+    expect(answer(search, 0, 1, true)).toBe(40); // the edge
+    expect(PROBE_INTERVALS * 40).toBeLessThan(PROBE_SPACING_MIN);
+    // 250 answers at 40 a window: the 7th window's fill.
+    expect(probeSeconds(search, 40, 1, 30)).toEqual([7, 14, 21, 28]);
+    expect(PROBE_SPACING).toBe(250);
   });
 
   it('a refusal below what held halves the limit, once per window, never below min', () => {
@@ -68,22 +106,39 @@ describe('LimitSearch', () => {
     expect(answer(search, 5_000, 1, true)).toBe(5);
   });
 
-  it('a probe that holds a whole window clears the bound; the limit then rises by 1, 2, 4...', () => {
-    const search = new LimitSearch(5, 1_000, 1_000, 10);
-    answer(search, 0, 10); // 20
-    answer(search, 0, 1, true); // 10 accepted, as many as held: the edge
-    expect(search.known).toEqual({ good: 10, bad: 11 });
-    let time = 1_000;
-    while (search.limit === 10) answer(search, (time += 1_000), 10);
-    expect(search.limit).toBe(11);
-    // Held, but not for a whole window yet: a fixed-window server may have let it through at its edge.
-    expect(answer(search, time, 1)).toBe(11);
-    expect(answer(search, time + 999, 1)).toBe(11);
-    expect(search.known).toEqual({ good: 10, bad: 11 });
-    expect(answer(search, time + 1_000, 10)).toBe(12); // a window later: the bound is gone, +1
-    expect(answer(search, time + 1_000, 1)).toBe(14); // +2
-    expect(answer(search, time + 1_000, 2)).toBe(18); // +4
+  it('a probe accepted with every answer of its window is believed at once; the limit then rises by 1, 2, 4... until refused', () => {
+    const { search, time } = probing((second) => [[second * 1_000, 10]]);
+    // The window's answers all came with it: no server counting fixed windows could have had one of
+    // them in a window of its own before, so the limit rose.
+    expect(answer(search, time, 1)).toBe(12); // +1
+    expect(answer(search, time, 1)).toBe(14); // +2
+    expect(answer(search, time, 2)).toBe(18); // +4
     expect(search.known).toEqual({ good: 14, bad: Number.POSITIVE_INFINITY });
+    // The edge, in the same window: the first refusal, exact for a sliding window.
+    expect(answer(search, time, 3)).toBe(18);
+    expect(answer(search, time, 1, true)).toBe(17);
+    expect(search.known).toEqual({ good: 14, bad: 18 });
+  });
+
+  it('a probe accepted after answers earlier in its window is believed once those were sent again', () => {
+    // 5 answers 200 ms into each window, 5 at 700 ms: a fixed window may start between them.
+    const halves = (second: number): Array<[number, number]> => [
+      [second * 1_000 + 200, 5],
+      [second * 1_000 + 700, 5],
+    ];
+    const held = probing(halves);
+    expect(answer(held.search, held.time + 50, 1)).toBe(11);
+    expect(answer(held.search, held.time + 500, 5)).toBe(11);
+    // The 5 of 700 ms sent again: a fixed window holding them all would refuse one here.
+    expect(answer(held.search, held.time + 1_000, 5)).toBe(11);
+    expect(held.search.known).toEqual({ good: 10, bad: 11 });
+    expect(answer(held.search, held.time + 1_050, 1)).toBe(12); // after them: believed, +1
+    // A server counting fixed windows: the probe went through at the edge of two, one sent again is refused.
+    const fooled = probing(halves);
+    expect(answer(fooled.search, fooled.time + 50, 1)).toBe(11);
+    expect(answer(fooled.search, fooled.time + 500, 4)).toBe(11);
+    expect(answer(fooled.search, fooled.time + 500, 1, true)).toBe(10);
+    expect(fooled.search.known).toEqual({ good: 10, bad: 11 });
   });
 });
 
