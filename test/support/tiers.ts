@@ -38,6 +38,8 @@ export const SLOW_SUITES = [
   // fleets under a steady stream for seconds of virtual time.
   'test/redis/weighted-fleet.property.test.ts',
   'test/redis/throttler-store-fairness.test.ts',
+  // The adaptive limit against hidden-limit servers, over L from 5 to 500 (about 20 s on a busy machine).
+  'test/server-limits/adaptive-limit.property.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
   // Real round trips through a delaying proxy.
