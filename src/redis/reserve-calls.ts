@@ -79,8 +79,7 @@ export class ReserveCalls {
 
   /**
    * Asks for the next batch at the end of this turn, so that the turn's whole burst goes in one call.
-   * `reportsOnly`: only what went locally during an outage (outage-sends.ts), while the local window
-   * holds the messages back.
+   * `reportsOnly`: only what went locally during an outage (outage-sends.ts), the local window holding the rest.
    */
   askSoon(reportsOnly = false): void {
     if (this.flushQueued || this.asking || this.closed) return;
@@ -195,9 +194,9 @@ export class ReserveCalls {
   }
 
   private ask(reportsOnly: boolean): void {
-    // A line just backlogged is told at once, with weights, even while the store said to wait (fair-asks.ts).
-    const fresh = (this.toReserve.freshLines ?? 0) > 0 && this.down === undefined;
-    if (this.asking || this.closed || (this.hooks.now() < this.retryAt && !fresh)) return;
+    // With weights, a line just backlogged is told at once, even while the store said to wait (fair-asks.ts).
+    const wait = this.hooks.now() < this.retryAt && !(this.toReserve.freshLines && this.down === undefined);
+    if (this.asking || this.closed || wait) return;
     const reports = this.outage.toReport(this.hooks.now(), MAX_BATCH / 2);
     const batch = reportsOnly ? [] : this.toReserve.takeBatch(MAX_BATCH - reports.length, this.hooks.now());
     if (batch.length === 0 && reports.length === 0) return;
