@@ -25,25 +25,26 @@
  * Costs: O(log lines waiting) per message (ZRANGE of the two smallest, ZADD, ZREM); memory, two
  * sorted-set entries per line waiting, forgotten past its retry, and a tag per line with grants.
  */
-export const FAIR_TAGS = `
+// The Lua's comments are the TypeScript's, between its parts: only the code is shipped.
+export const FAIR_TAGS = [
+  `
 local fairWaitKey = logBase .. 'fw'
-local fairUntilKey = logBase .. 'fwx'
--- Past the retry a waiting line was told, how long the store keeps its place: a process on time is
--- back within its round trip; one later than this leaves the room to the others.
-local FAIR_SLACK = 2 * grace + 10000
+local fairUntilKey = logBase .. 'fwx'`,
+  // Past the retry a waiting line was told, how long the store keeps its place: a process on time is
+  // back within its round trip; one later than this leaves the room to the others.
+  `local FAIR_SLACK = 2 * grace + 10000
 local fairVirtual = nil
 local fairTags = {}
 local fairDirty = {}
 local fairPurged = false
-
 local function fairMember(j) if j > 0 then return ARGV[8 + j] end return '' end
 local function fairWeight(text)
   local w = tonumber(text)
   if w == nil or w ~= w or w <= 0 or w == math.huge then return 1 end
   return w
-end
--- What a message weighs for fairness: its cost, or with dimensions its largest one (as the process).
-local function fairCost(cost)
+end`,
+  // What a message weighs for fairness: its cost, or with dimensions its largest one (as in the process).
+  `local function fairCost(cost)
   if type(cost) ~= 'table' then return cost end
   local largest = 0
   for _, one in pairs(cost) do if one > largest then largest = one end end
@@ -52,11 +53,11 @@ end
 local function virtualNow()
   if fairVirtual == nil then fairVirtual = tonumber(redis.call('HGET', cfgKey, 'vt') or '0') or 0 end
   return fairVirtual
-end
--- Where line j's next message starts: its finish tag while it has had a grant within the overall
--- rates' longest interval (it was backlogged, perhaps silent behind grants its process holds: what it
--- is owed stays owed), else the virtual time if that is later (back after a pause, no credit saved up).
-local fairRecent = longestInterval(scopeRates(0), 0)
+end`,
+  // Where line j's next message starts: its tag while it has had a grant within the overall rates'
+  // longest interval ('r', recent: backlogged, perhaps silent behind grants its process holds, so what
+  // it is owed stays owed), else the virtual time if that is later (back after a pause: no credit).
+  `local fairRecent = longestInterval(scopeRates(0), 0)
 local function fairStart(j)
   local tag = fairTags[j]
   if tag == nil then
@@ -70,18 +71,18 @@ local function fairStart(j)
   local v = virtualNow()
   if tag > v or fairTags[j .. 'r'] then return tag end
   return v
-end
--- The waiting lines whose time has passed are forgotten (each once: O(1) amortised).
-local function fairPurge()
+end`,
+  // The waiting lines whose time has passed are forgotten, each once: O(1) amortised.
+  `local function fairPurge()
   if fairPurged then return end
   fairPurged = true
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', fairUntilKey, '-inf', now)) do
     redis.call('ZREM', fairWaitKey, member)
     redis.call('ZREM', fairUntilKey, member)
   end
-end
--- Another waiting line that starts before s: when it is due back (µs), else nil.
-local function fairBlockedUntil(member, s)
+end`,
+  // Another waiting line that starts before s: when it is due back (µs), else nil.
+  `local function fairBlockedUntil(member, s)
   fairPurge()
   local head = redis.call('ZRANGE', fairWaitKey, 0, 1, 'WITHSCORES')
   for i = 1, #head, 2 do
@@ -91,10 +92,10 @@ local function fairBlockedUntil(member, s)
     end
   end
   return nil
-end
--- Line j waits at start tag s and is due back at \`back\` (µs): remembered until a little past it.
-local function fairWaits(j, s, back)
-  -- Its start is kept: while it waits it does not chase the virtual time that others' grants move on.
+end`,
+  // Line j waits at start tag s, due back at `back` (µs), remembered until a little past it; its start
+  // is kept: while it waits it does not chase the virtual time that the others' grants move on.
+  `local function fairWaits(j, s, back)
   if not fairTags[j .. 'r'] then
     fairTags[j] = s
     fairTags[j .. 'r'] = true
@@ -110,33 +111,33 @@ local function fairForget(j)
   local member = fairMember(j)
   redis.call('ZREM', fairWaitKey, member)
   redis.call('ZREM', fairUntilKey, member)
-end
--- Line j cannot take its next message for its own rates: it does not wait for the room meanwhile, and
--- saves no credit while it cannot use its share (else, capped below its share, it would fall ever
--- further behind and then hold every other line back): it comes back at the virtual time at the latest.
-local function fairHeldByOwnRates(j)
+end`,
+  // Line j cannot take its next message for its own rates: it does not wait for the room meanwhile,
+  // and saves no credit while it cannot use its share (else, capped below its share, it would fall
+  // ever further behind and then hold every other line back): it comes back at the virtual time at most.
+  `local function fairHeldByOwnRates(j)
   fairForget(j)
   local v = virtualNow()
   if (fairTags[j] or 0) < v then
     fairTags[j] = v
     fairDirty[j] = true
   end
-end
--- A message of line j starting at s was granted: its tag moves on, and it waits no more.
-local function fairGranted(j, s, c, w)
+end`,
+  // A message of line j starting at s was granted: its tag moves on; other processes may hold more of
+  // it, so a line that waits still waits, at its next start, until its time runs out.
+  `local function fairGranted(j, s, c, w)
   fairTags[j] = s + c / w
   fairTags[j .. 'r'] = true
   fairDirty[j] = true
   if s > virtualNow() then fairVirtual = s end
-  -- Other processes may hold more of it: it still waits, at its next start, until its time runs out.
   local member = fairMember(j)
   if redis.call('ZSCORE', fairWaitKey, member) then redis.call('ZADD', fairWaitKey, fmt(fairTags[j]), member) end
-end
--- Grants go at most a tenth of the overall rates' shortest interval ahead (only while they bind does
--- a grant go ahead at all): room granted further ahead would go to the lines that asked first, before
--- the lines that come in meanwhile could claim their share (measured: the shares of four processes,
--- each with its own tenants, drifted by 10 to 28 messages a window with 750 ms ahead, within 6 with 100).
-local function fairAhead(ahead)
+end`,
+  // Grants go at most a tenth of the overall rates' shortest interval ahead (only while they bind does
+  // a grant go ahead at all): room granted further ahead would go to the lines that asked first, before
+  // the lines that come in meanwhile could claim their share (measured: the shares of four processes,
+  // each with its own tenants, drifted by 10 to 28 messages a window with 750 ms ahead, within 6 with 100).
+  `local function fairAhead(ahead)
   local shortest = nil
   for _, rate in ipairs(scopeRates(0)) do
     if shortest == nil or rate[2] < shortest then shortest = rate[2] end
@@ -152,4 +153,5 @@ local function fairSave()
     if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, 600000) end
   end
 end
-`;
+`,
+].join('\n');
