@@ -158,10 +158,10 @@ export const ENTRIES: readonly SizedEntry[] = [
     // audit and store traffic counts: most of it is Lua, shipped as text with its comments (prelude,
     // reserve, retime and the audit scripts are the five largest modules). 28.6 -> 25.1 kB as strategies
     // became values: the store's local window while Redis is down builds its policies with the
-    // throttler's own strategy value, so the store no longer bundles every strategy. 32.2 -> 34.1 kB
+    // throttler's own strategy value, so the store no longer bundles every strategy. 32.2 -> 34.4 kB
     // with issue 27's fleet-wide weighted fairness: the finish tags and waiting lines in Redis
     // (lua/fair-tags.ts, its comments kept out of the shipped Lua) and the asks beyond the heads (fair-asks.ts).
-    budget: 34_400,
+    budget: 34_700,
   },
 ];
 

@@ -43,7 +43,7 @@ export function fairlyBefore<TMessage>(
 }
 
 /** What a message weighs for fairness: its cost, or with costs per dimension its largest one (tokens, not requests). */
-function fairCost(cost: Cost): number {
+export function fairCost(cost: Cost): number {
   if (typeof cost === 'number') return cost;
   let largest = 0;
   for (const one of cost) if (one > largest) largest = one;

@@ -206,7 +206,7 @@ export class ReserveCalls {
     // Per line when the queue has lines (per-channel ordering): no line waits behind another's backlog.
     const call =
       this.toReserve.hold !== undefined && this.limiter.reserveLines !== undefined
-        ? this.limiter.reserveLines(requests, this.toReserve.weightOf)
+        ? this.limiter.reserveLines(requests, this.toReserve.weightOf, reports.length)
         : this.limiter.reserve(requests);
     call.then(
       (outcomes) => {

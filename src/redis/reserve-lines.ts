@@ -98,7 +98,8 @@ export class ReserveLines implements ReservationQueue {
 
   push(request: ClearanceRequest): void {
     const line = this.lineFor(request.channel);
-    if (this.weighted && line.entries.length === 0 && line.out === 0) this.fresh.add(line);
+    const idle = line.entries.length === 0 && line.out === 0 && line.heldUntil === Number.NEGATIVE_INFINITY;
+    if (this.weighted && idle) this.fresh.add(line);
     this.change(line, (entries) => entries.push(request), request.seq);
   }
 

@@ -18,10 +18,16 @@ export type LineWeights = (channel: string | undefined) => number;
 /** The per-line reserve (RedisSharedLimiter.reserveLines), for a throttler with per-channel ordering. */
 export interface LineReserver {
   /**
-   * `weightOf` (weighted fairness): each line's weight; a line is held by its own rates only and the
-   * shares are kept by the fleet's finish tags (lua/reserve.ts 'fairlines', lua/fair-tags.ts).
+   * A request its own channel or key cannot take now is told when it can ('line-later'), and none waits
+   * behind another line's grants (lua/reserve.ts). `weightOf` (weighted fairness): each line's weight; a
+   * line is held by its own rates only and the room goes by the fleet's finish tags (lua/fair-tags.ts),
+   * but for the first `reports` requests (what went on the local window during an outage), counted as they are.
    */
-  reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights): Promise<LineOutcome[]>;
+  reserveLines(
+    requests: readonly ReservationRequest[],
+    weightOf?: LineWeights,
+    reports?: number,
+  ): Promise<LineOutcome[]>;
 }
 
 const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };

@@ -75,19 +75,18 @@ export class RedisSharedLimiter implements SharedLimiter {
     return (await this.reserveIn(requests, false)) as ReserveOutcome[];
   }
 
-  /**
-   * Per-line reserve (per-channel ordering): a request its own channel or key cannot take now is told
-   * when it can ('line-later'), none waits behind another line's grants (lua/reserve.ts); with `weightOf`,
-   * the room goes by the fleet's finish tags (lua/fair-tags.ts). Not part of the public SharedLimiter.
-   */
-  reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights): Promise<LineOutcome[]> {
-    return this.reserveIn(requests, weightOf ? 'fairlines' : 'lines', weightOf);
+  /** Per-line reserve (per-channel ordering; with weights, fleet-wide fair): see LineReserver. Not public. */
+  reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights, reports = 0): Promise<LineOutcome[]> {
+    // The first `reports` (sends made on the local window during an outage) weigh 0: counted whatever the order.
+    const weights =
+      weightOf && ((channel: string | undefined, index: number) => (index < reports ? 0 : weightOf(channel)));
+    return this.reserveIn(requests, weightOf ? 'fairlines' : 'lines', weights);
   }
 
   private async reserveIn(
     requests: readonly ReservationRequest[],
     lines: false | 'lines' | 'fairlines',
-    weightOf?: LineWeights,
+    weightOf?: (channel: string | undefined, index: number) => number,
   ): Promise<LineOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
@@ -104,7 +103,7 @@ export class RedisSharedLimiter implements SharedLimiter {
       const channel = request.channel;
       const scope = scopes.of(channel);
       pairs.push(String(scope), refusal);
-      if (weightOf) pairs.push(String(weightOf(channel)));
+      if (weightOf) pairs.push(String(weightOf(channel, index)));
       asked.push({ index, channel });
     }
     if (asked.length > 0) {

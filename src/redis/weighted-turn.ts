@@ -14,7 +14,7 @@
  * Costs: O(log lines) per message (a binary heap of [tag, line, version]; an entry whose line moved
  * since is skipped as it comes up, and each is pushed by one operation, so O(1) amortised of them).
  */
-import type { ClearanceRequest, ResolvedOptions } from '../engine/index.js';
+import { type ClearanceRequest, fairCost, type ResolvedOptions } from '../engine/index.js';
 
 /**
  * A store clearance's line weights: undefined without weighted fairness; else the key's weight (the
@@ -27,7 +27,7 @@ export function lineWeights(options: ResolvedOptions): ((channel: string | undef
     if (channel === undefined || weight === undefined) return 1;
     try {
       const value = weight(channel);
-      return Number.isFinite(value) && value > 0 ? value : 1;
+      return Number.isFinite(value) && Number.isFinite(1 / value) && value > 0 ? value : 1;
     } catch {
       return 1;
     }
@@ -62,7 +62,7 @@ export class WeightedTurn<L extends TaggedLine> {
   /** Queues a line (not already queued) at its next message's finish tag. */
   push(line: L): void {
     const head = line.head();
-    const cost = head === undefined ? 1 : (head.cost as number);
+    const cost = head === undefined ? 1 : fairCost(head.cost);
     // A line starts at the virtual time when it becomes backlogged (queued first), not when first taken.
     if (Number.isNaN(line.tag)) line.tag = this.virtualTime;
     this.insert(line, line.tag + cost / line.weight);
@@ -94,7 +94,7 @@ export class WeightedTurn<L extends TaggedLine> {
   /** A message of the line is taken for the call out: its tag moves on. */
   taken(line: L, request: ClearanceRequest): void {
     const start = Number.isNaN(line.tag) ? this.virtualTime : line.tag;
-    line.tag = start + (request.cost as number) / line.weight;
+    line.tag = start + fairCost(request.cost) / line.weight;
     this.starts.set(request.seq, [line, start]);
   }
 

@@ -120,7 +120,7 @@ describe("fairness: 'weighted'", () => {
   });
 
   it('rejects the message whose weight throws or is no positive finite number, naming the key and the value; the throttler runs on', () => {
-    const weights: Record<string, unknown> = { ok: 1, zero: 0, nan: Number.NaN, text: '2' };
+    const weights: Record<string, unknown> = { ok: 1, zero: 0, nan: Number.NaN, text: '2', tiny: 1e-320 };
     const { queue, emitted, target, actor } = start({
       rate: '1/1s',
       keys: { rate: '100/1s' },
@@ -130,7 +130,7 @@ describe("fairness: 'weighted'", () => {
       },
     });
     queue('ok', 3);
-    for (const key of ['throws', 'zero', 'nan', 'text']) queue(key, 1);
+    for (const key of ['throws', 'zero', 'nan', 'text', 'tiny']) queue(key, 1);
     advance(5000);
     const rejected = emitted.filter((event) => event.type === 'rejected');
     expect(rejected.map((event) => [event.reason, event.error.message])).toEqual([
@@ -138,6 +138,8 @@ describe("fairness: 'weighted'", () => {
       ['invalid', 'weight("zero") must be a positive finite number, got 0'],
       ['invalid', 'weight("nan") must be a positive finite number, got NaN'],
       ['invalid', 'weight("text") must be a positive finite number, got "2"'],
+      // Its cost / weight would be Infinity: every finish tag after it would stop.
+      ['invalid', 'weight("tiny") must be a positive finite number whose reciprocal is finite too, got 1e-320'],
     ]);
     expect((rejected[0]?.error as Error & { cause?: unknown }).cause).toEqual(new Error('no weight for you'));
     expect(rejected[0]?.error).toBeInstanceOf(ThrottlerOptionError);

@@ -179,3 +179,69 @@ describe('weighted fairness on the store, light tenants among a steady stream', 
     expect(overfullWindows({ overall: [{ limit: 400, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
   }, 60_000);
 });
+
+describe('weighted fairness on the store, with other settings', () => {
+  const weights = new Map([
+    ['__proto__', 3],
+    ['b', 1],
+  ]);
+  const limits = { overall: { limit: 20, interval: 1000 }, key: { limit: 1000, interval: 1000 }, weights };
+  /** Two processes, 100 messages of each key spread over them; the part `__proto__` (weight 3) gets from 1 s to 4 s. */
+  async function shareOfHeavier(fleet: StoreFleet, cost?: Record<string, number>) {
+    fleets.push(fleet);
+    const arrivals: FleetArrival[] = [];
+    let n = 0;
+    for (let i = 0; i < 100; i++)
+      for (const channel of ['__proto__', 'b'])
+        arrivals.push({ at: 0, throttler: i % 2, channel, n: n++, ...(cost === undefined ? {} : { cost }) });
+    await fleet.run(arrivals, 4000, undefined, 50_000);
+    const count = (key: string) => fleet.deliveries.filter(({ channel, at }) => channel === key && at >= 1000).length;
+    return count('__proto__') / (count('__proto__') + count('b'));
+  }
+
+  it('keeps the weights with a token bucket (its own next free time ahead by its own grants does not hold a line)', async () => {
+    // Measured: 46 to 15 (before: 31 to 30, every line taken for held by its own rate).
+    const fleet = weightedFleet(
+      file.redis,
+      file.fresh('fair-tb'),
+      2,
+      limits,
+      { strategy: 'token-bucket' },
+      { grantGraceMs: 0 },
+    );
+    expect(await shareOfHeavier(fleet)).toBeCloseTo(0.75, 1);
+  });
+
+  it('keeps the weights with costs in dimensions (a cost weighs its largest dimension, as without a store)', async () => {
+    // Measured: 60 to 20 (before: 66 to 14, the process's tags NaN).
+    const fleet = weightedFleet(file.redis, file.fresh('fair-dims'), 2, limits, {
+      rate: { requests: '20/1s', tokens: '1000/1s' },
+      keys: { rate: { requests: '1000/1s' } },
+    });
+    expect(await shareOfHeavier(fleet, { requests: 1, tokens: 10 })).toBeCloseTo(0.75, 1);
+  });
+
+  it('keeps the room used and the calls few with a grace: a waiting line that left holds nothing for long', async () => {
+    // A trickle that keeps emptying (weight 1) and a backlog (weight 3), 100 a second, grace 200 ms.
+    // Measured: 600 sent in 6 s in 54 calls (before: 509 in 3,504 calls, lines told to retry every 1 ms).
+    const fleet = weightedFleet(
+      file.redis,
+      file.fresh('fair-grace'),
+      2,
+      { overall: { limit: 100, interval: 1000 }, key: { limit: 1000, interval: 1000 }, weights: new Map([['b', 3]]) },
+      {},
+      { grantGraceMs: 200 },
+    );
+    fleets.push(fleet);
+    const arrivals: FleetArrival[] = [];
+    let n = 0;
+    for (let i = 0; i < 2000; i++) arrivals.push({ at: 0, throttler: i % 2, channel: 'b', n: n++ });
+    for (let t = 0; t < 6000; t += 97) arrivals.push({ at: t, throttler: (t / 97) % 2, channel: 'a', n: n++ });
+    arrivals.sort((x, y) => x.at - y.at);
+    await fleet.run(arrivals, 6000, undefined, 20_000);
+    for (let s = 0; s < 5; s++)
+      expect(fleet.deliveries.filter(({ at }) => at >= s * 1000 && at < (s + 1) * 1000)).toHaveLength(100);
+    expect(fleet.throttlers.reduce((sum, throttler) => sum + throttler.calls(), 0)).toBeLessThan(150);
+    expect(overfullWindows({ overall: [{ limit: 100, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
+  });
+});

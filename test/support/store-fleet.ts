@@ -122,8 +122,18 @@ export interface WeightedFleetLimits {
   readonly weights: ReadonlyMap<string, number>;
 }
 
-/** A fleet of `size` throttlers with `fairness: 'weighted'` on one sliding-window limiter, grace 0. */
-export function weightedFleet(redis: Redis, name: string, size: number, limits: WeightedFleetLimits): StoreFleet {
+/**
+ * A fleet of `size` throttlers with `fairness: 'weighted'` on one limiter: sliding window and grace 0
+ * unless `input` and `storeOptions` say otherwise (`input.rate` replaces the overall rate: dimensions).
+ */
+export function weightedFleet(
+  redis: Redis,
+  name: string,
+  size: number,
+  limits: WeightedFleetLimits,
+  input: Partial<Omit<ThrottlerInput, 'store' | 'now'>> = {},
+  storeOptions: Partial<RedisStoreOptions> = {},
+): StoreFleet {
   return new StoreFleet(
     redis,
     name,
@@ -134,7 +144,8 @@ export function weightedFleet(redis: Redis, name: string, size: number, limits: 
       keys: { rate: [limits.key] },
       fairness: 'weighted',
       weight: (key) => limits.weights.get(key) ?? 1,
+      ...input,
     },
-    { grantGraceMs: 0 },
+    { grantGraceMs: 0, ...storeOptions },
   );
 }

@@ -62,10 +62,16 @@ export function weightOf(weight: WeightOf | undefined, key: string): number {
     threw = true;
     value = error;
   }
-  if (!threw && typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
+  // Its reciprocal finite too: a cost / weight of Infinity would stop every finish tag after it.
+  if (!threw && typeof value === 'number' && Number.isFinite(value) && Number.isFinite(1 / value) && value > 0)
+    return value;
   const refused = new ThrottlerOptionError(
     `weight(${describeValue(key)})`,
-    threw ? 'a positive finite number, not a throw' : 'a positive finite number',
+    threw
+      ? 'a positive finite number, not a throw'
+      : typeof value === 'number' && value > 0 && !Number.isFinite(1 / value)
+        ? 'a positive finite number whose reciprocal is finite too'
+        : 'a positive finite number',
     threw && value instanceof Error ? value.message : value,
   );
   if (threw) (refused as { cause?: unknown }).cause = value;

@@ -30,9 +30,9 @@ export const FAIR_TAGS = [
   `
 local fairWaitKey = logBase .. 'fw'
 local fairUntilKey = logBase .. 'fwx'`,
-  // Past the retry a waiting line was told, how long the store keeps its place: a process on time is
-  // back within its round trip; one later than this leaves the room to the others.
-  `local FAIR_SLACK = 2 * grace + 10000
+  // Past the retry a waiting line was told, how long the store keeps its place (µs): a process on time
+  // is back within its round trip; one later than this leaves the room to the others.
+  `local FAIR_SLACK = 10000
 local fairVirtual = nil
 local fairTags = {}
 local fairDirty = {}
@@ -40,7 +40,7 @@ local fairPurged = false
 local function fairMember(j) if j > 0 then return ARGV[8 + j] end return '' end
 local function fairWeight(text)
   local w = tonumber(text)
-  if w == nil or w ~= w or w <= 0 or w == math.huge then return 1 end
+  if w == nil or w ~= w or w <= 0 or w == math.huge or 1 / w == math.huge then return 1 end
   return w
 end`,
   // What a message weighs for fairness: its cost, or with dimensions its largest one (as in the process).
@@ -81,14 +81,22 @@ end`,
     redis.call('ZREM', fairUntilKey, member)
   end
 end`,
-  // Another waiting line that starts before s: when it is due back (µs), else nil.
+  // Another waiting line that starts before s: when to ask again (µs), else nil. Its due time (its
+  // retry), or, when that has come and it is not back yet, the end of its place: it is forgotten then,
+  // so a line is told to wait for it at most twice. One whose due time was lost (evicted) is forgotten.
   `local function fairBlockedUntil(member, s)
   fairPurge()
   local head = redis.call('ZRANGE', fairWaitKey, 0, 1, 'WITHSCORES')
   for i = 1, #head, 2 do
     if head[i] ~= member then
       if tonumber(head[i + 1]) >= s then return nil end
-      return tonumber(redis.call('ZSCORE', fairUntilKey, head[i])) - FAIR_SLACK
+      local keep = tonumber(redis.call('ZSCORE', fairUntilKey, head[i]) or '')
+      if keep == nil then
+        redis.call('ZREM', fairWaitKey, head[i])
+        return nil
+      end
+      if keep - FAIR_SLACK <= now then return keep end
+      return keep - FAIR_SLACK
     end
   end
   return nil

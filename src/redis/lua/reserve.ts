@@ -173,8 +173,10 @@ local laterKind, laterWait
 for index = first, #ARGV, step do
   local j = tonumber(ARGV[index])
   local cost = parseCosts(ARGV[index + 1])
-  local fairStartAt, fairWeightOf
+  local fairStartAt, fairWeightOf, fairReport
   if fairLines then
+    -- Weight 0: a send made on the local window during an outage, reported; counted whatever the order.
+    fairReport = ARGV[index + 2] == '0'
     fairWeightOf = fairWeight(ARGV[index + 2])
     fairStartAt = fairStart(j)
   end
@@ -212,7 +214,9 @@ for index = first, #ARGV, step do
     elseif lines and j > 0 then own = earliestIn(j, cost, now) end
     -- Weighted: a line that starts after another waiting line leaves it the room.
     local blockedUntil = nil
-    if fairLines and own <= now then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt) end
+    -- A token bucket's own next free time lies ahead by its own grants placed ahead: held only past that.
+    if fairLines and tokenBucket and own - now <= ahead then own = now end
+    if fairLines and own <= now and not fairReport then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt) end
     if blockedUntil then
       lineLater[j] = math.max(1000, math.ceil(blockedUntil - now))
       fairWaits(j, fairStartAt, now + lineLater[j])
