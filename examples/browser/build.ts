@@ -6,14 +6,14 @@
  * opened through `npm run page` (serve.ts), a small server on the loopback interface.
  */
 import { rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 
 export const PAGE_DIR = import.meta.dirname;
 export const DIST_DIR = join(PAGE_DIR, 'dist');
 
-/** What a build wrote, named relative to examples/browser/ (as the page requests them, and as the metafile names them). */
+/** What a build wrote, named as the page requests them (`dist/…`); the metafile names them from examples/browser/. */
 export interface PageBuild {
   /** The module index.html loads: `dist/page.js`. */
   entry: string;
@@ -24,13 +24,17 @@ export interface PageBuild {
   metafile: Metafile;
 }
 
-/** Builds the page; throws with esbuild's messages if it does not compile. */
-export async function buildPage(): Promise<PageBuild> {
-  rmSync(DIST_DIR, { recursive: true, force: true });
+/**
+ * Builds the page into `outdir` (emptied first); throws with esbuild's messages if it does not compile.
+ * The test builds into a directory of its own: in the shared dist/, a second test run's build deleted
+ * the chunks under the page the first was loading.
+ */
+export async function buildPage(outdir = DIST_DIR): Promise<PageBuild> {
+  rmSync(outdir, { recursive: true, force: true });
   const { metafile } = await build({
     absWorkingDir: PAGE_DIR,
     entryPoints: { page: join(PAGE_DIR, 'src', 'main.ts') },
-    outdir: DIST_DIR,
+    outdir,
     chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
     splitting: true,
@@ -59,7 +63,14 @@ export async function buildPage(): Promise<PageBuild> {
     }
   };
   visit(entry);
-  return { entry, inspectorChunk: inspector, loadedAtStart: [...loadedAtStart], metafile };
+  // Named as the page requests them (serve.ts serves `outdir` as dist/), wherever `outdir` is.
+  const served = (file: string) => `dist/${relative(outdir, join(PAGE_DIR, file)).split(sep).join('/')}`;
+  return {
+    entry: served(entry),
+    inspectorChunk: served(inspector),
+    loadedAtStart: [...loadedAtStart].map(served),
+    metafile,
+  };
 }
 
 // Run as a script (`npm run build:page`), not when serve.ts or the test imports it.

@@ -22,8 +22,8 @@ export interface PageServer {
   close(): Promise<void>;
 }
 
-/** The file a request path names, or undefined if it names nothing the page serves. */
-function fileFor(requestPath: string): string | undefined {
+/** The file a request path names (dist/… from `distDir`), or undefined if it names nothing the page serves. */
+function fileFor(requestPath: string, distDir: string): string | undefined {
   let path: string;
   try {
     path = decodeURIComponent(requestPath);
@@ -31,16 +31,22 @@ function fileFor(requestPath: string): string | undefined {
     return undefined;
   }
   if (path === '/' || path === '/index.html') return join(PAGE_DIR, 'index.html');
-  const file = normalize(join(PAGE_DIR, path));
-  // normalize() resolves `..`, so a path that climbs out of dist/ no longer starts with it.
-  if (!file.startsWith(DIST_DIR + sep) || CONTENT_TYPES[extname(file)] === undefined) return undefined;
+  if (!path.startsWith('/dist/')) return undefined;
+  const file = normalize(join(distDir, path.slice('/dist/'.length)));
+  // normalize() resolves `..`, so a path that climbs out of the build no longer starts with it.
+  if (!file.startsWith(distDir + sep) || CONTENT_TYPES[extname(file)] === undefined) return undefined;
   return file;
 }
 
-/** Serves the built page (build it first) on 127.0.0.1:`port`; port 0 takes any free one. */
-export function servePage(port = 0): Promise<PageServer> {
+/**
+ * Serves the built page on 127.0.0.1:`port` (port 0 takes any free one), its dist/ from `distDir`
+ * (where buildPage wrote it: build it first).
+ */
+export function servePage(port = 0, distDir = DIST_DIR): Promise<PageServer> {
+  const root = normalize(distDir);
   const server = createServer(async (request, response) => {
-    const file = request.method === 'GET' ? fileFor(new URL(request.url ?? '/', 'http://page').pathname) : undefined;
+    const file =
+      request.method === 'GET' ? fileFor(new URL(request.url ?? '/', 'http://page').pathname, root) : undefined;
     const body = file === undefined ? undefined : await readFile(file).catch(() => undefined);
     if (file === undefined || body === undefined) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

@@ -8,6 +8,7 @@
  * The Stately inspector button is never clicked (it opens stately.ai; there is no network here):
  * only checked to exist, and its package to stay out of what the page loads until then.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright';
@@ -152,6 +153,7 @@ async function expectMetricsAgree(page: Page): Promise<void> {
 
 function describeLivePage(executablePath: string): void {
   describe('the live page in headless Chromium', () => {
+    let buildDir: string | undefined;
     let built: PageBuild;
     let server: PageServer;
     let browser: Browser;
@@ -160,8 +162,10 @@ function describeLivePage(executablePath: string): void {
     const pageErrors: string[] = [];
 
     beforeAll(async () => {
-      built = await buildPage();
-      server = await servePage(0);
+      // A build of its own: a second test run's build would replace the shared dist/ under this page.
+      buildDir = mkdtempSync(join(tmpdir(), 'xstate-throttler-page-'));
+      built = await buildPage(buildDir);
+      server = await servePage(0, buildDir);
       browser = await chromium.launch({ executablePath, headless: true, args: [...chromiumArgs(), '--headless'] });
       page = await browser.newPage({ viewport: { width: 1100, height: 820 } });
       page.on('request', (request) => requested.push(new URL(request.url()).pathname));
@@ -176,6 +180,7 @@ function describeLivePage(executablePath: string): void {
     afterAll(async () => {
       await browser?.close();
       await server?.close();
+      if (buildDir !== undefined) rmSync(buildDir, { recursive: true, force: true });
     });
 
     it('loads the Stately inspector only when its button is pressed', async () => {

@@ -4,13 +4,13 @@ import type { ThrottlerEmitted } from '../../src/index.js';
 import { instrumentThrottler, THROTTLER_METRICS as M } from '../../src/otel/index.js';
 import { limiterKeysIn } from '../support/redis.js';
 import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server.js';
-import { storeThrottler } from '../support/store-throttler.js';
+import { type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
 import { inMemoryMetrics, pointValue } from './sdk.js';
 
 /**
  * The store's instruments on a throttler whose store is real: a throwaway Redis that is paused (CLIENT
- * PAUSE: the store is down, then up) and loses its keys (a quarantine). The machine runs in virtual time;
- * Redis and the outage are real. Each count is checked against what the throttler emitted, and the round
+ * PAUSE, until the throttler has said it is down; then up) and loses its keys (a quarantine). The
+ * machine runs in virtual time; Redis and the outage are real. Each count is checked against what the throttler emitted, and the round
  * trips against the script calls that reached the client.
  */
 let own: ThrowawayRedis;
@@ -41,6 +41,19 @@ function countingCalls(client: Redis): { redis: Redis; calls: () => number } {
   return { redis: proxy, calls: () => calls };
 }
 
+/** The store's timeout: the outage costs this much real time. */
+const COMMAND_TIMEOUT_MS = 3000;
+
+/** The next event of `type` the throttler emits (awaited as an event rather than polled). */
+function nextEmitted(t: StoreThrottler, type: ThrottlerEmitted['type']): Promise<void> {
+  return new Promise((resolve) => {
+    const subscription = t.actor.on(type, () => {
+      subscription.unsubscribe();
+      resolve();
+    });
+  });
+}
+
 const jobs = (from: number, n: number) =>
   Array.from({ length: n }, (_, i) => ({ message: { type: 'job', n: from + i } }));
 
@@ -66,7 +79,9 @@ describe('instrumentThrottler on a throttler with a Redis store', () => {
       counting.redis,
       `otel-store-${process.pid}`,
       { rate: '5/1s', strategy: 'sliding-window' },
-      { commandTimeout: 150, maxReserveAheadMs: 0 },
+      // Ample for a round trip on a busy machine (at 150 ms one timed out there: the store was down before
+      // the outage); the outage below is Redis paused until the timeout has been told, however long it is.
+      { commandTimeout: COMMAND_TIMEOUT_MS, maxReserveAheadMs: 0 },
     );
     const handle = instrumentThrottler(t.actor, { meter: metrics.meter, name: 'fleet' });
     t.actor.send({ type: 'QUEUE_BATCH', messages: jobs(0, 10) });
@@ -79,10 +94,15 @@ describe('instrumentThrottler on a throttler with a Redis store', () => {
     // No window is read locally with a store: the fleet's is in Redis.
     expect(read.get(M.windowUtilization.name) ?? []).toEqual([]);
 
-    // Down: the store's calls time out while Redis is paused, then it answers again.
-    await admin.client('PAUSE', 600, 'ALL');
+    // Down: Redis runs no script while paused, until the throttler has told storeDown (its call timed
+    // out); then it answers again. WRITE pauses scripts and still lets UNPAUSE through (ALL would not).
+    await admin.client('PAUSE', 60_000, 'WRITE');
+    const wentDown = nextEmitted(t, 'storeDown');
     t.actor.send({ type: 'QUEUE_BATCH', messages: jobs(10, 5) });
-    await t.runUntil(15, 15_000);
+    const running = t.runUntil(15, 30_000);
+    await wentDown;
+    await admin.client('UNPAUSE');
+    await running;
     await t.quiet();
     const kinds = t.emitted.map((event) => event.type);
     expect(kinds).toContain('storeDown');
