@@ -21,6 +21,7 @@ export type { Lease } from './clearance/lease.js';
 export { LocalClearance } from './clearance/local-clearance.js';
 export { MAX_SETTLEABLE, settleActualCost } from './clearance/settle-book.js';
 export { fairCost } from './fair-share.js';
+export { weightOf } from './options/fairness-option.js';
 export { isKeyName } from './options/keys-option.js';
 export { checkOptionNames } from './options/option-names.js';
 export {

@@ -14,7 +14,7 @@
  * Costs: O(log lines) per message (a binary heap of [tag, line, version]; an entry whose line moved
  * since is skipped as it comes up, and each is pushed by one operation, so O(1) amortised of them).
  */
-import { type ClearanceRequest, fairCost, type ResolvedOptions } from '../engine/index.js';
+import { type ClearanceRequest, fairCost, type ResolvedOptions, weightOf } from '../engine/index.js';
 
 /**
  * A store clearance's line weights: undefined without weighted fairness; else the key's weight (the
@@ -24,10 +24,9 @@ export function lineWeights(options: ResolvedOptions): ((channel: string | undef
   if (options.fairness !== 'weighted') return undefined;
   const { weight } = options;
   return (channel) => {
-    if (channel === undefined || weight === undefined) return 1;
+    if (channel === undefined) return 1;
     try {
-      const value = weight(channel);
-      return Number.isFinite(value) && Number.isFinite(1 / value) && value > 0 ? value : 1;
+      return weightOf(weight, channel);
     } catch {
       return 1;
     }
