@@ -37,6 +37,7 @@ local fairVirtual = nil
 local fairTags = {}
 local fairDirty = {}
 local fairPurged = false
+local fairWaitsChanged = false
 local function fairMember(j) if j > 0 then return ARGV[8 + j] end return '' end
 local function fairWeight(text)
   local w = tonumber(text)
@@ -114,6 +115,7 @@ end`,
   local known = redis.call('ZSCORE', fairUntilKey, member)
   if not known or tonumber(known) < keep then redis.call('ZADD', fairUntilKey, int(keep), member) end
   redis.call('ZADD', fairWaitKey, fmt(s), member)
+  fairWaitsChanged = true
 end
 local function fairForget(j)
   local member = fairMember(j)
@@ -154,7 +156,7 @@ end`,
   return shortest / 10
 end
 local function fairSave()
-  if fairVirtual == nil then return end
+  if fairVirtual == nil or (next(fairDirty) == nil and not fairWaitsChanged) then return end
   for j in pairs(fairDirty) do redis.call('HSET', stateKey(j), stateField(j, 'ft'), fmt(fairTags[j]) .. ' ' .. int(now)) end
   redis.call('HSET', cfgKey, 'vt', fmt(fairVirtual))
   for _, key in ipairs({ fairWaitKey, fairUntilKey }) do
