@@ -119,6 +119,20 @@ const throttlerSetup = setup({
  * entry's), or by none (xstate-throttler/lean's: the strategy is a value, so the machine imports no policy).
  */
 export function machineKnowing(lookup: StrategyLookup) {
+  // Alike in both states: what the store tells that asks for no delivery, and an unknown event.
+  const storeNewsAnyState = {
+    STORE_SLOW: [
+      REFUSED_FROM_OUTSIDE,
+      { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
+    ],
+    STORE_REWOUND: [
+      REFUSED_FROM_OUTSIDE,
+      { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
+    ],
+  } as const;
+  const unknownAnyState = {
+    '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
+  } as const;
   return throttlerSetup.createMachine({
     id: 'throttler',
     description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
@@ -188,14 +202,7 @@ export function machineKnowing(lookup: StrategyLookup) {
           ],
           WAKE: [REFUSED_FROM_OUTSIDE, { description: 'A wake-up left over from `active`: nothing is due in idle.' }],
           CLEARANCE: [REFUSED_FROM_OUTSIDE, { description: "A store's answer while idle: nothing waits for it." }],
-          STORE_SLOW: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
-          ],
-          STORE_REWOUND: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
-          ],
+          ...storeNewsAnyState,
           STORE_STATUS: [
             REFUSED_FROM_OUTSIDE,
             {
@@ -208,7 +215,7 @@ export function machineKnowing(lookup: StrategyLookup) {
             REFUSED_FROM_OUTSIDE,
             { actions: 'noticeWork', description: 'The target set before it started has started: go on.' },
           ],
-          '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
+          ...unknownAnyState,
         },
       },
       active: {
@@ -249,14 +256,7 @@ export function machineKnowing(lookup: StrategyLookup) {
             REFUSED_FROM_OUTSIDE,
             { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
           ],
-          STORE_SLOW: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
-          ],
-          STORE_REWOUND: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
-          ],
+          ...storeNewsAnyState,
           STORE_STATUS: [
             REFUSED_FROM_OUTSIDE,
             {
@@ -282,7 +282,7 @@ export function machineKnowing(lookup: StrategyLookup) {
           ],
           WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
           TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue', description: 'The target has started.' }],
-          '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
+          ...unknownAnyState,
         },
       },
     },
