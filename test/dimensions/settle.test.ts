@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createActor } from 'xstate';
-import {
-  auditThrottler,
-  createThrottler,
-  type ThrottlerEmitted,
-  type ThrottlerInput,
-  throttlerMachine,
-} from '../../src/index.js';
-import { createRecorder, msg, type Numbered } from '../support/recorder.js';
+import { auditThrottler, createThrottler, type ThrottlerInput } from '../../src/index.js';
+import { startSettling } from '../support/settle-harness.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -15,21 +8,7 @@ afterEach(restoreRealTime);
 
 /** Several dimensions and estimate-then-settle together: an actual cost per dimension. */
 function start(input: Partial<ThrottlerInput> = {}) {
-  const target = createRecorder<Numbered>();
-  const actor = createActor(throttlerMachine, {
-    input: {
-      rate: { requests: '10/1s', tokens: '1000/1s' },
-      strategy: 'sliding-window',
-      target: target.ref,
-      ...input,
-    } as ThrottlerInput,
-  }).start();
-  const emitted: ThrottlerEmitted[] = [];
-  actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
-  const send = (event: unknown) => actor.send(event as never);
-  const refused = () => emitted.flatMap((event) => (event.type === 'invalidEvent' ? [event.error.message] : []));
-  const queue = (n: number, cost: unknown) => send({ type: 'QUEUE', message: msg(n), id: `m${n}`, cost });
-  return { actor, target, send, refused, queue };
+  return startSettling({ rate: { requests: '10/1s', tokens: '1000/1s' }, ...input });
 }
 
 describe('ACTUAL_COST with rates in dimensions (machine)', () => {

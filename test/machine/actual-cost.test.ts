@@ -1,26 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActor } from 'xstate';
 import { MAX_SETTLEABLE } from '../../src/engine/index.js';
-import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
-import { createRecorder, msg, type Numbered } from '../support/recorder.js';
+import { auditThrottler } from '../../src/index.js';
+import { msg } from '../support/recorder.js';
+import { startSettling } from '../support/settle-harness.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
 
 /** ACTUAL_COST: a delivered message's actual cost replaces the estimate it went with, at the time it went. */
-function start(input: Partial<ThrottlerInput>) {
-  const target = createRecorder<Numbered>();
-  const actor = createActor(throttlerMachine, {
-    input: { rate: '10/1s', strategy: 'sliding-window', target: target.ref, ...input },
-  }).start();
-  const emitted: ThrottlerEmitted[] = [];
-  actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
-  const send = (event: unknown) => actor.send(event as never);
-  const refused = () => emitted.flatMap((event) => (event.type === 'invalidEvent' ? [event.error.message] : []));
-  const queue = (n: number, cost: number) => send({ type: 'QUEUE', message: msg(n), id: `m${n}`, cost });
-  return { actor, target, send, refused, queue };
-}
+const start = startSettling;
 
 describe('ACTUAL_COST', () => {
   it('below the estimate: the difference is usable again at once', () => {

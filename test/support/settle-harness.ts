@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createActor } from 'xstate';
 import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { seededDraw } from './random.js';
-import { createRecorder } from './recorder.js';
+import { createRecorder, msg, type Numbered } from './recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from './virtual-time.js';
 
 /** One message of a settle scenario: when it arrives, its estimate, its actual cost, when it is settled. */
@@ -143,4 +143,21 @@ export function seededJobs<J>(length: number, make: (draw: (below: number) => nu
     const draw = seededDraw(seed);
     return Array.from({ length }, () => make(draw));
   });
+}
+
+/**
+ * A throttler machine for ACTUAL_COST tests in virtual time: `rate` and sliding window unless `input`
+ * says otherwise, a recording target, and helpers to send, queue (id `m<n>`, a cost) and read what was refused.
+ */
+export function startSettling(input: Partial<ThrottlerInput>) {
+  const target = createRecorder<Numbered>();
+  const actor = createActor(throttlerMachine, {
+    input: { rate: '10/1s', strategy: 'sliding-window', target: target.ref, ...input } as ThrottlerInput,
+  }).start();
+  const emitted: ThrottlerEmitted[] = [];
+  actor.on('*', (event) => emitted.push(event as ThrottlerEmitted));
+  const send = (event: unknown) => actor.send(event as never);
+  const refused = () => emitted.flatMap((event) => (event.type === 'invalidEvent' ? [event.error.message] : []));
+  const queue = (n: number, cost: unknown) => send({ type: 'QUEUE', message: msg(n), id: `m${n}`, cost });
+  return { actor, target, send, refused, queue };
 }
