@@ -32,11 +32,16 @@ describe('a raw limiter and a throttler on one name, default options', () => {
     const throttlerStore = createRedisStore({ redis: file.redis, name });
     const throttler = createThrottler({ rate: '5/1s', store: throttlerStore });
     const heard: string[] = [];
-    throttler.actor.on('*', (event) => heard.push(event.type));
+    throttler.actor.on('*', (event) => {
+      // A busy machine's news, not a conflict: storeSlow says a round trip outlasted the grace, and a
+      // 'late' rewind gives back grants the stalled process did not send in time
+      // (test/redis/slow-link.test.ts and late-grants.test.ts test them).
+      if (event.type === 'storeSlow' || (event.type === 'storeGrantsRewound' && event.reason === 'late')) return;
+      heard.push(event.type);
+    });
     await expect(throttler.schedule(() => 'sent')).resolves.toBe('sent');
-    // Neither a conflict nor any other news of the store; storeSlow only says a round trip outlasted the
-    // grace, as on a busy machine (test/redis/slow-link.test.ts tests it).
-    expect(heard.filter((type) => type.startsWith('store') && type !== 'storeSlow')).toEqual([]);
+    // Neither a conflict nor any other news of the store.
+    expect(heard.filter((type) => type.startsWith('store'))).toEqual([]);
     throttler.stop();
     await Promise.all([throttlerStore.close(), rawStore.close()]);
   });
