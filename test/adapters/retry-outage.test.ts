@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler } from '../../src/index.js';
+import { runs } from '../support/property-runs.js';
 import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -96,7 +97,7 @@ describe('retry budget during a full outage', () => {
         const { firsts, retries } = await outage(current, seed);
         expect(retries / firsts).toBeLessThanOrEqual(0.1);
       }),
-      { numRuns: 15 },
+      { numRuns: runs(15) },
     );
   });
 });

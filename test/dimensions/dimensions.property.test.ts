@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { type StrategyName, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder } from '../support/recorder.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -176,7 +177,7 @@ describe('several dimensions at once: every window of every rate of every dimens
           }
         }
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 });

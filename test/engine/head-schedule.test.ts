@@ -4,6 +4,7 @@ import { Dispatcher } from '../../src/engine/dispatcher.js';
 import { resolveOptions } from '../../src/engine/options/options.js';
 import { createPolicy, type StrategyName, type ThrottlePolicy } from '../../src/policies/index.js';
 import { parseRates, type Rate } from '../../src/rate/index.js';
+import { runs } from '../support/property-runs.js';
 
 /**
  * The per-channel head schedule against the rule it replaces, a look at every
@@ -301,7 +302,7 @@ describe('HeadSchedule (per-channel ordering)', () => {
           dispatcher.discarded.length = 0;
         }
       }),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 });

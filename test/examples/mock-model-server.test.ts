@@ -9,6 +9,7 @@ import { callModel, startMockModelServer } from '../../examples/llm/mock-model-s
 import { goDuration, ModelLimits, tokensPerWindow } from '../../examples/llm/model-limits.js';
 import { readServerLimits } from '../../src/server-limits/index.js';
 import { readGoDuration } from '../../src/server-limits/provider-times.js';
+import { runs } from '../support/property-runs.js';
 
 const WINDOW = 1_000;
 
@@ -55,7 +56,7 @@ describe('ModelLimits', () => {
         }
         expect(tokensPerWindow(limits.accepted, WINDOW).most).toBeLessThanOrEqual(1_000);
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 

@@ -16,6 +16,7 @@ import {
 } from '../../src/lean/index.js';
 import { type Strategy, slidingWindow, timer, tokenBucket, warmingUp } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder, type Numbered } from '../support/recorder.js';
 import { advance, now, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -83,7 +84,7 @@ describe('a strategy value behaves exactly as its name', () => {
         expect(named.options.strategy).toBe(name);
         expect(named.options).not.toHaveProperty('strategyValue');
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 

@@ -10,6 +10,7 @@ import {
   throttlerMachine,
 } from '../../src/index.js';
 import { worstWindows } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder, msg } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 import { bruteForceFindings, type TimedCost } from '../support/window-oracle.js';
@@ -131,7 +132,7 @@ describe('auditThrottler: what every window held', () => {
           seen.keys ||= keysLine !== undefined;
         },
       ),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
     expect(seen).toEqual({ over: true, keys: true });
   });

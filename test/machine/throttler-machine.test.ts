@@ -1,8 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActor, createMachine, type EventObject, fromCallback } from 'xstate';
+import { createActor, createMachine, fromCallback } from 'xstate';
 import { type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { MAX_TIMER_DELAY } from '../../src/machine/effects.js';
-import { cpuMsOf, IN_A_BROWSER } from '../support/cpu-time.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -434,28 +433,4 @@ describe('invalid input', () => {
     expect(target.messages()).toEqual([msg(1)]);
     expect(emitted.some((e) => e.type === 'invalidEvent')).toBe(true);
   });
-});
-
-describe('the queue', () => {
-  // Linear growth is what a ring buffer shows; a million waiting messages are the soak test's (slow tier).
-  // Skipped in the browser project, which gives no CPU time (cpu-time.ts).
-  it.skipIf(IN_A_BROWSER)(
-    'enqueues in linear time: twice the messages, about twice the time (a ring buffer, no copy per event)',
-    () => {
-      const timings: number[] = [];
-      // In CPU time (cpu-time.ts), which fake timers leave alone.
-      for (const size of [100_000, 200_000]) {
-        const fresh = createActor(throttlerMachine, { input: { rate: '1/1d' } }).start();
-        timings.push(
-          cpuMsOf(() => {
-            for (let n = 0; n < size; n++) fresh.send({ type: 'QUEUE', message: { type: 'm' } as EventObject });
-          }),
-        );
-        expect(fresh.getSnapshot().context.counts.queued).toBe(size);
-        fresh.stop();
-      }
-      // Twice the messages may take about twice the time; quadratic growth would be 4x. Generous bound.
-      expect((timings[1] as number) / (timings[0] as number)).toBeLessThan(3.5);
-    },
-  );
 });

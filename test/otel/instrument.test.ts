@@ -10,6 +10,7 @@ import {
 } from '../../src/index.js';
 import { listensTo } from '../../src/machine/xstate-internals.js';
 import { instrumentThrottler, THROTTLER_METRICS as M } from '../../src/otel/index.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 import { inMemoryMetrics, pointValue } from './sdk.js';
@@ -311,7 +312,7 @@ describe('instrumentThrottler on the machine actor, read through the real SDK', 
           await metrics.shutdown();
         },
       ),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 });

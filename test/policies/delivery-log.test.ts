@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeliveryLog } from '../../src/policies/delivery-log.js';
+import { runs } from '../support/property-runs.js';
 import { seededRandom } from '../support/random.js';
 
 /** The obvious answer: walk back from the newest entry adding costs until they exceed the allowance. */
@@ -130,7 +131,7 @@ describe('DeliveryLog', () => {
 
   it('agrees with a brute-force walk over random appends, forgets and resizes', () => {
     const random = seededRandom(20240611);
-    for (let run = 0; run < 200; run++) {
+    for (let run = 0; run < runs(200); run++) {
       let maxEntries = 1 + Math.floor(random() * 40);
       const log = new DeliveryLog(maxEntries);
       let model: Array<[number, number]> = [];
@@ -169,7 +170,7 @@ describe('DeliveryLog', () => {
 describe('DeliveryLog.adjust (a settled cost, changed in place)', () => {
   it('answers as the obvious walk over the same entries with their costs changed, through wraps, drops and zeros', () => {
     const random = seededRandom(26);
-    for (let run = 0; run < 200; run++) {
+    for (let run = 0; run < runs(200); run++) {
       const maxEntries = 1 + Math.floor(random() * 12);
       const log = new DeliveryLog(maxEntries);
       let entries: Array<[number, number]> = [];

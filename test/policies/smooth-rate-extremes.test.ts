@@ -12,6 +12,7 @@ import { type ThrottlerEmitted, throttlerMachine } from '../../src/index.js';
 import { createPolicy, WarmingUpPolicy } from '../../src/policies/index.js';
 import { ThrottlerOptionError } from '../../src/rate/index.js';
 import { expectOptionError } from '../support/option-error.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder, msg } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -142,7 +143,7 @@ describe('whatever extreme options are accepted, every wait is a number', () => 
         }
         expect(policy.earliestDelivery(clock, cost)).not.toBeNaN();
       }),
-      { numRuns: 1_000 },
+      { numRuns: runs(1_000) },
     );
   });
 

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler, type Throttler } from '../../src/index.js';
 import { STRATEGIES } from '../../src/policies/index.js';
 import { machineContext } from '../support/machine-context.js';
+import { runs } from '../support/property-runs.js';
 import { now, restoreRealTime } from '../support/virtual-time.js';
 
 afterEach(restoreRealTime);
@@ -128,7 +129,7 @@ describe('SET_RATE, PAUSE and RESUME among the tasks, every strategy (virtual ti
         throttler.stop();
         restoreRealTime();
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

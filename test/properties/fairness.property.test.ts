@@ -4,6 +4,7 @@ import { auditThrottler } from '../../src/index.js';
 import { fairRate, fluidShares, receivedIn } from '../support/fair-oracle.js';
 import type { Arrival, RateConfig } from '../support/oracle.js';
 import { overfullWindows } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   arrivalsArbitrary,
   CHANNEL_NAMES,
@@ -173,7 +174,7 @@ describe("fairness: 'weighted', all keys backlogged under a binding overall slid
         expectArrivalOrder(deliveries, arrivals, 'per-channel');
         driven.actor.stop();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -216,7 +217,7 @@ describe("fairness: 'weighted', all keys backlogged under a binding overall slid
         }
         driven.actor.stop();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 
@@ -249,7 +250,7 @@ describe("fairness: 'weighted', all keys backlogged under a binding overall slid
         expect(overtakings(deliveries, arrivals, 'per-channel')).toEqual([]);
         driven.actor.stop();
       }),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

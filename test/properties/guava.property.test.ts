@@ -15,6 +15,7 @@ import { type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import type { Clock } from '../../src/machine/types.js';
 import { type GuavaLimiterShape, GuavaSmoothRateLimiter } from '../support/guava-port.js';
 import type { Arrival, OracleRate } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import type { SendAs } from '../support/scenarios.js';
 import { drain, driveSchedule, sendAsArbitrary, type TaggedMessage } from '../support/scenarios.js';
 import { restoreRealTime } from '../support/virtual-time.js';
@@ -207,7 +208,7 @@ describe('token-bucket and warming-up against a port of Guava SmoothRateLimiter'
         const delivered = deliveredInMs(rate, strategy, arrivals, sendAs);
         expectOnGuavaSchedule(delivered, arrivals, guavaGrants(rate, strategy, arrivals), TIMER_SLACK_MS);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -220,7 +221,7 @@ describe('token-bucket and warming-up against a port of Guava SmoothRateLimiter'
         const late = delivered.filter(({ id, at }) => at !== Math.ceil((grants[id] as number) - EPSILON_MS));
         expect(late.map(({ id, at }) => ({ id, at, guava: grants[id] }))).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -230,7 +231,7 @@ describe('token-bucket and warming-up against a port of Guava SmoothRateLimiter'
         const delivered = deliveredExactly(rate, strategy, arrivals);
         expectOnGuavaSchedule(delivered, arrivals, guavaGrants(rate, strategy, arrivals), 0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

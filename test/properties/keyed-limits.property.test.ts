@@ -9,6 +9,7 @@ import {
   type RateConfig,
   worstWindows,
 } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   arrivalsArbitrary,
   driveSchedule,
@@ -98,7 +99,7 @@ describe('keyed limits, random rates, keys, costs and arrivals (virtual time)', 
         expectArrivalOrder(deliveries, arrivals, ordering);
         expect(deliveries.map(({ id, at }) => [id, at])).toEqual(expected.map(({ id, at }) => [id, at]));
       }),
-      { numRuns: 200 },
+      { numRuns: runs(200) },
     );
   });
 
@@ -109,7 +110,7 @@ describe('keyed limits, random rates, keys, costs and arrivals (virtual time)', 
         const overfull = worstWindows(scenario.config, deliveries).filter(({ rate, cost }) => cost > 2 * rate.limit);
         expect(overfull).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -123,7 +124,7 @@ describe('keyed limits, random rates, keys, costs and arrivals (virtual time)', 
           expect(spansOverBound(scenario.config, deliveries, ({ rate }) => maxBurst ?? rate.limit)).toEqual([]);
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -133,7 +134,7 @@ describe('keyed limits, random rates, keys, costs and arrivals (virtual time)', 
         const deliveries = runToRest({ ...inputOf('warming-up', scenario), warmup }, scenario);
         expect(spansOverBound(scenario.config, deliveries, () => 0)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

@@ -7,6 +7,7 @@ import {
   overfullWindows,
   type RateConfig,
 } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   driveSchedule,
   expectArrivalOrder,
@@ -92,7 +93,7 @@ describe("sliding window, ordering 'per-channel', up to 50 channels and mixed co
         expectArrivalOrder(deliveries, arrivals, 'per-channel');
         expect(deliveries.map(({ id, at }) => [id, at])).toEqual(expected.map(({ id, at }) => [id, at]));
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

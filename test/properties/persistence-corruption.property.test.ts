@@ -11,6 +11,7 @@ import {
   ThrottlerOptionError,
   throttlerMachine,
 } from '../../src/index.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -364,6 +365,6 @@ function run(scenario: Scenario): void {
 
 describe('restoring a damaged snapshot', () => {
   it('refuses it with a ThrottlerOptionError, or delivers without an error and within the limits', () => {
-    fc.assert(fc.property(scenarioArbitrary, run), { numRuns: 400 });
+    fc.assert(fc.property(scenarioArbitrary, run), { numRuns: runs(400) });
   });
 });

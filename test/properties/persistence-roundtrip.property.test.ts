@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import { restoreThrottler, type StrategyName, throttlerMachine } from '../../src/index.js';
+import { runs } from '../support/property-runs.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -88,7 +89,7 @@ describe('a snapshot of anything QUEUE accepted is accepted by restoreThrottler'
           useVirtualTime();
         },
       ),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -9,6 +9,7 @@ import {
   type RateConfig,
   SCENARIO_MAX_PRIORITY_WAIT,
 } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   arrivalsArbitrary,
   driveSchedule,
@@ -107,7 +108,7 @@ describe('priorities and deadlines, sliding window, random rates, channels, cost
         const { deliveries } = runSlidingWindow(config, ordering, arrivals, sendAs);
         expect(overfullWindows(config, deliveries)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -122,7 +123,7 @@ describe('priorities and deadlines, sliding window, random rates, channels, cost
           expected.expired.map(({ id, at }) => ({ id, at })).sort(byTime),
         );
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -142,7 +143,7 @@ describe('priorities and deadlines, sliding window, random rates, channels, cost
           }
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -160,7 +161,7 @@ describe('priorities and deadlines, sliding window, random rates, channels, cost
         expect(stateAtEnd).toBe('idle');
         expect(timersAtEnd).toBe(0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -186,7 +187,7 @@ describe('priorities and deadlines with every local strategy', () => {
           driven.actor.stop();
         },
       ),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
   });
 });
@@ -221,7 +222,7 @@ describe('no starvation under a flood of higher priority', () => {
           expect(overfullWindows(config, deliveries)).toEqual([]);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler } from '../../src/index.js';
+import { runs } from '../support/property-runs.js';
 import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -118,7 +119,7 @@ describe('createThrottler: size and pending against an oracle that follows every
           await throttler.stop();
         },
       ),
-      { numRuns: 120 },
+      { numRuns: runs(120) },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler } from '../../src/index.js';
 import { type Arrival, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -70,7 +71,7 @@ describe('createThrottler with leases, random rates and stretches of schedule ca
         const deliveries = starts.map(({ at: startedAt }) => ({ at: startedAt, cost: 1, channel: undefined }));
         expect(overfullWindows(config, deliveries)).toEqual([]);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type ResolvedBudget, RetryLedger } from '../../src/adapters/retry-budget.js';
+import { runs } from '../support/property-runs.js';
 
 /**
  * The retry budget's ledger against a brute-force oracle that keeps every record for ever and counts the
@@ -47,7 +48,7 @@ describe('RetryLedger', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Arrival, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   driveSchedule,
   expectArrivalOrder,
@@ -42,7 +43,7 @@ describe('sliding-window strategy, random rates, channels, costs and arrivals (v
         const { deliveries } = runSlidingWindow(config, ordering, arrivals, sendAs);
         expect(overfullWindows(config, deliveries)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -52,7 +53,7 @@ describe('sliding-window strategy, random rates, channels, costs and arrivals (v
         const { deliveries } = runSlidingWindow(config, ordering, arrivals, sendAs);
         expectEachDeliveredOnce(deliveries, arrivals);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -62,7 +63,7 @@ describe('sliding-window strategy, random rates, channels, costs and arrivals (v
         const { deliveries } = runSlidingWindow(config, ordering, arrivals, sendAs);
         expectArrivalOrder(deliveries, arrivals, ordering);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -72,7 +73,7 @@ describe('sliding-window strategy, random rates, channels, costs and arrivals (v
         const { expected, deliveries } = runSlidingWindow(config, ordering, arrivals, sendAs);
         expect(deliveries.map(({ id, at }) => [id, at])).toEqual(expected.map(({ id, at }) => [id, at]));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -83,7 +84,7 @@ describe('sliding-window strategy, random rates, channels, costs and arrivals (v
         expect(stateWhenDrained).toBe('idle');
         expect(timersWhenDrained).toBe(0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

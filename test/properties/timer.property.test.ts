@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ThrottlerEmitted } from '../../src/index.js';
 import { type Arrival, type RateConfig, scopesOf, worstWindows } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   type DrivenThrottler,
   driveSchedule,
@@ -87,7 +88,7 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
         expect(overfull).toEqual([]);
         driven.actor.stop();
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -124,7 +125,7 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
         expectArrivalOrder(deliveries, arrivals, ordering);
         driven.actor.stop();
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -136,7 +137,7 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
         expect(pendingTimers()).toBe(0);
         driven.actor.stop();
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -148,7 +149,7 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
         expect(beyondTwiceTheLimit).toEqual([]);
         driven.actor.stop();
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -178,7 +179,7 @@ describe('timer (voucher) strategy, random rates, channels, costs and arrivals (
         expect(worst?.cost).toBe(2 * limit);
         driven.actor.stop();
       }),
-      { numRuns: 50 },
+      { numRuns: runs(50) },
     );
   });
 });

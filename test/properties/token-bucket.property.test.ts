@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ThrottlerInput } from '../../src/index.js';
 import type { Arrival, RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import {
   arrivalsArbitrary,
   driveToRest,
@@ -77,7 +78,7 @@ describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, co
         // The default burst is one interval's worth: the limit.
         expect(spansOverBound(config, deliveries, ({ rate }) => maxBurst ?? rate.limit)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -91,7 +92,7 @@ describe('token-bucket strategy (Guava SmoothBursty), random rates, channels, co
           sendAs,
         );
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -128,7 +129,7 @@ describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, c
         // Stored permits are no burst here: spending one costs at least the stable interval.
         expect(spansOverBound(config, deliveries, () => 0)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -142,7 +143,7 @@ describe('warming-up strategy (Guava SmoothWarmingUp), random rates, channels, c
           sendAs,
         );
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

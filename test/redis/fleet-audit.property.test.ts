@@ -4,6 +4,7 @@ import type { WindowFindings } from '../../src/engine/audit/window-audit.js';
 import { createRedisStore, type FleetAuditReport, type RedisStore } from '../../src/redis/index.js';
 import { hashTagOf } from '../../src/redis/keys.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
+import { runs } from '../support/property-runs.js';
 import { redisForFile } from '../support/redis.js';
 import { bruteForceFindings } from '../support/window-oracle.js';
 
@@ -211,7 +212,7 @@ describe('the fleet audit (real Redis, virtual Redis time) against the brute for
         for (const store of stores) await store.close();
       }),
       {
-        numRuns: Number(process.env.FLEET_AUDIT_RUNS ?? 30),
+        numRuns: runs(Number(process.env.FLEET_AUDIT_RUNS ?? 30)),
         // FC_SEED (and FC_PATH) replay a run a report named.
         ...(process.env.FC_SEED === undefined
           ? {}

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
 import { type Arrival, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { connectRedis, deleteLimiters, limiterKeysIn, uniqueName } from '../support/redis.js';
 import { driveArrivals, virtualLimiter } from '../support/redis-driver.js';
 import { arrivalsArbitrary, rateConfigArbitrary, sendAsArbitrary } from '../support/scenarios.js';
@@ -123,7 +124,7 @@ describe('the shared limiter with keys', () => {
         const expected = expectedSchedule(oracle, arrivals, 'fifo');
         expect(grants.map(({ id, at }) => [id, at])).toEqual(expected.map(({ id, at }) => [id, at]));
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { RetimingLimiter } from '../../src/redis/late-grants.js';
 import { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
 import { type Delivery, overfullWindows, type RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { seededRandom } from '../support/random.js';
 import { deleteLimiters, grantTimeOf, redisForFile } from '../support/redis.js';
 import { storeConfig, virtualLimiter } from '../support/redis-driver.js';
@@ -85,7 +86,7 @@ describe('re-timing late grants (the Redis script in virtual time) against the b
           expect(overfullWindows(config, [...held.values()])).toEqual([]);
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   }, 120_000);
 });

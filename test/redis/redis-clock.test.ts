@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '../../src/redis/redis-clock.js';
+import { runs } from '../support/property-runs.js';
 
 /**
  * Mapping a grant's Redis time onto this process's clock (src/redis/redis-clock.ts), against the
@@ -64,7 +65,7 @@ describe('RedisClock', () => {
           expect(redisAt(send)).toBeLessThanOrEqual(grant + grace + 1e-6);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 
@@ -139,7 +140,7 @@ describe('RedisClock', () => {
           expect(redisAt(send)).toBeLessThanOrEqual(grant + grace * (1 + MAX_DRIFT) + clock.uncertainty(from) + 1e-6);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: runs(2000) },
     );
   });
 

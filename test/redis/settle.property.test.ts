@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
+import { runs } from '../support/property-runs.js';
 import { redisForFile } from '../support/redis.js';
 
 /** FC_SEED (and FC_PATH) replay a run a report named. */
@@ -144,7 +145,7 @@ describe('ACTUAL_COST on the store (real Redis, virtual Redis time)', () => {
         expect(report.windowsOver).toBe(0);
         expect(report.deliveries).toBe(sent.reduce((sum, grant) => sum + grant.cost, 0));
       }),
-      { numRuns: 40, ...REPLAY },
+      { numRuns: runs(40), ...REPLAY },
     );
   });
 
@@ -159,7 +160,7 @@ describe('ACTUAL_COST on the store (real Redis, virtual Redis time)', () => {
         expect(report.windowsOver > 0).toBe(found.some((window) => window.sum > LIMIT));
         expect(report.deliveries).toBe(sent.reduce((sum, grant) => sum + grant.cost, 0));
       }),
-      { numRuns: 40, ...REPLAY },
+      { numRuns: runs(40), ...REPLAY },
     );
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createPolicy } from '../../src/policies/index.js';
 import { type Arrival, type Delivery, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { seededRandom } from '../support/random.js';
 import { deleteLimiters, grantTimeOf, redisForFile } from '../support/redis.js';
 import { driveArrivals, storeConfig, virtualLimiter } from '../support/redis-driver.js';
@@ -48,7 +49,7 @@ describe('shared sliding window (the Redis script in virtual time) against the b
         expect(grants.length).toBe(arrivals.length);
         expect(overfullWindows(config, grants)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -59,7 +60,7 @@ describe('shared sliding window (the Redis script in virtual time) against the b
         const expected = expectedSchedule(config, arrivals, 'fifo');
         expect(grants.map(({ id, at }) => [id, at])).toEqual(expected.map(({ id, at }) => [id, at]));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -69,7 +70,7 @@ describe('shared sliding window (the Redis script in virtual time) against the b
         const grants = await runSlidingWindow(config, arrivals, sendAs, ahead);
         for (const grant of grants) expect(grant.at - grant.askedAt).toBeLessThanOrEqual(ahead);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -113,7 +114,7 @@ describe('shared sliding window with releases', () => {
         expect(kept.length + cancelled).toBe(arrivals.length);
         expect(overfullWindows(config, kept)).toEqual([]);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });
@@ -165,7 +166,7 @@ describe('shared token bucket (the Redis script in virtual time) against the loc
           expect(grant.at - (expected[index] as Delivery).at).toBeLessThan(0.002);
         }
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Arrival, deadlineOf, overfullWindows, type RateConfig } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { redisForFile } from '../support/redis.js';
 import { machineRates, overtakings } from '../support/scenarios.js';
 import { storeThrottler } from '../support/store-throttler.js';
@@ -96,7 +97,7 @@ describe('a throttler with a Redis store, random priorities and deadlines (virtu
         expect(ids).toEqual(arrivals.map((arrival) => arrival.id));
       }),
       {
-        numRuns: 25,
+        numRuns: runs(25),
         // Random seeds; FC_SEED replays one (fast-check prints the seed of a failure).
         ...(process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED) }),
         examples: [

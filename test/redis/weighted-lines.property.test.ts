@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClearanceRequest } from '../../src/engine/index.js';
 import { ReserveLines } from '../../src/redis/reserve-lines.js';
 import { fluidShares } from '../support/fair-oracle.js';
+import { runs } from '../support/property-runs.js';
 
 /**
  * Weighted fairness on the store, the process side (src/redis/weighted-turn.ts): the lines of a
@@ -63,7 +64,7 @@ describe('weighted lines: what a call obtains is shared by weight', () => {
           }
         },
       ),
-      { numRuns: 60 },
+      { numRuns: runs(60) },
     );
   });
 });

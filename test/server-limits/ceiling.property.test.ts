@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { type Rate, throttlerMachine } from '../../src/index.js';
 import { applyServerLimits, readServerLimits } from '../../src/server-limits/index.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder, msg, type Numbered } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -77,7 +78,7 @@ describe('applyServerLimits with the default ceiling', () => {
         const times = target.received.map((received) => received.at);
         for (const rate of configured) expect(mostInAnyWindow(times, rate.interval)).toBeLessThanOrEqual(rate.limit);
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 });

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readGoDuration, readRfc3339 } from '../../src/server-limits/provider-times.js';
+import { runs } from '../support/property-runs.js';
 
 const UNITS: Record<string, number> = {
   ns: 1e-6,
@@ -76,7 +77,7 @@ describe('readGoDuration', () => {
         const text = chars.join('');
         expect(close(readGoDuration(text), reference(text))).toBe(true);
       }),
-      { numRuns: 2_000 },
+      { numRuns: runs(2_000) },
     );
   });
 

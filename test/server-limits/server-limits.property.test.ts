@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRates, type Rate } from '../../src/index.js';
 import { type ReadServerLimitsOptions, readServerLimits, type ServerLimits } from '../../src/server-limits/index.js';
 import { MAX_SERVER_RATES } from '../../src/server-limits/read-server-limits.js';
+import { runs } from '../support/property-runs.js';
 
 const NUM_RUNS = 1_000;
 const FIELDS = [
@@ -164,7 +165,7 @@ describe('readServerLimits over any header strings', () => {
         const limits = readServerLimits(headers, { ...options, now: () => now });
         checkInvariants(limits, now, options);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -180,7 +181,7 @@ describe('readServerLimits over any header strings', () => {
         }
         checkInvariants(readServerLimits(fetchHeaders, { now: () => now }), now, {});
       }),
-      { numRuns: NUM_RUNS / 2 },
+      { numRuns: runs(NUM_RUNS / 2) },
     );
   });
 });
@@ -197,7 +198,7 @@ describe('readServerLimits against arithmetic', () => {
         const limits = readServerLimits({ 'Retry-After': String(seconds) }, { status: 429, now: () => now });
         expect(limits.pause?.duration).toBe(expected(seconds * 1000));
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -209,7 +210,7 @@ describe('readServerLimits against arithmetic', () => {
         expect(limits.pause?.duration).toBe(expected(at - now));
         expect(limits.ignored.length).toBe(at < now ? 1 : at - now > maxPause ? 1 : 0);
       }),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 
@@ -235,7 +236,7 @@ describe('readServerLimits against arithmetic', () => {
           expect(limits.pause?.duration).toBe(Math.min(seconds * 1000, maxPause));
         },
       ),
-      { numRuns: NUM_RUNS },
+      { numRuns: runs(NUM_RUNS) },
     );
   });
 });

@@ -1,4 +1,9 @@
+import fc from 'fast-check';
 import { afterEach, expect } from 'vitest';
+import { DEFAULT_RUNS } from './property-runs.js';
+
+// A property that names no run count makes fast-check's default, scaled like the others (property-runs.ts).
+fc.configureGlobal({ numRuns: DEFAULT_RUNS });
 
 /**
  * A setup file (vitest.config.ts): it runs before each test file, and the files of the quick tier share

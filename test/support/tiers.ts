@@ -11,6 +11,8 @@ export const SLOW_SUITES = [
   // Soak and scale: a million messages, a cost per message against 10 and 10,000 channels, 100k tasks.
   'test/machine/soak.test.ts',
   'test/machine/many-channels.test.ts',
+  // Linear-time enqueueing: 300,000 messages timed in CPU time.
+  'test/machine/queue-linear-time.test.ts',
   'test/adapters/promise-load.test.ts',
   // Thousands of messages over 50 windows per run, per strategy: the use of the limit with settled costs.
   'test/properties/actual-cost.property.test.ts',

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { busiestWindows, type TimelineEvent } from '../../src/timeline/index.js';
 import { worstWindows } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { recordedScenario } from './arbitraries.js';
 
 const delivered = (at: number, cost = 1, channel?: string): TimelineEvent => ({
@@ -28,7 +29,7 @@ describe('busiestWindows', () => {
         // Ties go to the earliest window, as in the oracle.
         expect(found.map((window) => window.start ?? Number.NaN)).toEqual(expected.map((window) => window.start));
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_CHANNEL_LANES, renderTimeline, renderTimelines, type TimelineEvent } from '../../src/timeline/index.js';
 import { worstWindows } from '../support/oracle.js';
+import { runs } from '../support/property-runs.js';
 import { byClass, descendants, parseSvg, type SvgElement } from '../support/svg-document.js';
 import { CHANNEL_NAMES, recordedScenario } from './arbitraries.js';
 
@@ -54,7 +55,7 @@ describe('renderTimeline', () => {
         const inOrder = (windows: unknown[][]) => windows.map((window) => JSON.stringify(window)).sort();
         expect(inOrder(drawn)).toEqual(inOrder(expected));
       }),
-      { numRuns: 150 },
+      { numRuns: runs(150) },
     );
   });
 
@@ -70,7 +71,7 @@ describe('renderTimeline', () => {
           ...[...named].map((name) => ['channel', name]),
         ]);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
   });
 
@@ -106,7 +107,7 @@ describe('renderTimeline', () => {
         );
         expect(byClass(root, 'lane').length).toBe(new Set(names).size);
       }),
-      { numRuns: 100 },
+      { numRuns: runs(100) },
     );
     const root = parseSvg(renderTimeline({ events: [delivered(0, 'a\u0000b\uD800c\uFFFE')] }));
     expect(byClass(root, 'lane')[0]?.attributes['data-channel']).toBe('a\uFFFDb\uFFFDc\uFFFD');

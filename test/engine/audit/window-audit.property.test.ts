@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WindowAudit, type WindowFindings } from '../../../src/engine/audit/window-audit.js';
+import { runs } from '../../support/property-runs.js';
 import { bruteForceFindings, type TimedCost as Delivery } from '../../support/window-oracle.js';
 
 function audited(log: readonly Delivery[], limit: number, interval: number): WindowFindings {
@@ -57,7 +58,7 @@ describe('WindowAudit against a brute-force count over the delivery log', () => 
           expect(audited(log, limit, interval)).toEqual(bruteForceFindings(log, limit, interval));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 

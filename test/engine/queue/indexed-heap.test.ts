@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IndexedHeap } from '../../../src/engine/queue/indexed-heap.js';
+import { runs } from '../../support/property-runs.js';
 
 describe('IndexedHeap', () => {
   it('comes out in order through random pushes, removals and key changes', () => {
@@ -45,7 +46,7 @@ describe('IndexedHeap', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });

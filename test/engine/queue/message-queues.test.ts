@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ordering, Overflow } from '../../../src/engine/options/options.js';
 import type { ChannelQueue } from '../../../src/engine/queue/channel-queue.js';
 import { type DropReason, MessageQueues } from '../../../src/engine/queue/message-queues.js';
+import { runs } from '../../support/property-runs.js';
 
 /**
  * MessageQueues against a plain array of what waits, over random runs of
@@ -175,7 +176,7 @@ describe('MessageQueues', () => {
         fc.array(commandArbitrary, { maxLength: 120 }),
         checkAgainstModel,
       ),
-      { numRuns: 400 },
+      { numRuns: runs(400) },
     );
   });
 
@@ -201,7 +202,7 @@ describe('MessageQueues', () => {
           expect(queues.waiting().map((entry) => entry.message)).toEqual([...left]);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 
