@@ -35,12 +35,21 @@ describe('weighted fairness across the fleet', () => {
         }),
         fc.integer({ min: 20, max: 60 }),
         fc.boolean(),
-        async (processes, keys, limit, spread) => {
+        // The keys' own rate, never binding: from just above the largest share (with the slack below) to
+        // above the overall rate, or far above it.
+        fc.oneof(fc.double({ min: 0, max: 1, noNaN: true }), fc.constant(Number.POSITIVE_INFINITY)),
+        async (processes, keys, limit, spread, keyRoom) => {
           const names = keys.map((_, index) => (index === 0 ? '__proto__' : `tenant-${index}`));
           const weightOf = new Map(names.map((name, index) => [name, (keys[index] as { weight: number }).weight]));
+          const largest = Math.max(...keys.map(({ cost }) => cost));
+          const totalWeight = keys.reduce((sum, { weight }) => sum + weight, 0);
+          const heaviest = Math.max(...keys.map(({ weight }) => weight));
+          // A share is at most `limit * heaviest / totalWeight` (plus the slack); the key rate goes from there to limit + 5.
+          const lowest = Math.min(limit, Math.ceil((limit * heaviest) / totalWeight) + 1 + 2 * largest);
+          const keyLimit = Number.isFinite(keyRoom) ? lowest + Math.round(keyRoom * (limit + 5 - lowest)) : 1000;
           const fleet = weightedFleet(file.redis, file.fresh(`fair-fleet-${run++}`), processes, {
             overall: { limit, interval: INTERVAL },
-            key: { limit: 1000, interval: INTERVAL },
+            key: { limit: keyLimit, interval: INTERVAL },
             weights: weightOf,
           });
           fleets.push(fleet);
@@ -57,8 +66,6 @@ describe('weighted fairness across the fleet', () => {
                 cost: (keys[index] as { cost: number }).cost,
               });
           await fleet.run(arrivals, SECONDS * INTERVAL, undefined, 100_000);
-          const largest = Math.max(...keys.map(({ cost }) => cost));
-          const totalWeight = keys.reduce((sum, { weight }) => sum + weight, 0);
           const off: string[] = [];
           // From the second window on: the first is granted as the requests come, before any waits.
           for (let s = 1; s < SECONDS; s++) {
@@ -67,12 +74,17 @@ describe('weighted fairness across the fleet', () => {
             for (const [index, name] of names.entries()) {
               const got = inWindow.filter(({ channel }) => channel === name).reduce((sum, { cost }) => sum + cost, 0);
               const fair = (room * (keys[index] as { weight: number }).weight) / totalWeight;
-              if (Math.abs(got - fair) > 1 + 2 * largest) off.push(`window ${s} ${name}: ${got} of ${fair.toFixed(1)}`);
+              if (Math.abs(got - fair) > 1 + 2 * largest)
+                off.push(`keys at ${keyLimit}, window ${s} ${name}: ${got} of ${fair.toFixed(1)}`);
             }
           }
           expect(off).toEqual([]);
           const config = { overall: [{ limit, interval: INTERVAL }], channels: {} };
           expect(overfullWindows(config, fleet.deliveries)).toEqual([]);
+          for (const name of names) {
+            const own = { overall: [{ limit: keyLimit, interval: INTERVAL }], channels: {} };
+            expect(overfullWindows(own, fleet.deliveries.filter(({ channel }) => channel === name))).toEqual([]);
+          }
           const ns = fleet.deliveries.map((delivery) => delivery.n);
           expect(new Set(ns).size).toBe(ns.length);
           await fleet.stop();

@@ -57,20 +57,23 @@ local function virtualNow()
 end`,
   // Where line j's next message starts: its tag while it has had a grant within the overall rates'
   // longest interval ('r', recent: backlogged, perhaps silent behind grants its process holds, so what
-  // it is owed stays owed), else the virtual time if that is later (back after a pause: no credit).
+  // it is owed stays owed), else the virtual time if that is later (back after a pause: no credit); and
+  // the virtual time too if later while its own rates held it ('h', written ' h' after the tag: what the
+  // others obtained meanwhile is not owed to it).
   `local fairRecent = longestInterval(scopeRates(0), 0)
 local function fairStart(j)
   local tag = fairTags[j]
   if tag == nil then
     local text = redis.call('HGET', stateKey(j), stateField(j, 'ft'))
-    local saved, at = 0, 0
-    if text then saved, at = string.match(text, '^(%S+) (%S+)$') end
+    local saved, at, held = 0, 0, ''
+    if text then saved, at, held = string.match(text, '^(%S+) (%S+) ?(%S*)$') end
     tag = tonumber(saved) or 0
     fairTags[j] = tag
     if text and (tonumber(at) or 0) + fairRecent > now then fairTags[j .. 'r'] = true end
+    if held == 'h' then fairTags[j .. 'h'] = true end
   end
   local v = virtualNow()
-  if tag > v or fairTags[j .. 'r'] then return tag end
+  if tag > v or (fairTags[j .. 'r'] and not fairTags[j .. 'h']) then return tag end
   return v
 end`,
   // The waiting lines whose time has passed are forgotten, each once: O(1) amortised.
@@ -105,9 +108,10 @@ end`,
   // Line j waits at start tag s, due back at `back` (µs), remembered until a little past it; its start
   // is kept: while it waits it does not chase the virtual time that the others' grants move on.
   `local function fairWaits(j, s, back)
-  if not fairTags[j .. 'r'] then
+  if not fairTags[j .. 'r'] or fairTags[j .. 'h'] then
     fairTags[j] = s
     fairTags[j .. 'r'] = true
+    fairTags[j .. 'h'] = nil
     fairDirty[j] = true
   end
   local member = fairMember(j)
@@ -124,20 +128,21 @@ local function fairForget(j)
 end`,
   // Line j cannot take its next message for its own rates: it does not wait for the room meanwhile,
   // and saves no credit while it cannot use its share (else, capped below its share, it would fall
-  // ever further behind and then hold every other line back): it comes back at the virtual time at most.
+  // ever further behind and then hold every other line back): it comes back at the virtual time at
+  // most, as that time is when it comes back (the others' grants meanwhile move it on).
   `local function fairHeldByOwnRates(j)
   fairForget(j)
   local v = virtualNow()
-  if (fairTags[j] or 0) < v then
-    fairTags[j] = v
-    fairDirty[j] = true
-  end
+  if (fairTags[j] or 0) < v then fairTags[j] = v end
+  fairTags[j .. 'h'] = true
+  fairDirty[j] = true
 end`,
   // A message of line j starting at s was granted: its tag moves on; other processes may hold more of
   // it, so a line that waits still waits, at its next start, until its time runs out.
   `local function fairGranted(j, s, c, w)
   fairTags[j] = s + c / w
   fairTags[j .. 'r'] = true
+  fairTags[j .. 'h'] = nil
   fairDirty[j] = true
   if s > virtualNow() then fairVirtual = s end
   local member = fairMember(j)
@@ -157,7 +162,11 @@ end`,
 end
 local function fairSave()
   if fairVirtual == nil or (next(fairDirty) == nil and not fairWaitsChanged) then return end
-  for j in pairs(fairDirty) do redis.call('HSET', stateKey(j), stateField(j, 'ft'), fmt(fairTags[j]) .. ' ' .. int(now)) end
+  for j in pairs(fairDirty) do
+    local held = ''
+    if fairTags[j .. 'h'] then held = ' h' end
+    redis.call('HSET', stateKey(j), stateField(j, 'ft'), fmt(fairTags[j]) .. ' ' .. int(now) .. held)
+  end
   redis.call('HSET', cfgKey, 'vt', fmt(fairVirtual))
   for _, key in ipairs({ fairWaitKey, fairUntilKey }) do
     if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, 600000) end

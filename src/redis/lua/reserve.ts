@@ -216,14 +216,25 @@ for index = first, #ARGV, step do
     local blockedUntil = nil
     -- A token bucket's own next free time lies ahead by its own grants placed ahead: held only past that.
     if fairLines and tokenBucket and own - now <= ahead then own = now end
+    -- Weighted: a line is held by its own rates only where they bind, past the room's own time (a grant
+    -- goes there anyway). Else its window, counted at now, holds grants that leave it by then: a key rate
+    -- at the overall one held the line a window out of two and gave its share to the others.
+    if fairLines and own > now then
+      at = earliestIn(0, cost, at)
+      if own <= at then own = now end
+    end
     if fairLines and own <= now and not fairReport then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt) end
     if blockedUntil then
       lineLater[j] = math.max(1000, math.ceil(blockedUntil - now))
       fairWaits(j, fairStartAt, now + lineLater[j])
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     elseif own > now then
-      if fairLines then fairHeldByOwnRates(j) end
       lineLater[j] = math.ceil(own - now)
+      -- Weighted: back as its room can be reserved, to claim it in tag order with the lines waiting for it.
+      if fairLines then
+        fairHeldByOwnRates(j)
+        if own - now > ahead then lineLater[j] = math.ceil(own - now - ahead) end
+      end
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     else
     for _, s in ipairs(scopes) do at = earliestIn(s, cost, at) end
