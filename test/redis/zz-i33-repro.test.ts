@@ -26,13 +26,19 @@ async function shares(processes: number, weights: number[], limit: number, keyLi
     const w = fleet.deliveries.filter(({ at }) => at >= s * 1000 && at < (s + 1) * 1000);
     rows.push(names.map((name) => w.filter((d) => d.channel === name).reduce((a, d) => a + d.cost, 0)).join('/'));
   }
-  for (const name of names) console.log(name, fleet.deliveries.filter((d) => d.channel === name && d.at < 2100).map((d) => d.at).join(','));
+  if (0) for (const name of names) console.log(name, fleet.deliveries.filter((d) => d.channel === name && d.at < 2100).map((d) => `${d.at}`).join(','));
   console.log(`p=${processes} g=${grace} ${strategy} spread=${spread} cost=${cost} w=${weights} limit=${limit} key=${keyLimit}: ${rows.join('  ')}`);
 }
 
 describe('repro', () => {
   it('measures', async () => {
     await shares(2, [2, 2], 53, 32, 6, 0, 'sliding-window', false, 0);
-    await shares(2, [2, 2], 53, 1000, 6, 0, 'sliding-window', false, 0);
+    await shares(2, [2, 2], 23, 15, 6, 0, 'sliding-window', false, 0);
+    for (const key of [20, 30, 40]) await shares(1, [1, 4], 40, key);
+    for (const key of [40, 45]) await shares(1, [1, 4], 40, key, 6, 200);
+    for (const key of [40, 45]) await shares(2, [1, 4], 40, key, 6, 0, 'token-bucket');
+    for (const key of [40, 42]) await shares(4, [1, 2, 4], 40, key, 6, 20, 'sliding-window', true);
+    for (const key of [30, 42]) await shares(4, [1, 2, 4], 40, key, 6, 20, 'sliding-window', false);
+    for (const key of [40, 42]) await shares(3, [1, 2, 4], 40, key, 6, 0, 'sliding-window', true, 2);
   }, 240_000);
 });

@@ -29,7 +29,8 @@
 export const FAIR_TAGS = [
   `
 local fairWaitKey = logBase .. 'fw'
-local fairUntilKey = logBase .. 'fwx'`,
+local fairUntilKey = logBase .. 'fwx'
+local fairHeldKey = logBase .. 'fwh'`,
   // Past the retry a waiting line was told, how long the store keeps its place (µs): a process on time
   // is back within its round trip; one later than this leaves the room to the others.
   `local FAIR_SLACK = 10000
@@ -83,14 +84,17 @@ end`,
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', fairUntilKey, '-inf', now)) do
     redis.call('ZREM', fairWaitKey, member)
     redis.call('ZREM', fairUntilKey, member)
+    redis.call('HDEL', fairHeldKey, member)
   end
 end`,
-  // Another waiting line that starts before s: when to ask again (µs), else nil. Its due time (its
-  // retry), or, when that has come and it is not back yet, the end of its place: it is forgotten then,
-  // so a line is told to wait for it at most twice. One whose due time was lost (evicted) is forgotten.
-  `local function fairBlockedUntil(member, s)
+  // Another waiting line that starts before s and competes for room at \`at\`: when to ask again (µs),
+  // else nil. Its due time (its retry), or, when that has come and it is not back yet, the end of its
+  // place: it is forgotten then, so a line is told to wait for it at most twice. A line its own rates
+  // hold (fwh: from when they let it in) competes only for room from then on, so the first few waiting
+  // lines are looked at. One whose due time was lost (evicted) is forgotten.
+  `local function fairBlockedUntil(member, s, at)
   fairPurge()
-  local head = redis.call('ZRANGE', fairWaitKey, 0, 1, 'WITHSCORES')
+  local head = redis.call('ZRANGE', fairWaitKey, 0, 4, 'WITHSCORES')
   for i = 1, #head, 2 do
     if head[i] ~= member then
       if tonumber(head[i + 1]) >= s then return nil end
@@ -99,8 +103,11 @@ end`,
         redis.call('ZREM', fairWaitKey, head[i])
         return nil
       end
-      if keep - FAIR_SLACK <= now then return keep end
-      return keep - FAIR_SLACK
+      local from = tonumber(redis.call('HGET', fairHeldKey, head[i]) or '')
+      if from == nil or from <= at then
+        if keep - FAIR_SLACK <= now then return keep end
+        return keep - FAIR_SLACK
+      end
     end
   end
   return nil
@@ -119,27 +126,36 @@ end`,
   local known = redis.call('ZSCORE', fairUntilKey, member)
   if not known or tonumber(known) < keep then redis.call('ZADD', fairUntilKey, int(keep), member) end
   redis.call('ZADD', fairWaitKey, fmt(s), member)
+  redis.call('HDEL', fairHeldKey, member)
   fairWaitsChanged = true
 end
 local function fairForget(j)
   local member = fairMember(j)
   redis.call('ZREM', fairWaitKey, member)
   redis.call('ZREM', fairUntilKey, member)
+  redis.call('HDEL', fairHeldKey, member)
 end`,
   // Line j cannot take its next message for its own rates: it does not wait for the room meanwhile,
   // and saves no credit while it cannot use its share (else, capped below its share, it would fall
   // ever further behind and then hold every other line back): it comes back at the virtual time at
   // most, as that time is when it comes back (the others' grants meanwhile move it on).
-  `local function fairHeldByOwnRates(j)
-  fairForget(j)
+  // Back at \`back\` (µs) to claim the room its own rates let it take from \`from\`, it is remembered as
+  // waiting for that room, so that a line of another process that asks first does not take it all.
+  `local function fairHeldByOwnRates(j, back, from)
   local v = virtualNow()
   if (fairTags[j] or 0) < v then fairTags[j] = v end
   fairTags[j .. 'h'] = true
   fairDirty[j] = true
+  local member = fairMember(j)
+  redis.call('ZADD', fairUntilKey, int(back + FAIR_SLACK), member)
+  redis.call('ZADD', fairWaitKey, fmt(fairTags[j]), member)
+  redis.call('HSET', fairHeldKey, member, int(from))
+  fairWaitsChanged = true
 end`,
   // A message of line j starting at s was granted: its tag moves on; other processes may hold more of
   // it, so a line that waits still waits, at its next start, until its time runs out.
   `local function fairGranted(j, s, c, w)
+  if fairTags[j .. 'h'] then redis.call('HDEL', fairHeldKey, fairMember(j)) end
   fairTags[j] = s + c / w
   fairTags[j .. 'r'] = true
   fairTags[j .. 'h'] = nil
@@ -168,7 +184,7 @@ local function fairSave()
     redis.call('HSET', stateKey(j), stateField(j, 'ft'), fmt(fairTags[j]) .. ' ' .. int(now) .. held)
   end
   redis.call('HSET', cfgKey, 'vt', fmt(fairVirtual))
-  for _, key in ipairs({ fairWaitKey, fairUntilKey }) do
+  for _, key in ipairs({ fairWaitKey, fairUntilKey, fairHeldKey }) do
     if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, 600000) end
   end
 end

@@ -219,11 +219,11 @@ for index = first, #ARGV, step do
     -- Weighted: a line is held by its own rates only where they bind, past the room's own time (a grant
     -- goes there anyway). Else its window, counted at now, holds grants that leave it by then: a key rate
     -- at the overall one held the line a window out of two and gave its share to the others.
-    if fairLines and own > now then
+    if fairLines then
       at = earliestIn(0, cost, at)
       if own <= at then own = now end
     end
-    if fairLines and own <= now and not fairReport then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt) end
+    if fairLines and own <= now and not fairReport then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt, at) end
     if blockedUntil then
       lineLater[j] = math.max(1000, math.ceil(blockedUntil - now))
       fairWaits(j, fairStartAt, now + lineLater[j])
@@ -232,12 +232,13 @@ for index = first, #ARGV, step do
       lineLater[j] = math.ceil(own - now)
       -- Weighted: back as its room can be reserved, to claim it in tag order with the lines waiting for it.
       if fairLines then
-        fairHeldByOwnRates(j)
         if own - now > ahead then lineLater[j] = math.ceil(own - now - ahead) end
+        fairHeldByOwnRates(j, now + lineLater[j], own)
       end
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     else
-    for _, s in ipairs(scopes) do at = earliestIn(s, cost, at) end
+    -- (Weighted: the overall room's time is known already.)
+    for _, s in ipairs(scopes) do if not (fairLines and s == 0) then at = earliestIn(s, cost, at) end end
     if at - now > ahead then
       laterWait = math.ceil(at - now - ahead)
       if qu - now > ahead then laterKind = 3 elseif p - now > ahead then laterKind = 2 else laterKind = 1 end
