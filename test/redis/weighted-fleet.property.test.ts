@@ -83,7 +83,12 @@ describe('weighted fairness across the fleet', () => {
           expect(overfullWindows(config, fleet.deliveries)).toEqual([]);
           for (const name of names) {
             const own = { overall: [{ limit: keyLimit, interval: INTERVAL }], channels: {} };
-            expect(overfullWindows(own, fleet.deliveries.filter(({ channel }) => channel === name))).toEqual([]);
+            expect(
+              overfullWindows(
+                own,
+                fleet.deliveries.filter(({ channel }) => channel === name),
+              ),
+            ).toEqual([]);
           }
           const ns = fleet.deliveries.map((delivery) => delivery.n);
           expect(new Set(ns).size).toBe(ns.length);

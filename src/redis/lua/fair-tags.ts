@@ -18,12 +18,17 @@
  * a line ahead of its share is told to come back as the first line behind it is due back. For this to
  * see every line that waits, the processes tell the store of a line as soon as it is backlogged, and
  * ask for the messages behind a head that holds its grant (src/redis/fair-asks.ts); and grants go at
- * most a tenth of the overall rates' shortest interval ahead (fairAhead). Measured (virtual time, the
- * real Redis): every backlogged key within 1 + twice the largest cost of `w / Σw` in every window, with
- * 2 to 4 processes, keys sharded or spread (test/redis/weighted-fleet.property.test.ts).
+ * most a tenth of the overall rates' shortest interval ahead (fairAhead). A line's own rates hold it
+ * only where they bind: past the time the overall room lets its grant go (its window counted at now, a
+ * key rate at the overall one held a line a window out of two: 1:4 shared 50/50); held, it is told to
+ * come back as its room can be reserved, and waits for that room only (fairHeldByOwnRates). Measured
+ * (virtual time, the real Redis): every backlogged key within 1 + twice the largest cost of `w / Σw` in
+ * every window, with 2 to 4 processes, keys sharded or spread, the keys' own rates from just above their
+ * share to above the overall rate (test/redis/weighted-fleet.property.test.ts).
  *
- * Costs: O(log lines waiting) per message (ZRANGE of the two smallest, ZADD, ZREM); memory, two
- * sorted-set entries per line waiting, forgotten past its retry, and a tag per line with grants.
+ * Costs: O(log lines waiting) per message (ZRANGE of the five smallest, ZADD, ZREM); memory, two
+ * sorted-set entries per line waiting, and a hash field per line held by its own rates, forgotten past
+ * its retry, and a tag per line with grants.
  */
 // The Lua's comments are the TypeScript's, between its parts: only the code is shipped.
 export const FAIR_TAGS = [
@@ -87,7 +92,7 @@ end`,
     redis.call('HDEL', fairHeldKey, member)
   end
 end`,
-  // Another waiting line that starts before s and competes for room at \`at\`: when to ask again (µs),
+  // Another waiting line that starts before s and competes for room at `at`: when to ask again (µs),
   // else nil. Its due time (its retry), or, when that has come and it is not back yet, the end of its
   // place: it is forgotten then, so a line is told to wait for it at most twice. A line its own rates
   // hold (fwh: from when they let it in) competes only for room from then on, so the first few waiting
@@ -135,12 +140,12 @@ local function fairForget(j)
   redis.call('ZREM', fairUntilKey, member)
   redis.call('HDEL', fairHeldKey, member)
 end`,
-  // Line j cannot take its next message for its own rates: it does not wait for the room meanwhile,
-  // and saves no credit while it cannot use its share (else, capped below its share, it would fall
-  // ever further behind and then hold every other line back): it comes back at the virtual time at
-  // most, as that time is when it comes back (the others' grants meanwhile move it on).
-  // Back at \`back\` (µs) to claim the room its own rates let it take from \`from\`, it is remembered as
-  // waiting for that room, so that a line of another process that asks first does not take it all.
+  // Line j cannot take its next message for its own rates before `from` (µs), which is later than the
+  // room: it saves no credit while it cannot use its share (else, capped below its share, it would fall
+  // ever further behind and then hold every other line back): it starts at the virtual time at most,
+  // as that time is when it comes back ('h': the others' grants meanwhile move it on). Back at `back`
+  // (as the room from `from` can be reserved), it is remembered as waiting for the room from `from`
+  // on only (fwh), so that a line that asks first, in any process, does not take that room.
   `local function fairHeldByOwnRates(j, back, from)
   local v = virtualNow()
   if (fairTags[j] or 0) < v then fairTags[j] = v end

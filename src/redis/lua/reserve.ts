@@ -216,9 +216,7 @@ for index = first, #ARGV, step do
     local blockedUntil = nil
     -- A token bucket's own next free time lies ahead by its own grants placed ahead: held only past that.
     if fairLines and tokenBucket and own - now <= ahead then own = now end
-    -- Weighted: a line is held by its own rates only where they bind, past the room's own time (a grant
-    -- goes there anyway). Else its window, counted at now, holds grants that leave it by then: a key rate
-    -- at the overall one held the line a window out of two and gave its share to the others.
+    -- Weighted: held by its own rates only past the room's time (fair-tags.ts).
     if fairLines then
       at = earliestIn(0, cost, at)
       if own <= at then own = now end
@@ -230,14 +228,13 @@ for index = first, #ARGV, step do
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     elseif own > now then
       lineLater[j] = math.ceil(own - now)
-      -- Weighted: back as its room can be reserved, to claim it in tag order with the lines waiting for it.
+      -- Weighted: back as its room can be reserved.
       if fairLines then
         if own - now > ahead then lineLater[j] = math.ceil(own - now - ahead) end
         fairHeldByOwnRates(j, now + lineLater[j], own)
       end
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     else
-    -- (Weighted: the overall room's time is known already.)
     for _, s in ipairs(scopes) do if not (fairLines and s == 0) then at = earliestIn(s, cost, at) end end
     if at - now > ahead then
       laterWait = math.ceil(at - now - ahead)
