@@ -171,8 +171,9 @@ describe('weighted fairness on the store, light tenants among a steady stream', 
       .map(({ n: id, at }) => at - (fleet.sentAt.get(id) as number));
     expect(lightWaits).toHaveLength(seconds * 200);
     // Its weight 1 among the heavy tenants' 23 and the light ones waiting with it (about 25: 200 a second
-    // for some 120 ms each): 1 / (400 / 48) s = 120 ms of service, plus the interval (measured: 200 ms at
-    // the median, 840 at worst; 1,650 before a tenant capped by its own rate stopped saving credit).
+    // for some 120 ms each): 1 / (400 / 48) s = 120 ms of service, plus the interval (measured: 210 ms at
+    // the median, 770 at the 99th percentile, 940 at worst; 840 before held keys waited for their room;
+    // 1,650 before a tenant capped by its own rate stopped saving credit).
     expect(Math.max(...lightWaits)).toBeLessThanOrEqual(120 + 1000);
     const calls = fleet.throttlers.reduce((sum, throttler) => sum + throttler.calls(), 0);
     expect(calls / fleet.deliveries.length).toBeLessThan(2);
