@@ -178,7 +178,8 @@ describe('weighted fairness on the store, light tenants among a steady stream', 
     const calls = fleet.throttlers.reduce((sum, throttler) => sum + throttler.calls(), 0);
     expect(calls / fleet.deliveries.length).toBeLessThan(2);
     expect(overfullWindows({ overall: [{ limit: 400, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
-  }, 60_000);
+    // Virtual time: the bound is on the run's CPU alone (35 s on a quiet machine, over 60 beside a CPU hog).
+  }, 180_000);
 });
 
 describe('weighted fairness on the store, with other settings', () => {
@@ -294,4 +295,52 @@ describe('weighted fairness on the store, keys with their own rate near the over
         expect(overfullWindows({ overall: [{ limit: keyLimit, interval: 1000 }], channels: {} }, own)).toEqual([]);
       }
     });
+});
+
+describe('weighted fairness on the store, a light tenant behind a noisy one', () => {
+  // Issue 33: a light tenant (weight 1) sending a burst of 8 every 2 s beside a noisy one (weight 4) that
+  // stays backlogged (a steady 60 a second, or 880 waiting from the start), at 40 a second, spread over the
+  // processes. The burst's fair-share service time is 8 / (1/5 * 40) s = 1 s; the bound of docs/tenants.md
+  // adds one interval and one message per key: 2,050 ms. In virtual time every process sends on time
+  // (measured: 1,051 ms at worst, 705 at the median); in real time a grant sent later than the grace is
+  // rewound (storeGrantsRewound, 'late') and its message waits again: docs/tenants.md gives that measure.
+  for (const { processes, keyLimit, steady, grace } of [
+    { processes: 2, keyLimit: 40, steady: true, grace: 20 },
+    { processes: 4, keyLimit: 1000, steady: true, grace: 0 },
+    { processes: 2, keyLimit: 1000, steady: false, grace: 20 },
+  ])
+    it(`sends each light message within 2,050 ms: keys at ${keyLimit}, ${processes} processes, grace ${grace}, the noisy one ${steady ? 'steady' : 'backlogged'}`, async () => {
+      const weights = new Map([
+        ['noisy', 4],
+        ['light', 1],
+      ]);
+      const fleet = weightedFleet(
+        file.redis,
+        file.fresh(`fair-burst-${processes}-${keyLimit}`),
+        processes,
+        { overall: { limit: 40, interval: 1000 }, key: { limit: keyLimit, interval: 1000 }, weights },
+        {},
+        { grantGraceMs: grace },
+      );
+      fleets.push(fleet);
+      const seconds = 12;
+      const arrivals: FleetArrival[] = [];
+      let n = 0;
+      if (steady)
+        for (let t = 0, i = 0; t < seconds * 1000; t += 17, i++)
+          arrivals.push({ at: t, throttler: i % processes, channel: 'noisy', n: n++ });
+      else
+        for (let i = 0; i < 40 * (seconds + 2); i++)
+          arrivals.push({ at: 0, throttler: i % processes, channel: 'noisy', n: n++ });
+      for (let t = 737, round = 0; t < seconds * 1000; t += 2000, round++)
+        for (let b = 0; b < 8; b++) arrivals.push({ at: t, throttler: round % processes, channel: 'light', n: n++ });
+      arrivals.sort((x, y) => x.at - y.at);
+      await fleet.run(arrivals, seconds * 1000 + 3000, undefined, 50_000);
+      const waits = fleet.deliveries
+        .filter(({ channel }) => channel === 'light')
+        .map(({ n: id, at }) => at - (fleet.sentAt.get(id) as number));
+      expect(waits).toHaveLength(6 * 8);
+      expect(Math.max(...waits)).toBeLessThanOrEqual(8 * (1000 / ((40 * 1) / 5)) + 1000 + (2 * 1000) / 40);
+      expect(overfullWindows({ overall: [{ limit: 40, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
+    }, 180_000);
 });
