@@ -171,13 +171,15 @@ describe('weighted fairness on the store, light tenants among a steady stream', 
       .map(({ n: id, at }) => at - (fleet.sentAt.get(id) as number));
     expect(lightWaits).toHaveLength(seconds * 200);
     // Its weight 1 among the heavy tenants' 23 and the light ones waiting with it (about 25: 200 a second
-    // for some 120 ms each): 1 / (400 / 48) s = 120 ms of service, plus the interval (measured: 200 ms at
-    // the median, 840 at worst; 1,650 before a tenant capped by its own rate stopped saving credit).
+    // for some 120 ms each): 1 / (400 / 48) s = 120 ms of service, plus the interval (measured: 210 ms at
+    // the median, 770 at the 99th percentile, 940 at worst; 840 before held keys waited for their room;
+    // 1,650 before a tenant capped by its own rate stopped saving credit).
     expect(Math.max(...lightWaits)).toBeLessThanOrEqual(120 + 1000);
     const calls = fleet.throttlers.reduce((sum, throttler) => sum + throttler.calls(), 0);
     expect(calls / fleet.deliveries.length).toBeLessThan(2);
     expect(overfullWindows({ overall: [{ limit: 400, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
-  }, 60_000);
+    // Virtual time: the bound is on the run's CPU alone (35 s on a quiet machine, over 60 beside a CPU hog).
+  }, 180_000);
 });
 
 describe('weighted fairness on the store, with other settings', () => {
@@ -244,4 +246,101 @@ describe('weighted fairness on the store, with other settings', () => {
     expect(fleet.throttlers.reduce((sum, throttler) => sum + throttler.calls(), 0)).toBeLessThan(150);
     expect(overfullWindows({ overall: [{ limit: 100, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
   });
+});
+
+describe('weighted fairness on the store, keys with their own rate near the overall one', () => {
+  // Issue 33: a key rate at the overall rate, which can never bind, held a key a window out of two (its
+  // window was counted at now, not where its grant goes): 1:4 at 40 a second shared 50/50. Each key's
+  // backlog in one process (the heavy one first); the fair part is water-filling with each key wanting at
+  // most its own limit (a key rate below its weighted share binds: the others get what it cannot use).
+  const cases = [
+    { processes: 1, weights: [1, 4], limit: 40, keyLimit: 40 },
+    { processes: 1, weights: [1, 4], limit: 40, keyLimit: 45 },
+    { processes: 1, weights: [1, 4], limit: 40, keyLimit: 30 },
+    { processes: 2, weights: [2, 2], limit: 53, keyLimit: 32 },
+    { processes: 3, weights: [1, 2, 4], limit: 40, keyLimit: 40 },
+  ];
+  for (const { processes, weights, limit, keyLimit } of cases)
+    it(`weights ${weights.join(':')} at ${limit} a second, keys at ${keyLimit}, in ${processes} process(es): each key its water-filled share per window`, async () => {
+      const names = weights.map((_, index) => `k${index}`);
+      const fleet = weightedFleet(file.redis, file.fresh(`fair-own-${keyLimit}-${processes}`), processes, {
+        overall: { limit, interval: 1000 },
+        key: { limit: keyLimit, interval: 1000 },
+        weights: new Map(names.map((name, index) => [name, weights[index] as number])),
+      });
+      fleets.push(fleet);
+      const seconds = 6;
+      const arrivals: FleetArrival[] = [];
+      let n = 0;
+      for (const [index, channel] of [...names.entries()].reverse())
+        for (let i = 0; i < limit * seconds; i++)
+          arrivals.push({ at: 0, throttler: index % processes, channel, n: n++ });
+      await fleet.run(arrivals, seconds * 1000, undefined, 100_000);
+      const ideal = fluidShares(
+        names.map((key, index) => ({ key, weight: weights[index] as number, wants: keyLimit })),
+        limit,
+      );
+      const off: string[] = [];
+      // From the second window on (the first goes as the processes ask).
+      for (let s = 1; s < seconds; s++) {
+        const got = receivedIn(fleet.deliveries, s * 1000, (s + 1) * 1000);
+        for (const key of names)
+          if (Math.abs((got.get(key) ?? 0) - (ideal.get(key) as number)) > 3)
+            off.push(`window ${s} ${key}: ${got.get(key) ?? 0} of ${(ideal.get(key) as number).toFixed(1)}`);
+      }
+      expect(off).toEqual([]);
+      expect(overfullWindows({ overall: [{ limit, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
+      for (const key of names) {
+        const own = fleet.deliveries.filter(({ channel }) => channel === key);
+        expect(overfullWindows({ overall: [{ limit: keyLimit, interval: 1000 }], channels: {} }, own)).toEqual([]);
+      }
+    });
+});
+
+describe('weighted fairness on the store, a light tenant behind a noisy one', () => {
+  // Issue 33: a light tenant (weight 1) sending a burst of 8 every 2 s beside a noisy one (weight 4) that
+  // stays backlogged (a steady 60 a second, or 880 waiting from the start), at 40 a second, spread over the
+  // processes. The burst's fair-share service time is 8 / (1/5 * 40) s = 1 s; the bound of docs/tenants.md
+  // adds one interval and one message per key: 2,050 ms. In virtual time every process sends on time
+  // (measured: 1,051 ms at worst, 705 at the median); in real time a grant sent later than the grace is
+  // rewound (storeGrantsRewound, 'late') and its message waits again: docs/tenants.md gives that measure.
+  for (const { processes, keyLimit, steady, grace } of [
+    { processes: 2, keyLimit: 40, steady: true, grace: 20 },
+    { processes: 4, keyLimit: 1000, steady: true, grace: 0 },
+    { processes: 2, keyLimit: 1000, steady: false, grace: 20 },
+  ])
+    it(`sends each light message within 2,050 ms: keys at ${keyLimit}, ${processes} processes, grace ${grace}, the noisy one ${steady ? 'steady' : 'backlogged'}`, async () => {
+      const weights = new Map([
+        ['noisy', 4],
+        ['light', 1],
+      ]);
+      const fleet = weightedFleet(
+        file.redis,
+        file.fresh(`fair-burst-${processes}-${keyLimit}`),
+        processes,
+        { overall: { limit: 40, interval: 1000 }, key: { limit: keyLimit, interval: 1000 }, weights },
+        {},
+        { grantGraceMs: grace },
+      );
+      fleets.push(fleet);
+      const seconds = 12;
+      const arrivals: FleetArrival[] = [];
+      let n = 0;
+      if (steady)
+        for (let t = 0, i = 0; t < seconds * 1000; t += 17, i++)
+          arrivals.push({ at: t, throttler: i % processes, channel: 'noisy', n: n++ });
+      else
+        for (let i = 0; i < 40 * (seconds + 2); i++)
+          arrivals.push({ at: 0, throttler: i % processes, channel: 'noisy', n: n++ });
+      for (let t = 737, round = 0; t < seconds * 1000; t += 2000, round++)
+        for (let b = 0; b < 8; b++) arrivals.push({ at: t, throttler: round % processes, channel: 'light', n: n++ });
+      arrivals.sort((x, y) => x.at - y.at);
+      await fleet.run(arrivals, seconds * 1000 + 3000, undefined, 50_000);
+      const waits = fleet.deliveries
+        .filter(({ channel }) => channel === 'light')
+        .map(({ n: id, at }) => at - (fleet.sentAt.get(id) as number));
+      expect(waits).toHaveLength(6 * 8);
+      expect(Math.max(...waits)).toBeLessThanOrEqual(8 * (1000 / ((40 * 1) / 5)) + 1000 + (2 * 1000) / 40);
+      expect(overfullWindows({ overall: [{ limit: 40, interval: 1000 }], channels: {} }, fleet.deliveries)).toEqual([]);
+    }, 180_000);
 });

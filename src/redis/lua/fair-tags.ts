@@ -18,18 +18,24 @@
  * a line ahead of its share is told to come back as the first line behind it is due back. For this to
  * see every line that waits, the processes tell the store of a line as soon as it is backlogged, and
  * ask for the messages behind a head that holds its grant (src/redis/fair-asks.ts); and grants go at
- * most a tenth of the overall rates' shortest interval ahead (fairAhead). Measured (virtual time, the
- * real Redis): every backlogged key within 1 + twice the largest cost of `w / Σw` in every window, with
- * 2 to 4 processes, keys sharded or spread (test/redis/weighted-fleet.property.test.ts).
+ * most a tenth of the overall rates' shortest interval ahead (fairAhead). A line's own rates hold it
+ * only where they bind: past the time the overall room lets its grant go (its window counted at now, a
+ * key rate at the overall one held a line a window out of two: 1:4 shared 50/50); held, it is told to
+ * come back as its room can be reserved, and waits for that room only (fairHeldByOwnRates). Measured
+ * (virtual time, the real Redis): every backlogged key within 1 + twice the largest cost of `w / Σw` in
+ * every window, with 2 to 4 processes, keys sharded or spread, the keys' own rates from just above their
+ * share to above the overall rate (test/redis/weighted-fleet.property.test.ts).
  *
- * Costs: O(log lines waiting) per message (ZRANGE of the two smallest, ZADD, ZREM); memory, two
- * sorted-set entries per line waiting, forgotten past its retry, and a tag per line with grants.
+ * Costs: O(log lines waiting) per message (ZRANGE of the five smallest, ZADD, ZREM); memory, two
+ * sorted-set entries per line waiting, and a hash field per line held by its own rates, forgotten past
+ * its retry, and a tag per line with grants.
  */
 // The Lua's comments are the TypeScript's, between its parts: only the code is shipped.
 export const FAIR_TAGS = [
   `
 local fairWaitKey = logBase .. 'fw'
-local fairUntilKey = logBase .. 'fwx'`,
+local fairUntilKey = logBase .. 'fwx'
+local fairHeldKey = logBase .. 'fwh'`,
   // Past the retry a waiting line was told, how long the store keeps its place (µs): a process on time
   // is back within its round trip; one later than this leaves the room to the others.
   `local FAIR_SLACK = 10000
@@ -57,20 +63,23 @@ local function virtualNow()
 end`,
   // Where line j's next message starts: its tag while it has had a grant within the overall rates'
   // longest interval ('r', recent: backlogged, perhaps silent behind grants its process holds, so what
-  // it is owed stays owed), else the virtual time if that is later (back after a pause: no credit).
+  // it is owed stays owed), else the virtual time if that is later (back after a pause: no credit); and
+  // the virtual time too if later while its own rates held it ('h', written ' h' after the tag: what the
+  // others obtained meanwhile is not owed to it).
   `local fairRecent = longestInterval(scopeRates(0), 0)
 local function fairStart(j)
   local tag = fairTags[j]
   if tag == nil then
     local text = redis.call('HGET', stateKey(j), stateField(j, 'ft'))
-    local saved, at = 0, 0
-    if text then saved, at = string.match(text, '^(%S+) (%S+)$') end
+    local saved, at, held = 0, 0, ''
+    if text then saved, at, held = string.match(text, '^(%S+) (%S+) ?(%S*)$') end
     tag = tonumber(saved) or 0
     fairTags[j] = tag
     if text and (tonumber(at) or 0) + fairRecent > now then fairTags[j .. 'r'] = true end
+    if held == 'h' then fairTags[j .. 'h'] = true end
   end
   local v = virtualNow()
-  if tag > v or fairTags[j .. 'r'] then return tag end
+  if tag > v or (fairTags[j .. 'r'] and not fairTags[j .. 'h']) then return tag end
   return v
 end`,
   // The waiting lines whose time has passed are forgotten, each once: O(1) amortised.
@@ -80,14 +89,17 @@ end`,
   for _, member in ipairs(redis.call('ZRANGEBYSCORE', fairUntilKey, '-inf', now)) do
     redis.call('ZREM', fairWaitKey, member)
     redis.call('ZREM', fairUntilKey, member)
+    redis.call('HDEL', fairHeldKey, member)
   end
 end`,
-  // Another waiting line that starts before s: when to ask again (µs), else nil. Its due time (its
-  // retry), or, when that has come and it is not back yet, the end of its place: it is forgotten then,
-  // so a line is told to wait for it at most twice. One whose due time was lost (evicted) is forgotten.
-  `local function fairBlockedUntil(member, s)
+  // Another waiting line that starts before s and competes for room at `at`: when to ask again (µs),
+  // else nil. Its due time (its retry), or, when that has come and it is not back yet, the end of its
+  // place: it is forgotten then, so a line is told to wait for it at most twice. A line its own rates
+  // hold (fwh: from when they let it in) competes only for room from then on, so the first few waiting
+  // lines are looked at. One whose due time was lost (evicted) is forgotten.
+  `local function fairBlockedUntil(member, s, at)
   fairPurge()
-  local head = redis.call('ZRANGE', fairWaitKey, 0, 1, 'WITHSCORES')
+  local head = redis.call('ZRANGE', fairWaitKey, 0, 4, 'WITHSCORES')
   for i = 1, #head, 2 do
     if head[i] ~= member then
       if tonumber(head[i + 1]) >= s then return nil end
@@ -96,8 +108,11 @@ end`,
         redis.call('ZREM', fairWaitKey, head[i])
         return nil
       end
-      if keep - FAIR_SLACK <= now then return keep end
-      return keep - FAIR_SLACK
+      local from = tonumber(redis.call('HGET', fairHeldKey, head[i]) or '')
+      if from == nil or from <= at then
+        if keep - FAIR_SLACK <= now then return keep end
+        return keep - FAIR_SLACK
+      end
     end
   end
   return nil
@@ -105,9 +120,10 @@ end`,
   // Line j waits at start tag s, due back at `back` (µs), remembered until a little past it; its start
   // is kept: while it waits it does not chase the virtual time that the others' grants move on.
   `local function fairWaits(j, s, back)
-  if not fairTags[j .. 'r'] then
+  if not fairTags[j .. 'r'] or fairTags[j .. 'h'] then
     fairTags[j] = s
     fairTags[j .. 'r'] = true
+    fairTags[j .. 'h'] = nil
     fairDirty[j] = true
   end
   local member = fairMember(j)
@@ -115,29 +131,39 @@ end`,
   local known = redis.call('ZSCORE', fairUntilKey, member)
   if not known or tonumber(known) < keep then redis.call('ZADD', fairUntilKey, int(keep), member) end
   redis.call('ZADD', fairWaitKey, fmt(s), member)
+  redis.call('HDEL', fairHeldKey, member)
   fairWaitsChanged = true
 end
 local function fairForget(j)
   local member = fairMember(j)
   redis.call('ZREM', fairWaitKey, member)
   redis.call('ZREM', fairUntilKey, member)
+  redis.call('HDEL', fairHeldKey, member)
 end`,
-  // Line j cannot take its next message for its own rates: it does not wait for the room meanwhile,
-  // and saves no credit while it cannot use its share (else, capped below its share, it would fall
-  // ever further behind and then hold every other line back): it comes back at the virtual time at most.
-  `local function fairHeldByOwnRates(j)
-  fairForget(j)
+  // Line j cannot take its next message for its own rates before `from` (µs), which is later than the
+  // room: it saves no credit while it cannot use its share (else, capped below its share, it would fall
+  // ever further behind and then hold every other line back): it starts at the virtual time at most,
+  // as that time is when it comes back ('h': the others' grants meanwhile move it on). Back at `back`
+  // (as the room from `from` can be reserved), it is remembered as waiting for the room from `from`
+  // on only (fwh), so that a line that asks first, in any process, does not take that room.
+  `local function fairHeldByOwnRates(j, back, from)
   local v = virtualNow()
-  if (fairTags[j] or 0) < v then
-    fairTags[j] = v
-    fairDirty[j] = true
-  end
+  if (fairTags[j] or 0) < v then fairTags[j] = v end
+  fairTags[j .. 'h'] = true
+  fairDirty[j] = true
+  local member = fairMember(j)
+  redis.call('ZADD', fairUntilKey, int(back + FAIR_SLACK), member)
+  redis.call('ZADD', fairWaitKey, fmt(fairTags[j]), member)
+  redis.call('HSET', fairHeldKey, member, int(from))
+  fairWaitsChanged = true
 end`,
   // A message of line j starting at s was granted: its tag moves on; other processes may hold more of
   // it, so a line that waits still waits, at its next start, until its time runs out.
   `local function fairGranted(j, s, c, w)
+  if fairTags[j .. 'h'] then redis.call('HDEL', fairHeldKey, fairMember(j)) end
   fairTags[j] = s + c / w
   fairTags[j .. 'r'] = true
+  fairTags[j .. 'h'] = nil
   fairDirty[j] = true
   if s > virtualNow() then fairVirtual = s end
   local member = fairMember(j)
@@ -157,9 +183,13 @@ end`,
 end
 local function fairSave()
   if fairVirtual == nil or (next(fairDirty) == nil and not fairWaitsChanged) then return end
-  for j in pairs(fairDirty) do redis.call('HSET', stateKey(j), stateField(j, 'ft'), fmt(fairTags[j]) .. ' ' .. int(now)) end
+  for j in pairs(fairDirty) do
+    local held = ''
+    if fairTags[j .. 'h'] then held = ' h' end
+    redis.call('HSET', stateKey(j), stateField(j, 'ft'), fmt(fairTags[j]) .. ' ' .. int(now) .. held)
+  end
   redis.call('HSET', cfgKey, 'vt', fmt(fairVirtual))
-  for _, key in ipairs({ fairWaitKey, fairUntilKey }) do
+  for _, key in ipairs({ fairWaitKey, fairUntilKey, fairHeldKey }) do
     if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, 600000) end
   end
 end

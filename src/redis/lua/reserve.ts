@@ -216,17 +216,26 @@ for index = first, #ARGV, step do
     local blockedUntil = nil
     -- A token bucket's own next free time lies ahead by its own grants placed ahead: held only past that.
     if fairLines and tokenBucket and own - now <= ahead then own = now end
-    if fairLines and own <= now and not fairReport then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt) end
+    -- Weighted: held by its own rates only past the room's time (fair-tags.ts).
+    if fairLines then
+      at = earliestIn(0, cost, at)
+      if own <= at then own = now end
+    end
+    if fairLines and own <= now and not fairReport then blockedUntil = fairBlockedUntil(fairMember(j), fairStartAt, at) end
     if blockedUntil then
       lineLater[j] = math.max(1000, math.ceil(blockedUntil - now))
       fairWaits(j, fairStartAt, now + lineLater[j])
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     elseif own > now then
-      if fairLines then fairHeldByOwnRates(j) end
       lineLater[j] = math.ceil(own - now)
+      -- Weighted: back as its room can be reserved.
+      if fairLines then
+        if own - now > ahead then lineLater[j] = math.ceil(own - now - ahead) end
+        fairHeldByOwnRates(j, now + lineLater[j], own)
+      end
       results[#results + 1] = 5; results[#results + 1] = lineLater[j]; results[#results + 1] = ''
     else
-    for _, s in ipairs(scopes) do at = earliestIn(s, cost, at) end
+    for _, s in ipairs(scopes) do if not (fairLines and s == 0) then at = earliestIn(s, cost, at) end end
     if at - now > ahead then
       laterWait = math.ceil(at - now - ahead)
       if qu - now > ahead then laterKind = 3 elseif p - now > ahead then laterKind = 2 else laterKind = 1 end
