@@ -132,7 +132,11 @@ const COMMANDS: Record<string, { args: string[]; env?: Record<string, string>; r
   node24: { args: [], reports: `node ${runtimeNamed('node24').version}` },
   bun: { args: [], reports: `bun ${runtimeNamed('bun').version}` },
   // Deno reads the project's package.json and node_modules; no update check (there is no network).
-  deno: { args: ['run', '--allow-all'], env: { DENO_NO_UPDATE_CHECK: '1' }, reports: `deno ${runtimeNamed('deno').version}` },
+  deno: {
+    args: ['run', '--allow-all'],
+    env: { DENO_NO_UPDATE_CHECK: '1' },
+    reports: `deno ${runtimeNamed('deno').version}`,
+  },
 };
 
 async function scenarioIn(binary: string, args: string[], runtime: string, env: Record<string, string> = {}) {
@@ -236,8 +240,8 @@ describe('workerd: a Worker, a Durable Object, and a Durable Object holding one 
       });
       server.close();
       let logged = '';
-      workerd.stdout.on('data', (chunk) => (logged += chunk));
-      workerd.stderr.on('data', (chunk) => (logged += chunk));
+      workerd.stdout?.on('data', (chunk) => (logged += chunk));
+      workerd.stderr?.on('data', (chunk) => (logged += chunk));
       const exited = new Promise<never>((_, reject) =>
         workerd.on('exit', (code) => reject(new Error(`workerd exited (${code}): ${logged}`))),
       );

@@ -124,7 +124,8 @@ export async function findRuntime(repo: string, runtime: Runtime): Promise<Found
   if (notChosen !== undefined) return { missing: notChosen };
   const platform = `${process.platform}-${process.arch}`;
   const pkg = runtime.packages[platform];
-  if (pkg === undefined) return { missing: `no package of ${runtime.name} ${runtime.version} for ${platform} in RUNTIMES` };
+  if (pkg === undefined)
+    return { missing: `no package of ${runtime.name} ${runtime.version} for ${platform} in RUNTIMES` };
   const spec = `${pkg}@${runtime.version}`;
   const dir = join(repo, 'node_modules', '.cache', 'runtimes', spec.replace('/', '+'));
   const binary = join(dir, 'node_modules', pkg, runtime.binary);
@@ -143,7 +144,9 @@ export async function findRuntime(repo: string, runtime: Runtime): Promise<Found
       renameSync(partial, dir);
     } catch (error) {
       rmSync(partial, { recursive: true, force: true });
-      const reason = String(error).split('\n').find((line) => /npm error (code|404|notarget)/.test(line));
+      const reason = String(error)
+        .split('\n')
+        .find((line) => /npm error (code|404|notarget)/.test(line));
       return { missing: `npm install ${spec} failed (${reason ?? String(error).split('\n')[0]})` };
     }
   }
