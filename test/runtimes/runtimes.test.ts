@@ -11,7 +11,14 @@ import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vit
 import { buildPackageOnce } from '../support/built-package.js';
 import { overfullWindows, type RateConfig } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, REDIS_URL, uniqueName } from '../support/redis.js';
-import { findRuntime, missingRuntimeIsAnError, RUNTIMES, type Runtime, runtimeNamed } from '../support/runtimes.js';
+import {
+  type Found,
+  findRuntime,
+  missingRuntimeIsAnError,
+  RUNTIMES,
+  type Runtime,
+  runtimeNamed,
+} from '../support/runtimes.js';
 
 /**
  * The runtime matrix: the built package (dist/, through its package.json `exports`, as ESM, as users
@@ -21,8 +28,9 @@ import { findRuntime, missingRuntimeIsAnError, RUNTIMES, type Runtime, runtimeNa
  * machine with a target actor, and the Redis store against the real Redis. Judged here by brute force
  * on the start times: every task ran once, and no window of 200 ms on the throttler's clock holds more
  * than 10 starts. The store's starts are on the host's clock, where the store promises the limit within
- * its grace (docs/guarantees.md): no window of 200 - 20 ms holds more than 10; on Redis' clock, exactly,
- * the store's own audit (read every 100 ms) counts no window over. Time bounds are a process's timeout.
+ * its grace (docs/guarantees.md): no window of 200 - 20 ms holds more than 10, unless Redis was farther
+ * than the grace (a `storeSlow` event: strict on Redis' clock only, as documented); on Redis' clock,
+ * exactly, the store's own audit (read every 100 ms) counts no window over. Time bounds are a process's timeout.
  */
 const repo = join(import.meta.dirname, '..', '..');
 const run = promisify(execFile);
@@ -39,9 +47,17 @@ const SCENARIO_TIMEOUT_MS = 60_000;
 let app: string;
 let redis: Redis;
 const names: string[] = [];
+/** Each runtime's binary or why there is none, looked for (and installed) all at once, beside the build. */
+const found = new Map<string, Promise<Found>>();
 
 beforeAll(async () => {
+  for (const runtime of RUNTIMES) {
+    const finding = findRuntime(repo, runtime).catch((error: unknown): Found => ({ missing: String(error) }));
+    found.set(runtime.name, finding);
+  }
   await buildPackageOnce(repo, SETUP_TIMEOUT_MS);
+  // Installs load the machine: no scenario runs beside them (the store's host-clock check would suffer).
+  await Promise.all(found.values());
   redis = await connectRedis();
   // A user's project: the package as installed (a link to this checkout, so its package.json `exports`
   // pick the files), its peers, and the scenario.
@@ -66,9 +82,9 @@ afterAll(async () => {
 
 /** The runtime's binary; without one, skips the test with the reason (an error under CI=true). */
 async function binaryOf(runtime: Runtime, context: TestContext): Promise<string> {
-  const found = await findRuntime(repo, runtime);
-  if ('binary' in found) return found.binary;
-  const reason = `${runtime.name} ${runtime.version}: ${found.missing}`;
+  const runtimeFound = (await found.get(runtime.name)) ?? { missing: 'not looked for' };
+  if ('binary' in runtimeFound) return runtimeFound.binary;
+  const reason = `${runtime.name} ${runtime.version}: ${runtimeFound.missing}`;
   if (missingRuntimeIsAnError()) throw new Error(`CI=true and the runtime matrix cannot run ${reason}`);
   console.log(`Skipped ${reason}`);
   context.skip(reason);
@@ -96,31 +112,46 @@ interface Tasks {
 const each = Array.from({ length: TASKS }, (_, n) => n);
 const deliveries = (starts: number[]) => starts.map((at) => ({ at, cost: 1, channel: undefined }));
 
+/** No window of the rate over on the starts; a failure names the part and shows every start. */
+function expectWithinRate(starts: number[], label: string, rate = TEN_PER_200MS): void {
+  expect(starts, label).toHaveLength(TASKS);
+  const shown = starts.map((at) => Math.round((at - (starts[0] ?? 0)) * 100) / 100);
+  expect(overfullWindows(rate, deliveries(starts)), `${label}, starts from the first (ms): ${shown}`).toEqual([]);
+}
+
 /** Every task ran once and resolved its own value; no window of the rate over on its starts. */
-function expectTasks(part: Tasks, rate = TEN_PER_200MS): void {
-  expect(part.runs).toEqual(each.map(() => 1));
-  expect(part.values).toEqual(each);
-  expect(part.starts).toHaveLength(TASKS);
-  expect(overfullWindows(rate, deliveries(part.starts))).toEqual([]);
+function expectTasks(part: Tasks, label: string, rate = TEN_PER_200MS): void {
+  expect(part.runs, label).toEqual(each.map(() => 1));
+  expect(part.values, label).toEqual(each);
+  expectWithinRate(part.starts, label, rate);
 }
 
 interface Scenario {
   runtime: string;
   promiseApi: Tasks;
   machine: { starts: number[]; received: number[] };
-  store: Tasks & { audit: { deliveries: number; windowsOver: number; gaps: number } };
+  store: Tasks & {
+    slow: Array<{ roundTripMs: number; at: number }>;
+    audit: { deliveries: number; windowsOver: number; gaps: number };
+  };
 }
 
 function expectScenario(result: Scenario, runtime: string): void {
   expect(result.runtime).toBe(runtime);
-  expectTasks(result.promiseApi);
+  expectTasks(result.promiseApi, `${runtime}: the promise API`);
   // The target received each message once, in order (one channel, one priority).
-  expect(result.machine.received).toEqual(each);
-  expect(result.machine.starts).toHaveLength(TASKS);
-  expect(overfullWindows(TEN_PER_200MS, deliveries(result.machine.starts))).toEqual([]);
-  expectTasks(result.store, TEN_PER_180MS);
+  expect(result.machine.received, `${runtime}: the machine`).toEqual(each);
+  expectWithinRate(result.machine.starts, `${runtime}: the machine`);
+  const store = `${runtime}: the store`;
+  expect(result.store.runs, store).toEqual(each.map(() => 1));
+  expect(result.store.values, store).toEqual(each);
+  // Redis farther than the grace (storeSlow): strict on Redis' clock only, as documented; seen here
+  // with installs running beside, round trips of 25-80 ms, and a window of 11 in 180 ms on the host's.
+  if (result.store.slow.length === 0)
+    expectWithinRate(result.store.starts, `${store}, on the host's clock`, TEN_PER_180MS);
+  else console.log(`${store}: storeSlow ${JSON.stringify(result.store.slow)}, judged on Redis' clock only`);
   const { audit } = result.store;
-  expect(audit.windowsOver).toBe(0);
+  expect(audit.windowsOver, `${runtime}: the store's audit on Redis' clock`).toBe(0);
   // Grants went through Redis; all of them seen, unless a read came late (a busy machine).
   expect(audit.deliveries).toBeGreaterThan(0);
   if (audit.gaps === 0) expect(audit.deliveries).toBe(TASKS);
@@ -245,6 +276,8 @@ describe('workerd: a Worker, a Durable Object, and a Durable Object holding one 
       const exited = new Promise<never>((_, reject) =>
         workerd.on('exit', (code) => reject(new Error(`workerd exited (${code}): ${logged}`))),
       );
+      // Its exit when the test kills it at the end is no error.
+      exited.catch(() => undefined);
       // Connections wait in the socket's backlog until workerd accepts them: no polling for it to start.
       const get = async (path: string) => {
         const response = await Promise.race([
@@ -262,7 +295,7 @@ describe('workerd: a Worker, a Durable Object, and a Durable Object holding one 
         expectScenario((await get(`/object${query('object')}`)) as unknown as Scenario, 'workerd');
         const held = (await get('/held')) as unknown as Tasks & { runtime: string };
         expect(held.runtime).toBe('workerd');
-        expectTasks(held);
+        expectTasks(held, 'workerd: a Durable Object holding one throttler');
       } finally {
         workerd.kill();
       }

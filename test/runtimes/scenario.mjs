@@ -72,6 +72,9 @@ export async function machine() {
 export async function store(redis, name) {
   const shared = createRedisStore({ redis, name });
   const throttler = createThrottler({ rate: RATE, strategy: 'sliding-window', store: shared });
+  // Redis farther than the grace: strict on Redis time only from then on (docs/reference.md#storeslow).
+  const slow = [];
+  throttler.actor.on('storeSlow', ({ roundTripMs, at }) => slow.push({ roundTripMs, at }));
   let audit = await shared.audit();
   // Until the last grant has settled: the audit counts grants one interval + grace (200 + 20 ms) before its read.
   let auditUntil = Number.POSITIVE_INFINITY;
@@ -86,7 +89,7 @@ export async function store(redis, name) {
   await auditing;
   await shared.close();
   const { deliveries, windowsOver, gaps } = audit;
-  return { ...result, audit: { deliveries, windowsOver, gaps } };
+  return { ...result, slow, audit: { deliveries, windowsOver, gaps } };
 }
 
 /** Which runtime runs this, and its version. */
