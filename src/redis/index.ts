@@ -1,6 +1,6 @@
 /**
  * xstate-throttler/redis: one limit shared by many processes through Redis, strict on Redis time.
- * Node only; needs ioredis (an optional peer dependency of xstate-throttler).
+ * Node, Bun, Deno and workerd (docs/runtimes.md); needs ioredis (an optional peer dependency of xstate-throttler).
  */
 export { StoreConflictError, StoreUnavailableError } from './errors.js';
 export { createRedisStore } from './redis-store.js';

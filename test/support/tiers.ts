@@ -57,6 +57,8 @@ export const SLOW_SUITES = [
   // The compiler over every TypeScript block of README.md and docs/, twice (node16 and bundler).
   'test/build/doc-snippets.test.ts',
   'test/build/bundle-size.test.ts',
+  // The built package in every runtime (Node 22 and 24, Bun, Deno, workerd), each installed from the registry.
+  'test/runtimes/runtimes.test.ts',
 ];
 
 /** The live page's test drives Chromium itself (Playwright from Node); it is not in the node project. */
