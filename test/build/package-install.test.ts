@@ -12,8 +12,14 @@ import { buildPackageOnce } from '../support/built-package.js';
  *   installed nor loaded, and the operator's entry is the one that would need it.
  * - A TypeScript project type-checks a consumer of every entry point against the packed declarations
  *   under `node10`, `node16` (ESM and CommonJS) and `bundler` resolution, with `strict` and
- *   `exactOptionalPropertyTypes` (passing `undefined` for options it leaves out).
- * - The tarball holds no source map and no file outside dist/, README, CHANGELOG, LICENSE.
+ *   `exactOptionalPropertyTypes` (passing `undefined` for options it leaves out). It hands what one entry
+ *   makes to another's functions (a store, strategies, a lean throttler, the operator's actor, server
+ *   limits): under each resolution every entry must load the same declaration files, or a class's private
+ *   members make two types of one (TS2322, "separate declarations of a private property").
+ * - Every entry point package.json exports loads with `import` and with `require`, with the same names.
+ * - arethetypeswrong and publint find nothing in the tarball (both run offline, from node_modules).
+ * - The tarball holds no source map and no file outside dist/, the docs the README links to (docs/,
+ *   examples/, bench/README.md), README, CHANGELOG, LICENSE.
  * Installs come from npm's cache where it has the packages (`--prefer-offline`).
  */
 const repo = join(import.meta.dirname, '..', '..');
@@ -90,12 +96,26 @@ Promise.all(both).then(([values, leanValues]) => {
 const CONSUMER = `
 import { metrics } from '@opentelemetry/api';
 import { createActor, fromCallback } from 'xstate';
-import { createThrottler, type ScheduleOptions, type ThrottlerOptions, throttlerMachine } from 'xstate-throttler';
+import {
+  auditThrottler,
+  createThrottler,
+  restoreThrottler,
+  type ScheduleOptions,
+  type Throttler,
+  type ThrottlerActor,
+  type ThrottlerOptions,
+  throttlerMachine,
+} from 'xstate-throttler';
 import { createRedisStore, type RedisClientLike, type RedisStoreOptions } from 'xstate-throttler/redis';
 import { throttleQueue, type ThrottleQueueOptions } from 'xstate-throttler/rxjs';
-import { type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
-import { renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
-import { type InstrumentOptions, instrumentThrottler, THROTTLER_METRICS } from 'xstate-throttler/otel';
+import { applyServerLimits, type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
+import { recordTimeline, renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
+import {
+  type InstrumentOptions,
+  instrumentThrottler,
+  THROTTLER_METRICS,
+  type ThrottlerInstrumentation,
+} from 'xstate-throttler/otel';
 import { createThrottler as createLean, restoreThrottler as restoreLean, throttlerMachine as leanMachine } from 'xstate-throttler/lean';
 import { slidingWindow, type Strategy, timer, tokenBucket, warmingUp } from 'xstate-throttler/strategies';
 
@@ -130,8 +150,61 @@ export const leanActor = createActor(leanMachine, { input: { rate: '1/1s', strat
 export const restoredLean = (saved: unknown) => restoreLean(saved, { strategy: tokenBucket, target: undefined });
 export const byValue = createThrottler({ rate: '1/1s', strategy: warmingUp, warmup: '1s' });
 
+// What one entry point makes, handed to another's functions.
+declare const redis: RedisClientLike;
+const sharedStore = createRedisStore({ name: 'api', redis });
+export const withStore = createThrottler({ rate: '10/1s', store: sharedStore, strategy: tokenBucket });
+export const machineWithStore = createActor(throttlerMachine, {
+  input: { rate: '10/1s', store: sharedStore, strategy: slidingWindow, target },
+});
+export const restoredWithStore = (saved: unknown) => restoreThrottler(saved, { store: sharedStore, target });
+const leanWithStore = createLean({ rate: '10/1s', strategy: timer, store: sharedStore, serverLimits: serverLimits() });
+export const leanAsMain: Throttler = leanWithStore;
+export const leanActorAsMain: ThrottlerActor = leanActor;
+export const operatorWithStore = throttleQueue<string>({
+  rate: '5/1s',
+  store: sharedStore,
+  strategy: warmingUp,
+  warmup: '1s',
+  onThrottler: (operatorActor) => {
+    const asMain: ThrottlerActor = operatorActor;
+    auditThrottler(asMain);
+    recordTimeline(operatorActor, { rate: '5/1s' });
+    return instrumentThrottler(operatorActor, { meter: metrics.getMeter('operator') }).stop;
+  },
+});
+const leanInstrumentation: ThrottlerInstrumentation = instrumentThrottler(leanWithStore, {
+  meter: metrics.getMeter('lean'),
+});
+leanInstrumentation.stop();
+export const applied = applyServerLimits(withStore, limits);
+for (const event of limits.events) actor.send(event);
+export const leanApplied = applyServerLimits(leanActor, limits);
+
 // @ts-expect-error: a rate must be a string or a Rate, and the error names it at compile time too
 createThrottler({ rate: 5 });
+`;
+
+/** The entry points as package.json exports them, `xstate-throttler/package.json` aside. */
+const packageJson = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
+const ENTRIES = Object.keys(packageJson.exports)
+  .filter((subpath) => subpath !== './package.json')
+  .map((subpath) => `xstate-throttler${subpath.slice(1)}`);
+
+/** Each entry point's names, imported (ESM) or required (CommonJS) in a plain Node process. */
+const NAMES_ESM = `
+const names = {};
+for (const entry of ${JSON.stringify(ENTRIES)}) names[entry] = Object.keys(await import(entry)).sort();
+console.log('RESULT ' + JSON.stringify(names));
+`;
+const NAMES_CJS = `
+const names = {};
+for (const entry of ${JSON.stringify(ENTRIES)}) {
+  names[entry] = Object.keys(require(entry)).filter((name) => name !== '__esModule').sort();
+}
+console.log('RESULT ' + JSON.stringify(names));
 `;
 
 /** Each resolution a TypeScript project may use, with the module kind it goes with. */
@@ -156,6 +229,8 @@ beforeAll(async () => {
   );
   await install(typed(), typedPackages, 'commonjs');
   for (const { file } of RESOLUTIONS) writeFileSync(join(typed(), file), CONSUMER);
+  writeFileSync(join(typed(), 'names.mjs'), NAMES_ESM);
+  writeFileSync(join(typed(), 'names.cjs'), NAMES_CJS);
 }, SETUP_TIMEOUT_MS * 3);
 
 afterAll(() => {
@@ -174,11 +249,16 @@ async function node(cwd: string, script: string): Promise<Record<string, unknown
 }
 
 describe('the packed package', () => {
-  it('holds dist/, README.md, CHANGELOG.md, LICENSE and package.json only, without source maps', async () => {
+  it('holds dist/, the docs the README links to, README.md, CHANGELOG.md, LICENSE and package.json only, without source maps', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter(Boolean);
     expect(
-      files.filter((file) => !/^package\/(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(file)),
+      files.filter(
+        (file) =>
+          !/^package\/(dist\/|docs\/|examples\/|bench\/README\.md$|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(
+            file,
+          ),
+      ),
     ).toEqual([]);
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     const withMapComment: string[] = [];
@@ -189,6 +269,46 @@ describe('the packed package', () => {
       }
     }
     expect(withMapComment).toEqual([]);
+  });
+});
+
+describe('the packed package, checked by arethetypeswrong and publint', () => {
+  it("arethetypeswrong: under every resolution each entry point's types describe the file it loads", async () => {
+    const attw = join(repo, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+    // --no-definitely-typed: the package has its own types, and nothing is fetched (offline after npm ci).
+    const args = [attw, '--no-definitely-typed', '--no-color', '--no-emoji', '--format', 'ascii', tarball];
+    const report = await run(process.execPath, args, { timeout: TSC_TIMEOUT_MS }).then(
+      () => 'no problems',
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? String(error)}`,
+    );
+    expect(report).toBe('no problems');
+  });
+
+  it('publint: nothing to suggest, warn or refuse', async () => {
+    const { publint } = await import('publint');
+    const { formatMessage } = await import('publint/utils');
+    const packed = readFileSync(tarball);
+    const { messages, pkg } = await publint({
+      pack: { tarball: packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.byteLength) },
+      level: 'suggestion',
+      strict: true,
+    });
+    expect(messages.map((message) => `${message.type}: ${formatMessage(message, pkg) ?? message.code}`)).toEqual([]);
+  });
+});
+
+describe('every entry point package.json exports', () => {
+  it('loads with import and with require, with the same names', async () => {
+    const imported = (await node(typed(), 'names.mjs')) as Record<string, string[]>;
+    const required = (await node(typed(), 'names.cjs')) as Record<string, string[]>;
+    expect(Object.keys(imported)).toEqual(ENTRIES);
+    for (const entry of ENTRIES) expect(imported[entry]?.length, entry).toBeGreaterThan(0);
+    expect(required).toEqual(imported);
+  });
+
+  it('is one the TypeScript consumer imports', () => {
+    const imported = [...CONSUMER.matchAll(/from '(xstate-throttler[^']*)'/g)].map((match) => match[1]);
+    expect(ENTRIES.filter((entry) => !imported.includes(entry))).toEqual([]);
   });
 });
 
