@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRelative, linksOf } from '../../scripts/markdown-links.js';
+import { rewriteForPackage } from '../../scripts/pack-docs.js';
 import { buildPackageOnce } from '../support/built-package.js';
 
 /**
@@ -18,6 +20,9 @@ import { buildPackageOnce } from '../support/built-package.js';
  *   members make two types of one (TS2322, "separate declarations of a private property").
  * - Every entry point package.json exports loads with `import` and with `require`, with the same names.
  * - arethetypeswrong and publint find nothing in the tarball (both run offline, from node_modules).
+ * - The packed README is the repository's with its links rewritten for the registry page (absolute, to
+ *   this version's packed files; scripts/pack-docs.ts), and the pack leaves the repository's pages as
+ *   they were.
  * - The tarball holds no source map and no file outside dist/, the docs the README links to (docs/,
  *   examples/, bench/README.md), README, CHANGELOG, LICENSE.
  * Installs come from npm's cache where it has the packages (`--prefer-offline`).
@@ -33,6 +38,15 @@ const SETUP_TIMEOUT_MS = 600_000;
 const TSC_TIMEOUT_MS = 180_000;
 let sandbox: string;
 let tarball: string;
+/** README.md and docs/*.md of the repository, right before and right after `npm pack`. */
+let pagesBeforePack: Map<string, string>;
+let pagesAfterPack: Map<string, string>;
+const readPages = () =>
+  new Map(
+    ['README.md', ...readdirSync(join(repo, 'docs')).map((name) => `docs/${name}`)]
+      .filter((page) => page.endsWith('.md'))
+      .map((page) => [page, readFileSync(join(repo, page), 'utf8')]),
+  );
 const light = () => join(sandbox, 'light');
 const typed = () => join(sandbox, 'typed');
 
@@ -219,7 +233,9 @@ beforeAll(async () => {
   // Once for this run, whichever file asks first (the built package test needs it too).
   await buildPackageOnce(repo, SETUP_TIMEOUT_MS);
   sandbox = mkdtempSync(join(tmpdir(), 'xstate-throttler-install-'));
+  pagesBeforePack = readPages();
   const packed = JSON.parse(await npm(repo, 'pack', '--json', '--pack-destination', sandbox));
+  pagesAfterPack = readPages();
   tarball = join(sandbox, packed[0].filename);
   await install(light(), [`xstate@${version('xstate')}`], 'module');
   writeFileSync(join(light(), 'app.mjs'), LIGHT_ESM);
@@ -269,6 +285,35 @@ describe('the packed package', () => {
       }
     }
     expect(withMapComment).toEqual([]);
+  });
+});
+
+describe('the packed README, as the registry page shows it', () => {
+  it("is the repository's with its links made absolute, to this version's packed files; the pack leaves the repository's pages as they were", async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = new Set(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((file) => file.replace(/^package\//, '')),
+    );
+    const { name, version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    const packedReadme = (await run('tar', ['-xzOf', tarball, 'package/README.md'], { maxBuffer: 8 << 20 })).stdout;
+    const original = pagesBeforePack.get('README.md') as string;
+    expect(packedReadme).toBe(rewriteForPackage('README.md', original, { name, version, files }));
+    const relative = linksOf(packedReadme)
+      .map(({ target }) => target)
+      .filter((target) => isRelative(target) && !target.startsWith('#'));
+    expect(relative).toEqual([]);
+    const cdn = `https://cdn.jsdelivr.net/npm/${name}@${version}/`;
+    const onCdn = linksOf(packedReadme).filter(({ target }) => target.startsWith(cdn));
+    expect(onCdn.length).toBeGreaterThan(50);
+    expect(
+      onCdn.filter(
+        ({ target }) => !files.has(target.slice(cdn.length).split('#')[0] as string) && !target.endsWith('/'),
+      ),
+    ).toEqual([]);
+    expect(pagesAfterPack).toEqual(pagesBeforePack);
   });
 });
 
