@@ -1,5 +1,6 @@
+import Bottleneck from 'bottleneck';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createThrottler, ThrottlerClearedError } from '../../src/index.js';
+import { createThrottler, ThrottlerClearedError, ThrottlerOptionError } from '../../src/index.js';
 import { now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 /**
@@ -81,5 +82,37 @@ describe('ported code', () => {
     expect(calls).toHaveLength(2);
     expect(calls[1]).toBeGreaterThanOrEqual(500);
     expect(calls[1]).toBeLessThanOrEqual(1_000);
+  });
+
+  it("Bottleneck's priorities ported as 9 - p (docs/coming-from.md) run in the order Bottleneck runs them; 10 - p is refused for its 0", async () => {
+    // Priorities in a shuffled order, two of each, behind a first task that holds the only slot.
+    const priorities = [7, 0, 5, 9, 2, 5, 4, 1, 8, 3, 6, 0, 9, 4];
+    const run = async (schedule: (task: () => Promise<string>, p: number) => Promise<string>) => {
+      const order: string[] = [];
+      const holdSlot = () => new Promise<string>((resolve) => setTimeout(() => resolve('first'), 1_000));
+      const first = schedule(holdSlot, 5).then((label) => order.push(label));
+      await vi.advanceTimersByTimeAsync(10); // started: the others wait for its slot
+      const all = [first, ...priorities.map((p, n) => schedule(async () => `${p}:${n}`, p).then((l) => order.push(l)))];
+      await vi.advanceTimersByTimeAsync(60_000);
+      await Promise.all(all);
+      return order;
+    };
+    const limiter = new Bottleneck({ maxConcurrent: 1, minTime: 100 });
+    const bottleneckOrder = await run((task, p) => limiter.schedule({ priority: p }, task));
+    await limiter.stop();
+    // Strict priorities, as Bottleneck's: no overtaking bound within the test's minute.
+    const throttler = createThrottler({ maxConcurrent: 1, rate: '1/100ms', maxPriorityWait: '1d' });
+    const portedOrder = await run((task, p) => throttler.schedule(task, { priority: 9 - p }));
+    await throttler.stop();
+    expect(bottleneckOrder[0]).toBe('first');
+    expect(bottleneckOrder.slice(1).map((label) => Number(label.split(':')[0]))).toEqual(
+      [...priorities].sort((a, b) => a - b),
+    );
+    expect(portedOrder).toEqual(bottleneckOrder);
+    const other = createThrottler({ rate: '1/100ms' });
+    await expect(other.schedule(() => 'bottleneck 0 as 10 - p', { priority: 10 - 0 })).rejects.toThrow(
+      ThrottlerOptionError,
+    );
+    await other.stop();
   });
 });

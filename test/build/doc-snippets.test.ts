@@ -138,6 +138,9 @@ function typeCheck(snippets: readonly Snippet[], resolution: keyof typeof RESOLU
   return found;
 }
 
+/** One compilation of every block took 85 s beside other work on a two-core machine (load 30): its own bound. */
+const COMPILE_TIMEOUT_MS = 300_000;
+
 const extracted = markdownFiles().map((file) => ({ file, ...snippetsOf(file) }));
 const snippets = extracted.flatMap(({ snippets: found }) => found);
 
@@ -161,5 +164,6 @@ describe('the TypeScript blocks of README.md and docs/*.md', () => {
           `${FRAGMENT_MARKER} on the line above its fence:\n${report}`,
       ).toEqual([]);
     },
+    COMPILE_TIMEOUT_MS,
   );
 });

@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isRelative, linksOf } from '../../scripts/markdown-links.js';
+import { rewriteForPackage } from '../../scripts/pack-docs.js';
 import { buildPackageOnce } from '../support/built-package.js';
 
 /**
@@ -12,8 +14,17 @@ import { buildPackageOnce } from '../support/built-package.js';
  *   installed nor loaded, and the operator's entry is the one that would need it.
  * - A TypeScript project type-checks a consumer of every entry point against the packed declarations
  *   under `node10`, `node16` (ESM and CommonJS) and `bundler` resolution, with `strict` and
- *   `exactOptionalPropertyTypes` (passing `undefined` for options it leaves out).
- * - The tarball holds no source map and no file outside dist/, README, CHANGELOG, LICENSE.
+ *   `exactOptionalPropertyTypes` (passing `undefined` for options it leaves out). It hands what one entry
+ *   makes to another's functions (a store, strategies, a lean throttler, the operator's actor, server
+ *   limits): under each resolution every entry must load the same declaration files, or a class's private
+ *   members make two types of one (TS2322, "separate declarations of a private property").
+ * - Every entry point package.json exports loads with `import` and with `require`, with the same names.
+ * - arethetypeswrong and publint find nothing in the tarball (both run offline, from node_modules).
+ * - The packed README is the repository's with its links rewritten for the registry page (absolute, to
+ *   this version's packed files; scripts/pack-docs.ts), and the pack leaves the repository's pages as
+ *   they were.
+ * - The tarball holds no source map and no file outside dist/, the docs the README links to (docs/,
+ *   examples/, bench/README.md), README, CHANGELOG, LICENSE.
  * Installs come from npm's cache where it has the packages (`--prefer-offline`).
  */
 const repo = join(import.meta.dirname, '..', '..');
@@ -27,6 +38,15 @@ const SETUP_TIMEOUT_MS = 600_000;
 const TSC_TIMEOUT_MS = 180_000;
 let sandbox: string;
 let tarball: string;
+/** README.md and docs/*.md of the repository, right before and right after `npm pack`. */
+let pagesBeforePack: Map<string, string>;
+let pagesAfterPack: Map<string, string>;
+const readPages = () =>
+  new Map(
+    ['README.md', ...readdirSync(join(repo, 'docs')).map((name) => `docs/${name}`)]
+      .filter((page) => page.endsWith('.md'))
+      .map((page) => [page, readFileSync(join(repo, page), 'utf8')]),
+  );
 const light = () => join(sandbox, 'light');
 const typed = () => join(sandbox, 'typed');
 
@@ -90,12 +110,26 @@ Promise.all(both).then(([values, leanValues]) => {
 const CONSUMER = `
 import { metrics } from '@opentelemetry/api';
 import { createActor, fromCallback } from 'xstate';
-import { createThrottler, type ScheduleOptions, type ThrottlerOptions, throttlerMachine } from 'xstate-throttler';
+import {
+  auditThrottler,
+  createThrottler,
+  restoreThrottler,
+  type ScheduleOptions,
+  type Throttler,
+  type ThrottlerActor,
+  type ThrottlerOptions,
+  throttlerMachine,
+} from 'xstate-throttler';
 import { createRedisStore, type RedisClientLike, type RedisStoreOptions } from 'xstate-throttler/redis';
 import { throttleQueue, type ThrottleQueueOptions } from 'xstate-throttler/rxjs';
-import { type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
-import { renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
-import { type InstrumentOptions, instrumentThrottler, THROTTLER_METRICS } from 'xstate-throttler/otel';
+import { applyServerLimits, type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
+import { recordTimeline, renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
+import {
+  type InstrumentOptions,
+  instrumentThrottler,
+  THROTTLER_METRICS,
+  type ThrottlerInstrumentation,
+} from 'xstate-throttler/otel';
 import { createThrottler as createLean, restoreThrottler as restoreLean, throttlerMachine as leanMachine } from 'xstate-throttler/lean';
 import { slidingWindow, type Strategy, timer, tokenBucket, warmingUp } from 'xstate-throttler/strategies';
 
@@ -130,8 +164,61 @@ export const leanActor = createActor(leanMachine, { input: { rate: '1/1s', strat
 export const restoredLean = (saved: unknown) => restoreLean(saved, { strategy: tokenBucket, target: undefined });
 export const byValue = createThrottler({ rate: '1/1s', strategy: warmingUp, warmup: '1s' });
 
+// What one entry point makes, handed to another's functions.
+declare const redis: RedisClientLike;
+const sharedStore = createRedisStore({ name: 'api', redis });
+export const withStore = createThrottler({ rate: '10/1s', store: sharedStore, strategy: tokenBucket });
+export const machineWithStore = createActor(throttlerMachine, {
+  input: { rate: '10/1s', store: sharedStore, strategy: slidingWindow, target },
+});
+export const restoredWithStore = (saved: unknown) => restoreThrottler(saved, { store: sharedStore, target });
+const leanWithStore = createLean({ rate: '10/1s', strategy: timer, store: sharedStore, serverLimits: serverLimits() });
+export const leanAsMain: Throttler = leanWithStore;
+export const leanActorAsMain: ThrottlerActor = leanActor;
+export const operatorWithStore = throttleQueue<string>({
+  rate: '5/1s',
+  store: sharedStore,
+  strategy: warmingUp,
+  warmup: '1s',
+  onThrottler: (operatorActor) => {
+    const asMain: ThrottlerActor = operatorActor;
+    auditThrottler(asMain);
+    recordTimeline(operatorActor, { rate: '5/1s' });
+    return instrumentThrottler(operatorActor, { meter: metrics.getMeter('operator') }).stop;
+  },
+});
+const leanInstrumentation: ThrottlerInstrumentation = instrumentThrottler(leanWithStore, {
+  meter: metrics.getMeter('lean'),
+});
+leanInstrumentation.stop();
+export const applied = applyServerLimits(withStore, limits);
+for (const event of limits.events) actor.send(event);
+export const leanApplied = applyServerLimits(leanActor, limits);
+
 // @ts-expect-error: a rate must be a string or a Rate, and the error names it at compile time too
 createThrottler({ rate: 5 });
+`;
+
+/** The entry points as package.json exports them, `xstate-throttler/package.json` aside. */
+const packageJson = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as {
+  exports: Record<string, unknown>;
+};
+const ENTRIES = Object.keys(packageJson.exports)
+  .filter((subpath) => subpath !== './package.json')
+  .map((subpath) => `xstate-throttler${subpath.slice(1)}`);
+
+/** Each entry point's names, imported (ESM) or required (CommonJS) in a plain Node process. */
+const NAMES_ESM = `
+const names = {};
+for (const entry of ${JSON.stringify(ENTRIES)}) names[entry] = Object.keys(await import(entry)).sort();
+console.log('RESULT ' + JSON.stringify(names));
+`;
+const NAMES_CJS = `
+const names = {};
+for (const entry of ${JSON.stringify(ENTRIES)}) {
+  names[entry] = Object.keys(require(entry)).filter((name) => name !== '__esModule').sort();
+}
+console.log('RESULT ' + JSON.stringify(names));
 `;
 
 /** Each resolution a TypeScript project may use, with the module kind it goes with. */
@@ -146,7 +233,9 @@ beforeAll(async () => {
   // Once for this run, whichever file asks first (the built package test needs it too).
   await buildPackageOnce(repo, SETUP_TIMEOUT_MS);
   sandbox = mkdtempSync(join(tmpdir(), 'xstate-throttler-install-'));
+  pagesBeforePack = readPages();
   const packed = JSON.parse(await npm(repo, 'pack', '--json', '--pack-destination', sandbox));
+  pagesAfterPack = readPages();
   tarball = join(sandbox, packed[0].filename);
   await install(light(), [`xstate@${version('xstate')}`], 'module');
   writeFileSync(join(light(), 'app.mjs'), LIGHT_ESM);
@@ -156,6 +245,8 @@ beforeAll(async () => {
   );
   await install(typed(), typedPackages, 'commonjs');
   for (const { file } of RESOLUTIONS) writeFileSync(join(typed(), file), CONSUMER);
+  writeFileSync(join(typed(), 'names.mjs'), NAMES_ESM);
+  writeFileSync(join(typed(), 'names.cjs'), NAMES_CJS);
 }, SETUP_TIMEOUT_MS * 3);
 
 afterAll(() => {
@@ -174,11 +265,16 @@ async function node(cwd: string, script: string): Promise<Record<string, unknown
 }
 
 describe('the packed package', () => {
-  it('holds dist/, README.md, CHANGELOG.md, LICENSE and package.json only, without source maps', async () => {
+  it('holds dist/, the docs the README links to, README.md, CHANGELOG.md, LICENSE and package.json only, without source maps', async () => {
     const { stdout } = await run('tar', ['-tzf', tarball]);
     const files = stdout.split('\n').filter(Boolean);
     expect(
-      files.filter((file) => !/^package\/(dist\/|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(file)),
+      files.filter(
+        (file) =>
+          !/^package\/(dist\/|docs\/|examples\/|bench\/README\.md$|README\.md$|CHANGELOG\.md$|LICENSE$|package\.json$)/.test(
+            file,
+          ),
+      ),
     ).toEqual([]);
     expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
     const withMapComment: string[] = [];
@@ -189,6 +285,75 @@ describe('the packed package', () => {
       }
     }
     expect(withMapComment).toEqual([]);
+  });
+});
+
+describe('the packed README, as the registry page shows it', () => {
+  it("is the repository's with its links made absolute, to this version's packed files; the pack leaves the repository's pages as they were", async () => {
+    const { stdout } = await run('tar', ['-tzf', tarball]);
+    const files = new Set(
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((file) => file.replace(/^package\//, '')),
+    );
+    const { name, version } = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8'));
+    const packedReadme = (await run('tar', ['-xzOf', tarball, 'package/README.md'], { maxBuffer: 8 << 20 })).stdout;
+    const original = pagesBeforePack.get('README.md') as string;
+    expect(packedReadme).toBe(rewriteForPackage('README.md', original, { name, version, files }));
+    const relative = linksOf(packedReadme)
+      .map(({ target }) => target)
+      .filter((target) => isRelative(target) && !target.startsWith('#'));
+    expect(relative).toEqual([]);
+    const cdn = `https://cdn.jsdelivr.net/npm/${name}@${version}/`;
+    const onCdn = linksOf(packedReadme).filter(({ target }) => target.startsWith(cdn));
+    expect(onCdn.length).toBeGreaterThan(50);
+    expect(
+      onCdn.filter(
+        ({ target }) => !files.has(target.slice(cdn.length).split('#')[0] as string) && !target.endsWith('/'),
+      ),
+    ).toEqual([]);
+    expect(pagesAfterPack).toEqual(pagesBeforePack);
+  });
+});
+
+describe('the packed package, checked by arethetypeswrong and publint', () => {
+  it("arethetypeswrong: under every resolution each entry point's types describe the file it loads", async () => {
+    const attw = join(repo, 'node_modules', '@arethetypeswrong', 'cli', 'dist', 'index.js');
+    // --no-definitely-typed: the package has its own types, and nothing is fetched (offline after npm ci).
+    const args = [attw, '--no-definitely-typed', '--no-color', '--no-emoji', '--format', 'ascii', tarball];
+    const report = await run(process.execPath, args, { timeout: TSC_TIMEOUT_MS }).then(
+      () => 'no problems',
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? String(error)}`,
+    );
+    expect(report).toBe('no problems');
+  });
+
+  it('publint: nothing to suggest, warn or refuse', async () => {
+    const { publint } = await import('publint');
+    const { formatMessage } = await import('publint/utils');
+    const packed = readFileSync(tarball);
+    const { messages, pkg } = await publint({
+      pack: { tarball: packed.buffer.slice(packed.byteOffset, packed.byteOffset + packed.byteLength) },
+      level: 'suggestion',
+      strict: true,
+    });
+    expect(messages.map((message) => `${message.type}: ${formatMessage(message, pkg) ?? message.code}`)).toEqual([]);
+  });
+});
+
+describe('every entry point package.json exports', () => {
+  it('loads with import and with require, with the same names', async () => {
+    const imported = (await node(typed(), 'names.mjs')) as Record<string, string[]>;
+    const required = (await node(typed(), 'names.cjs')) as Record<string, string[]>;
+    expect(Object.keys(imported)).toEqual(ENTRIES);
+    for (const entry of ENTRIES) expect(imported[entry]?.length, entry).toBeGreaterThan(0);
+    expect(required).toEqual(imported);
+  });
+
+  it('is one the TypeScript consumer imports', () => {
+    const imported = [...CONSUMER.matchAll(/from '(xstate-throttler[^']*)'/g)].map((match) => match[1]);
+    expect(ENTRIES.filter((entry) => !imported.includes(entry))).toEqual([]);
   });
 });
 

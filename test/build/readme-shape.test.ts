@@ -32,6 +32,30 @@ describe('README.md', () => {
     expect(development).toMatch(/\| `npm test` \| before a change is done/);
   });
 
+  it('names every input of the machine, every event it takes and every event it emits (api/main.api.txt), in its tables', () => {
+    const report = readFileSync(join(root, 'api', 'main.api.txt'), 'utf8');
+    const section = (heading: string) =>
+      report.slice(report.indexOf(`\n${heading}\n`) + heading.length + 2).split(/\n(?=\S)/)[0] ?? '';
+    const inputs = [...section('interface ThrottlerInput').matchAll(/^ {2}\.(\w+)$/gm)].map((match) => match[1]);
+    const taken = [...section('type ThrottlerEvent').matchAll(/^ {2}event (\w+)$/gm)].map((match) => match[1]);
+    const emitted = [...section('type ThrottlerEmitted').matchAll(/^ {2}event (\w+)$/gm)].map((match) => match[1]);
+    expect(inputs.length).toBeGreaterThan(15);
+    expect(taken.length).toBeGreaterThan(8);
+    expect(emitted.length).toBeGreaterThan(12);
+    const machine = readme.slice(
+      readme.indexOf('\n## The machine\n'),
+      readme.indexOf('\n## Inside your own machine\n'),
+    );
+    // A table row's first cell: where each input and event has its row.
+    const firstCells = [...machine.matchAll(/^\|([^|\n]*)\|/gm)].map((match) => match[1] as string);
+    const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const inTable = (text: string) =>
+      firstCells.some((cell) => new RegExp(`(?<!\\w)${literal(text)}(?!\\w)`).test(cell));
+    expect(inputs.filter((name) => !inTable(name as string))).toEqual([]);
+    expect(taken.filter((type) => !inTable(`type: '${type}'`))).toEqual([]);
+    expect(emitted.filter((type) => !inTable(type as string))).toEqual([]);
+  });
+
   it('stays a guide: about 600 lines, the rest in docs/', () => {
     expect(lines.length).toBeLessThanOrEqual(650);
   });

@@ -6,10 +6,10 @@
  * adapter serialises each event as it arrives, as the browser adapter does once
  * the inspector window is connected (it posts JSON-parsed copies).
  */
-import { createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
-import { describe, expect, it } from 'vitest';
-import { type AnyEventObject, createActor } from 'xstate';
-import { summarizeInspection, throttlerMachine } from '../../src/index.js';
+import { createBrowserInspector, createInspector, type StatelyInspectionEvent } from '@statelyai/inspect';
+import { describe, expect, it, vi } from 'vitest';
+import { type AnyEventObject, createActor, createEmptyActor, type InspectionEvent } from 'xstate';
+import { summarizeInspection, ThrottlerOptionError, throttlerMachine } from '../../src/index.js';
 import { createRecorder, msg } from '../support/recorder.js';
 
 const WAITING = 100_000;
@@ -114,5 +114,44 @@ describe('the Stately inspector, through summarizeInspection', () => {
     expect(batch?.event).toMatchObject({ batchSize: WAITING });
     expect((batch?.event as unknown as { messages: unknown[] }).messages).toHaveLength(10);
     expect(throttler.getSnapshot().context.counts.queued).toBe(WAITING);
+  });
+
+  it('in Node, createBrowserInspector has no inspect, which summarizeInspection refuses by name (docs/observing.md: browser only)', () => {
+    const said = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const warned = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    try {
+      const inspector = createBrowserInspector();
+      expect(inspector.inspect).toBeUndefined();
+      expect([...said.mock.calls, ...warned.mock.calls].flat().join(' ')).toContain('Window does not exist');
+      expect(() => summarizeInspection(inspector.inspect)).toThrow(ThrottlerOptionError);
+      expect(() => summarizeInspection(inspector.inspect)).toThrow(/inspect/);
+    } finally {
+      said.mockRestore();
+      warned.mockRestore();
+    }
+  });
+
+  it('in Node, offline, a plain observer is given the events and the summarised snapshots (docs/observing.md)', () => {
+    const seen: InspectionEvent[] = [];
+    const throttler = createActor(throttlerMachine, {
+      input: { rate: '2/1s', strategy: 'sliding-window' },
+      inspect: summarizeInspection((event) => seen.push(event), { maxMessages: 3 }),
+    }).start();
+    const target = createEmptyActor();
+    target.start();
+    throttler.send({ type: 'SET_TARGET', target });
+    for (let n = 1; n <= 6; n++) throttler.send({ type: 'QUEUE', message: { type: 'call', n } });
+    const events = seen.flatMap((event) => (event.type === '@xstate.event' ? [event.event.type] : []));
+    expect(events.filter((type) => type === 'QUEUE')).toHaveLength(6);
+    expect(events.filter((type) => type === 'call')).toHaveLength(2);
+    const last = seen.filter((event) => event.type === '@xstate.snapshot').at(-1) as { snapshot: unknown };
+    const summary = JSON.parse(JSON.stringify(last.snapshot)) as {
+      value: string;
+      context: { counts: { queued: number }; dispatcher: { firstWaiting: Array<{ message: { n: number } }> } };
+    };
+    expect(summary.value).toBe('active');
+    expect(summary.context.counts.queued).toBe(4);
+    expect(summary.context.dispatcher.firstWaiting.map(({ message }) => message.n)).toEqual([3, 4, 5]);
+    throttler.stop();
   });
 });
