@@ -34,7 +34,7 @@ describe('ACTUAL_COST', () => {
     expect(auditThrottler(actor).windowsOver).toBe(0);
   });
 
-  it('an overrun found after later deliveries: the one window it fills past the limit is reported', () => {
+  it('an overrun found after later deliveries: the window it fills past the limit is reported', () => {
     const { actor, target, send, queue } = start({});
     queue(1, 5);
     queue(2, 5);
@@ -43,7 +43,8 @@ describe('ACTUAL_COST', () => {
     queue(3, 1);
     advance(2_000);
     expect(target.times()).toEqual([0, 0, 1_000]);
-    expect(auditThrottler(actor).windowsOver).toBe(1);
+    // Both deliveries at 0 close the window (-1000, 0], which holds 12: two windows over, whatever their order.
+    expect(auditThrottler(actor).windowsOver).toBe(2);
     expect(auditThrottler(actor).rates[0]?.most).toBe(12);
   });
 

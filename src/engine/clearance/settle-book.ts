@@ -100,6 +100,12 @@ export class SettleBook {
     return this.byId.has(id);
   }
 
+  /** When the oldest delivery still settleable at `now` went (Infinity: none): how far back the audit must keep. */
+  settleableFrom(now: number): number {
+    this.forget(now);
+    return this.order.peekFirst()?.at ?? Infinity;
+  }
+
   /** Drops from the front what was taken, what expired by `now`, and what is over the cap. */
   private forget(now: number): void {
     for (let front = this.order.peekFirst(); front !== undefined; front = this.order.peekFirst()) {
