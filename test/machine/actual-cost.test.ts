@@ -82,6 +82,37 @@ describe('ACTUAL_COST', () => {
     ]);
   });
 
+  it('an actual cost above the largest limit in force is refused, naming cost and the bound; the limit then holds', () => {
+    // Number.MAX_SAFE_INTEGER was taken: the window's float sums lost the small costs beside it and the limit
+    // was then exceeded 3.3x (issue 33, 3.2).
+    const { actor, target, send, refused, queue } = start({ rate: ['10/1s', '40/1m'] });
+    queue(1, 1);
+    advance(100);
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: Number.MAX_SAFE_INTEGER });
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 41 });
+    expect(refused()).toEqual([
+      `cost must be an actual cost at most 40, the largest limit in force (no window can hold more), got ${Number.MAX_SAFE_INTEGER}`,
+      'cost must be an actual cost at most 40, the largest limit in force (no window can hold more), got 41',
+    ]);
+    // Still awaiting its actual cost: the largest allowed is taken.
+    send({ type: 'ACTUAL_COST', id: 'm1', cost: 40 });
+    expect(refused()).toHaveLength(2);
+    for (let n = 2; n <= 200; n += 1) queue(n, 1);
+    advance(5 * 60_000);
+    const times = target.times();
+    for (const [index, at] of times.entries()) {
+      const inSecond = times.filter((other) => other <= at && other + 1_000 > at).length;
+      const inMinute = times.slice(1).filter((other) => other <= at && other + 60_000 > at).length;
+      expect(inSecond).toBeLessThanOrEqual(10);
+      // The first's 40 fills its minute: nothing else goes in it.
+      if (index > 0) expect(at).toBeGreaterThanOrEqual(60_000);
+      expect(inMinute).toBeLessThanOrEqual(40);
+    }
+    // One window over, the first's own second (40 > 10), as settled; none after it.
+    expect(auditThrottler(actor).windowsOver).toBe(1);
+    expect(times.length).toBeGreaterThan(100);
+  });
+
   it('several deliveries under one id settle oldest first; a channel and a key take it too', () => {
     const { target, send, refused } = start({ channels: { a: '6/1s' }, keys: { rate: '4/1s' } });
     send({ type: 'QUEUE', message: msg(1), id: 'x', channel: 'a', cost: 6 });

@@ -37,6 +37,8 @@ export class SettleBook {
   private live = 0;
   /** The longest interval of any rate ever in force: how long a ticket is kept. */
   private horizon = 0;
+  /** The largest limit of any rate ever in force, per dimension (undefined: of every rate): the most an actual cost may be. */
+  private readonly largest = new Map<string | undefined, number>();
   private readonly capacity: number;
 
   constructor(rates: Iterable<readonly Rate[]>, capacity = MAX_SETTLEABLE) {
@@ -51,7 +53,36 @@ export class SettleBook {
 
   /** Rates now in force somewhere: a ticket is kept for their longest interval too. */
   widen(rates: readonly Rate[]): void {
-    for (const rate of rates) this.horizon = Math.max(this.horizon, rate.interval);
+    for (const rate of rates) {
+      this.horizon = Math.max(this.horizon, rate.interval);
+      for (const dimension of new Set([undefined, rate.dimension]))
+        this.largest.set(dimension, Math.max(this.largest.get(dimension) ?? 0, rate.limit));
+    }
+  }
+
+  /**
+   * Refuses an actual cost above the largest limit of any rate in force in its dimension (a number: of any rate).
+   * No window can hold more, so no provider enforcing that limit serves it: such a number is a mistake, and
+   * taken it would take the policies' sums past the integers a float holds exactly.
+   */
+  checkCeiling(actual: Cost, dimensions: Dimensions | undefined, input: unknown, path = 'cost'): void {
+    const refuse = (ceiling: number, where: string, value: unknown) => {
+      throw new ThrottlerOptionError(
+        where,
+        `an actual cost at most ${ceiling}, the largest limit in force (no window can hold more)`,
+        value,
+      );
+    };
+    const any = this.largest.get(undefined) ?? Number.MAX_SAFE_INTEGER;
+    if (typeof actual === 'number') {
+      if (actual > any) refuse(any, path, input);
+      return;
+    }
+    for (const [index, value] of actual.entries()) {
+      const name = dimensions?.names[index];
+      const ceiling = this.largest.get(name) ?? any;
+      if (value > ceiling) refuse(ceiling, `${path}.${name}`, value);
+    }
   }
 
   /** A delivery under `id` went at `at` with cost `estimate`. O(1) amortised. */
@@ -152,6 +183,7 @@ export function settleActualCost(
     );
   }
   const actual = resolveActualCost(cost, ticket.estimate, dispatcher.options.dimensions);
+  settleBook.checkCeiling(actual, dispatcher.options.dimensions, cost);
   settleBook.take(id, now);
   clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, actual, now);
   audit.settle(ticket.channel, ticket.at, ticket.estimate, actual);
