@@ -264,7 +264,7 @@ describe("fairness: 'weighted', all keys backlogged under a binding overall slid
         }
         driven.actor.stop();
       }),
-      { numRuns: 25 },
+      { numRuns: 20 },
     );
   });
 

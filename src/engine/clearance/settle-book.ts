@@ -10,6 +10,13 @@ import type { Clearance } from './clearance.js';
  */
 export const MAX_SETTLEABLE = 10_000;
 
+/**
+ * How many times the largest limit in force an actual cost may be: an overrun of a few windows' worth is
+ * real (a call that used far more than its estimate); a thousand is a mistake (units), and taken it would
+ * carry the policies' sums past the integers a float holds exactly.
+ */
+export const MAX_OVERRUN_FACTOR = 1_000;
+
 /** What settling one delivery needs: when it went, on which channel, its estimate, and the clearance's handle. */
 export interface SettleTicket {
   readonly id: unknown;
@@ -37,7 +44,7 @@ export class SettleBook {
   private live = 0;
   /** The longest interval of any rate ever in force: how long a ticket is kept. */
   private horizon = 0;
-  /** The largest limit of any rate ever in force, per dimension (undefined: of every rate): the most an actual cost may be. */
+  /** The largest limit of any rate ever in force, per dimension (undefined: of every rate): what bounds an actual cost. */
   private readonly largest = new Map<string | undefined, number>();
   private readonly capacity: number;
 
@@ -61,26 +68,25 @@ export class SettleBook {
   }
 
   /**
-   * Refuses an actual cost above the largest limit of any rate in force in its dimension (a number: of any rate).
-   * No window can hold more, so no provider enforcing that limit serves it: such a number is a mistake, and
-   * taken it would take the policies' sums past the integers a float holds exactly.
+   * Refuses an actual cost above {@link MAX_OVERRUN_FACTOR} times the largest limit of any rate in force in its
+   * dimension (a number: of any rate), so that the sums stay exact integers.
    */
   checkCeiling(actual: Cost, dimensions: Dimensions | undefined, input: unknown, path = 'cost'): void {
     const refuse = (ceiling: number, where: string, value: unknown) => {
       throw new ThrottlerOptionError(
         where,
-        `an actual cost at most ${ceiling}, the largest limit in force (no window can hold more)`,
+        `an actual cost at most ${ceiling}, ${MAX_OVERRUN_FACTOR} times the largest limit in force`,
         value,
       );
     };
-    const any = this.largest.get(undefined) ?? Number.MAX_SAFE_INTEGER;
+    const any = this.ceilingOf(undefined) ?? Number.MAX_SAFE_INTEGER;
     if (typeof actual === 'number') {
       if (actual > any) refuse(any, path, input);
       return;
     }
     for (const [index, value] of actual.entries()) {
       const name = dimensions?.names[index];
-      const ceiling = this.largest.get(name) ?? any;
+      const ceiling = this.ceilingOf(name) ?? any;
       if (value > ceiling) refuse(ceiling, `${path}.${name}`, value);
     }
   }
@@ -129,6 +135,11 @@ export class SettleBook {
   has(id: unknown, now: number): boolean {
     this.forget(now);
     return this.byId.has(id);
+  }
+
+  private ceilingOf(dimension: string | undefined): number | undefined {
+    const largest = this.largest.get(dimension);
+    return largest === undefined ? undefined : Math.min(Number.MAX_SAFE_INTEGER, largest * MAX_OVERRUN_FACTOR);
   }
 
   /** When the oldest delivery still settleable at `now` went (Infinity: none): how far back the audit must keep. */
