@@ -70,7 +70,9 @@ class ScopeAudit {
     }
   }
   setRates(rates: readonly Rate[]): void {
-    // An audit that saw nothing found nothing: it is not kept as a line of its own.
+    // An audit that saw nothing found nothing: it is not kept as a line of its own. A kept one gets no
+    // more deliveries nor settles (a settle changes the rates in force), so it keeps its findings alone.
+    for (const audit of this.current) audit.close();
     this.past.push(...this.current.filter((audit) => audit.mostAt !== undefined));
     this.rates = rates;
     this.current = this.audits(rates);

@@ -226,6 +226,21 @@ export class WindowAudit implements WindowFindings {
     return audit;
   }
 
+  /** Nothing more comes to it (its rate was replaced): the ring is let go, the findings kept. */
+  close(): void {
+    this.head = 0;
+    this.count = 0;
+    this.outside = 0;
+    this.held = 0;
+    if (this.times.length > 16) {
+      this.times = new Float64Array(16);
+      this.costs = new Float64Array(16);
+      this.counts = new Float64Array(16);
+      this.closed = new Float64Array(16);
+      this.mask = 15;
+    }
+  }
+
   /** Whether the ring holds nothing at `now` (no window, nothing kept for a settle): a key's audit may then be folded away. */
   isEmptyAt(now: number): boolean {
     if (this.count > 0 && now > this.windowAt) {
