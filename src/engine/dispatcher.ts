@@ -210,7 +210,7 @@ export class Dispatcher<TMessage> {
    */
   recordDelivery(request: ClearanceRequest & { readonly id?: unknown }, at: number, requestedAt: number): void {
     const handle = this.clearance.recordDelivery(request, at, requestedAt);
-    this.audit.record(request.channel, request.cost, at);
+    this.audit.record(request.channel, request.cost, at, this.settleBook.settleableFrom(at));
     this.counts.delivered += 1;
     if (request.id !== undefined && handle !== undefined)
       this.settleBook.add(request.id, at, request.channel, request.cost, handle);

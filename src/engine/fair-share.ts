@@ -9,7 +9,8 @@ import type { QueuedMessage } from './queue/queued-message.js';
  * is that start plus cost / weight. The schedule sends the smallest tag among the heads their own
  * channel allows, so over any stretch in which two queues stay backlogged, what each receives divided
  * by its weight differs by at most one message's cost / weight of each: each gets `w / Σw` of what
- * goes, within the largest cost. A queue that waits for its own rate keeps the tag it was filed
+ * goes, within the largest cost L with two queues, within L × (1 + (n - 2) × w / Σw) with n (each other
+ * queue may be a message ahead or behind, and its part of that falls on this one). A queue that waits for its own rate keeps the tag it was filed
  * with and goes first once allowed (one message of catching up, never more: its next start is the
  * virtual time). A head that changes (a higher priority arrived, the head was cancelled or expired)
  * keeps the start and takes its own cost, so priorities order within a key at no cost to the others.

@@ -23,7 +23,12 @@ export interface AdaptiveLimitOptions {
   start?: RateInput | undefined;
   /** The channel whose rate the search sets. Default: the overall rate. */
   channel?: string | undefined;
-  /** The clock answers are timed on, in ms. Default `Date.now` (`serverLimits` passes its `now`). */
+  /**
+   * The clock answers are timed on, in ms: a monotonic one. Default: the throttler's own clock (its `now`
+   * option, `performance.now()` by default), else `performance.now()`. A wall clock stepped back would hold
+   * the answers of the window before for as long as the step (429s read as the edge, never halving); a
+   * reading earlier than the last counts as the last.
+   */
   now?: (() => number) | undefined;
 }
 
@@ -46,7 +51,7 @@ export interface AdaptiveLimit {
  * sliding window throughout, since every change is a SET_RATE of the throttler's own strategy.
  */
 export function adaptiveLimit(throttler: ServerLimitsTarget, options: AdaptiveLimitOptions): AdaptiveLimit {
-  const { min, max, start, channel, now } = resolveAdaptive(options);
+  const { min, max, start, channel, now } = resolveAdaptive(options, throttler);
   const search = new LimitSearch(min.limit, max.limit, min.interval, start.limit);
   // The throttler's own rates are the ceiling when they can be read; otherwise max alone bounds it.
   const keepsConfiguredRates = throttlerInForce(throttler) !== undefined;
@@ -58,15 +63,17 @@ export function adaptiveLimit(throttler: ServerLimitsTarget, options: AdaptiveLi
     return applyServerLimits(throttler, { ...NOTHING, setRate, events: [setRate], keepsConfiguredRates });
   };
   setLimit(start.limit);
+  let last = Number.NEGATIVE_INFINITY;
   return {
     observe(limits) {
       const sent = applyServerLimits(throttler, limits);
       if (limits.setRate !== undefined) return sent;
-      const time = now();
-      if (typeof time !== 'number' || !Number.isFinite(time)) {
-        throw new ThrottlerOptionError('adaptive.now', 'a function returning a finite time in ms', time);
+      const read = now();
+      if (typeof read !== 'number' || !Number.isFinite(read)) {
+        throw new ThrottlerOptionError('adaptive.now', 'a function returning a finite time in ms', read);
       }
-      const next = search.observe(time, limits.status === 429);
+      last = Math.max(last, read);
+      const next = search.observe(last, limits.status === 429);
       return next === undefined ? sent : [...sent, ...setLimit(next)];
     },
     get rate() {
@@ -76,7 +83,10 @@ export function adaptiveLimit(throttler: ServerLimitsTarget, options: AdaptiveLi
 }
 
 /** The options checked, each bad one a ThrottlerOptionError naming it (`adaptive.max`...). */
-export function resolveAdaptive(options: AdaptiveLimitOptions): {
+export function resolveAdaptive(
+  options: AdaptiveLimitOptions,
+  throttler?: ServerLimitsTarget,
+): {
   min: Rate;
   max: Rate;
   start: Rate;
@@ -98,12 +108,18 @@ export function resolveAdaptive(options: AdaptiveLimitOptions): {
   if (start.interval !== min.interval || start.limit < min.limit || start.limit > max.limit) {
     throw new ThrottlerOptionError('adaptive.start', 'a rate between min and max, over their interval', options.start);
   }
-  const { channel, now = Date.now } = options;
+  const { channel, now = monotonicClockOf(throttler) } = options;
   if (channel !== undefined && typeof channel !== 'string') {
     throw new ThrottlerOptionError('adaptive.channel', 'a channel name (a string)', channel);
   }
   if (typeof now !== 'function') throw new ThrottlerOptionError('adaptive.now', 'a function returning ms', now);
   return { min, max, start, channel, now };
+}
+
+/** The throttler's own clock when its snapshot can be read, else `performance.now()`: never the wall clock. */
+function monotonicClockOf(throttler: ServerLimitsTarget | undefined): () => number {
+  const inForce = throttler === undefined ? undefined : throttlerInForce(throttler);
+  return inForce === undefined ? () => performance.now() : inForce.now;
 }
 
 const NOTHING: ServerLimits = {

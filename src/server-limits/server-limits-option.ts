@@ -46,7 +46,8 @@ export function serverLimitsListener(
   const learner =
     adaptive === undefined
       ? undefined
-      : adaptiveLimit(throttler, { ...adaptive, channel: resolved.channel, now: resolved.now });
+      : // Not `now`: that is the wall clock of HTTP dates; the search runs on the throttler's monotonic one.
+        adaptiveLimit(throttler, { ...adaptive, channel: resolved.channel });
   return (value, error) => {
     try {
       const response: unknown = pick(value, error);
@@ -62,7 +63,7 @@ export function serverLimitsListener(
   };
 }
 
-/** `serverLimits`' `adaptive`: adaptiveLimit's options, its channel and clock being serverLimits' own. */
+/** `serverLimits`' `adaptive`: adaptiveLimit's options, its channel being serverLimits' own and its clock the throttler's. */
 export type AdaptiveOption = Omit<AdaptiveLimitOptions, 'channel' | 'now'>;
 
 /** The options of `serverLimits`: readServerLimits' own, where a failure to apply an answer goes, and `adaptive`. */

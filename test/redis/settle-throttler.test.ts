@@ -77,6 +77,47 @@ describe('ACTUAL_COST with a Redis store', () => {
     expect((await t.store.audit()).windowsOver).toBe(0);
   });
 
+  it("['10/1s', '100/1m']: an overrun settled 2.5 s late is judged in the 1 s window it was in, by the local audit and the fleet's", async () => {
+    const t = storeThrottler(file.redis, file.fresh('settle-late-audit'), {
+      rate: ['10/1s', '100/1m'],
+      strategy: 'sliding-window',
+    });
+    running.push(t);
+    const queue = (n: number) => t.actor.send({ type: 'QUEUE', message: { type: 'job', n } as never, id: n, cost: 1 });
+    // Ten in [0, 1000), 100 ms apart; one at 2000, when every 1 s window of the ten has closed.
+    for (let n = 0; n < 10; n += 1) {
+      queue(n);
+      await t.runUntil(n + 1);
+      await t.quiet();
+      t.clock.increment(100);
+    }
+    t.clock.increment(2_000 - t.clock.now());
+    queue(10);
+    await t.runUntil(11);
+    t.clock.increment(500);
+    t.actor.send({ type: 'ACTUAL_COST', id: 0, cost: 2 });
+    await t.quiet();
+    expect(t.emitted.filter((event) => event.type === 'invalidEvent')).toEqual([]);
+    const times = t.deliveries.map((delivery) => delivery.at);
+    expect(times.slice(0, 10).every((at) => at < 1_000)).toBe(true);
+    // The window closed by the tenth holds 11 (the first now costs 2): over the 10 a second, once.
+    const second = auditThrottler(t.actor).rates.find((line) => line.rate === '10/1s');
+    expect({ most: second?.most, windowsOver: second?.windowsOver }).toEqual({ most: 11, windowsOver: 1 });
+    // The fleet's counts a grant once it is a longest interval (+ grace) old: the settle is in Redis' log.
+    // Read once a second (the shortest interval), so that it is exact: gaps 0.
+    for (let second = 0; second < 62; second += 1) {
+      await t.store.audit();
+      t.clock.increment(1_000);
+    }
+    const fleet = await t.store.audit();
+    const fleetSecond = fleet.rates.find((line) => line.scope === 'overall' && line.rate === '10/1s');
+    expect({ most: fleetSecond?.most, windowsOver: fleetSecond?.windowsOver, gaps: fleet.gaps }).toEqual({
+      most: 11,
+      windowsOver: 1,
+      gaps: 0,
+    });
+  });
+
   it('two throttlers of a fleet, settling 0 to 50 ms after each delivery: no window over the limit on actual costs', async () => {
     const clock = new SimulatedClock();
     const name = file.fresh('settle-fleet');

@@ -249,4 +249,38 @@ describe('adaptiveLimit on a throttler', () => {
     expect(inForce?.pausedUntil()).toBe(6_000);
     throttler.stop();
   });
+
+  it('a wall clock stepped back 10 minutes changes nothing: the search runs on the throttler’s monotonic clock', async () => {
+    /** Requests started in the 5 s after a server begins refusing every one (a 429 storm). */
+    const sentIntoStorm = async (stepBack: boolean): Promise<number> => {
+      const throttler = createThrottler({
+        rate: '100/1s',
+        strategy: 'sliding-window',
+        serverLimits: serverLimits((value) => value, { adaptive: { min: '5/1s', max: '100/1s', start: '40/1s' } }),
+      });
+      let refusing = false;
+      let sent = 0;
+      const call = () => {
+        if (refusing) sent += 1;
+        return { status: refusing ? 429 : 200, headers: {} };
+      };
+      const all = Array.from({ length: 1_500 }, () => throttler.schedule(call));
+      await vi.advanceTimersByTimeAsync(2_000);
+      refusing = true;
+      // Once the first refusals have halved the limit: the search must go on halving it.
+      await vi.advanceTimersByTimeAsync(100);
+      if (stepBack) vi.setSystemTime(Date.now() - 10 * 60_000);
+      await vi.advanceTimersByTimeAsync(4_900);
+      throttler.clear();
+      await Promise.allSettled(all);
+      throttler.stop();
+      return sent;
+    };
+    const steady = await sentIntoStorm(false);
+    const stepped = await sentIntoStorm(true);
+    // Halved once a window: 100 + 50 + 25 + 12 + 6. On the wall clock stepped back, the accepted answers of
+    // the second before stayed "in the window" for 10 minutes: every 429 read as the edge, 500 were sent.
+    expect(steady).toBe(193);
+    expect(stepped).toBe(steady);
+  });
 });

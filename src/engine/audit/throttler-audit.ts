@@ -1,6 +1,6 @@
 import { type Cost, costIn, type Dimensions, formatRate, type Rate } from '../../rate/index.js';
 import type { ResolvedOptions } from '../options/options.js';
-import { WindowAudit, type WindowFindings } from './window-audit.js';
+import { type AuditRetention, WindowAudit, type WindowFindings } from './window-audit.js';
 
 /** One rate's findings in one scope, as `audit()` reports them. */
 export interface RateAudit extends WindowFindings {
@@ -41,6 +41,7 @@ class ScopeAudit {
   constructor(
     rates: readonly Rate[],
     private readonly dimensions: Dimensions | undefined,
+    private readonly retention: AuditRetention,
   ) {
     this.rates = rates;
     this.current = this.audits(rates);
@@ -58,14 +59,20 @@ class ScopeAudit {
   }
   settle(at: number, estimate: Cost, actual: Cost): void {
     const { current } = this;
+    const vector = typeof estimate !== 'number';
     for (let i = 0; i < current.length; i += 1) {
       const slot = this.slots[i] as number;
-      const delta = costIn(actual, slot) - costIn(estimate, slot);
-      if (delta !== 0) (current[i] as WindowAudit).settle(at, delta);
+      const was = costIn(estimate, slot);
+      const now = costIn(actual, slot);
+      // A cost per dimension counts a delivery only where it costs more than 0 (as `record`).
+      const deliveries = vector ? Number(now > 0) - Number(was > 0) : 0;
+      if (now !== was || deliveries !== 0) (current[i] as WindowAudit).settle(at, now - was, deliveries);
     }
   }
   setRates(rates: readonly Rate[]): void {
-    // An audit that saw nothing found nothing: it is not kept as a line of its own.
+    // An audit that saw nothing found nothing: it is not kept as a line of its own. A kept one gets no
+    // more deliveries nor settles (a settle changes the rates in force), so it keeps its findings alone.
+    for (const audit of this.current) audit.close();
     this.past.push(...this.current.filter((audit) => audit.mostAt !== undefined));
     this.rates = rates;
     this.current = this.audits(rates);
@@ -73,7 +80,7 @@ class ScopeAudit {
   private audits(rates: readonly Rate[]): WindowAudit[] {
     const numbered = this.dimensions;
     if (numbered !== undefined) this.slots = rates.map((rate) => numbered.indexOf(rate.dimension as string) ?? -1);
-    return rates.map((rate) => new WindowAudit(rate));
+    return rates.map((rate) => new WindowAudit(rate, this.retention));
   }
   /** Whether these are the rates it was given as `rates` (a key following the template). */
   follows(rates: readonly Rate[] | undefined): boolean {
@@ -105,18 +112,24 @@ export class ThrottlerAudit {
   /** What the keys folded away found, by rate: the `'keys'` lines start from these. */
   private readonly folded = new Map<string, { rate: Rate; findings: WindowFindings }>();
   private readonly dimensions: Dimensions | undefined;
+  /** The oldest delivery still settleable: every rate keeps what a window of it could hold, for its settle. */
+  private readonly retention: AuditRetention = { from: Infinity };
 
   constructor(options: ResolvedOptions, now: number, ratesOfKey?: (name: string) => readonly Rate[] | undefined) {
     this.since = now;
     this.dimensions = options.dimensions;
-    this.overall = new ScopeAudit(options.rates, this.dimensions);
-    for (const [name, rates] of options.channels) this.channels.set(name, new ScopeAudit(rates, this.dimensions));
+    this.overall = this.scope(options.rates);
+    for (const [name, rates] of options.channels) this.channels.set(name, this.scope(rates));
     this.keyRates = options.keys?.rates;
     this.ratesOfKey = ratesOfKey ?? (() => undefined);
   }
 
-  /** A delivery of `cost` at `at` on `channel` (undefined: none). O(rates) amortised. */
-  record(channel: string | undefined, cost: Cost, at: number): void {
+  /**
+   * A delivery of `cost` at `at` on `channel` (undefined: none), with `settleableFrom` the time of the oldest
+   * delivery a settle may still reach (the settle book's; Infinity: none). O(rates) amortised.
+   */
+  record(channel: string | undefined, cost: Cost, at: number, settleableFrom = Infinity): void {
+    this.retention.from = settleableFrom;
     this.deliveries += typeof cost === 'number' ? cost : 1;
     const overall = this.overall.current;
     if (overall.length === 1 && typeof cost === 'number') (overall[0] as WindowAudit).record(at, cost);
@@ -177,10 +190,14 @@ export class ThrottlerAudit {
     const template = this.keyRates;
     if (template === undefined) return undefined;
     let scope = this.keys.get(name);
-    if (scope === undefined) scope = new ScopeAudit(this.ratesOfKey(name) ?? template, this.dimensions);
+    if (scope === undefined) scope = this.scope(this.ratesOfKey(name) ?? template);
     else this.keys.delete(name);
     this.keys.set(name, scope);
     return scope;
+  }
+
+  private scope(rates: readonly Rate[]): ScopeAudit {
+    return new ScopeAudit(rates, this.dimensions, this.retention);
   }
 
   /** Folds away a few keys at the oldest end whose windows hold nothing at `at`. */

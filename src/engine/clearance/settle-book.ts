@@ -10,6 +10,13 @@ import type { Clearance } from './clearance.js';
  */
 export const MAX_SETTLEABLE = 10_000;
 
+/**
+ * How many times the largest limit in force an actual cost may be: an overrun of a few windows' worth is
+ * real (a call that used far more than its estimate); a thousand is a mistake (units), and taken it would
+ * carry the policies' sums past the integers a float holds exactly.
+ */
+export const MAX_OVERRUN_FACTOR = 1_000;
+
 /** What settling one delivery needs: when it went, on which channel, its estimate, and the clearance's handle. */
 export interface SettleTicket {
   readonly id: unknown;
@@ -37,6 +44,8 @@ export class SettleBook {
   private live = 0;
   /** The longest interval of any rate ever in force: how long a ticket is kept. */
   private horizon = 0;
+  /** The largest limit of any rate ever in force, per dimension (undefined: of every rate): what bounds an actual cost. */
+  private readonly largest = new Map<string | undefined, number>();
   private readonly capacity: number;
 
   constructor(rates: Iterable<readonly Rate[]>, capacity = MAX_SETTLEABLE) {
@@ -51,7 +60,35 @@ export class SettleBook {
 
   /** Rates now in force somewhere: a ticket is kept for their longest interval too. */
   widen(rates: readonly Rate[]): void {
-    for (const rate of rates) this.horizon = Math.max(this.horizon, rate.interval);
+    for (const rate of rates) {
+      this.horizon = Math.max(this.horizon, rate.interval);
+      for (const dimension of new Set([undefined, rate.dimension]))
+        this.largest.set(dimension, Math.max(this.largest.get(dimension) ?? 0, rate.limit));
+    }
+  }
+
+  /**
+   * Refuses an actual cost above {@link MAX_OVERRUN_FACTOR} times the largest limit of any rate in force in its
+   * dimension (a number: of any rate), so that the sums stay exact integers.
+   */
+  checkCeiling(actual: Cost, dimensions: Dimensions | undefined, input: unknown, path = 'cost'): void {
+    const refuse = (ceiling: number, where: string, value: unknown) => {
+      throw new ThrottlerOptionError(
+        where,
+        `an actual cost at most ${ceiling}, ${MAX_OVERRUN_FACTOR} times the largest limit in force`,
+        value,
+      );
+    };
+    const any = this.ceilingOf(undefined) ?? Number.MAX_SAFE_INTEGER;
+    if (typeof actual === 'number') {
+      if (actual > any) refuse(any, path, input);
+      return;
+    }
+    for (const [index, value] of actual.entries()) {
+      const name = dimensions?.names[index];
+      const ceiling = this.ceilingOf(name) ?? any;
+      if (value > ceiling) refuse(ceiling, `${path}.${name}`, value);
+    }
   }
 
   /** A delivery under `id` went at `at` with cost `estimate`. O(1) amortised. */
@@ -100,6 +137,17 @@ export class SettleBook {
     return this.byId.has(id);
   }
 
+  private ceilingOf(dimension: string | undefined): number | undefined {
+    const largest = this.largest.get(dimension);
+    return largest === undefined ? undefined : Math.min(Number.MAX_SAFE_INTEGER, largest * MAX_OVERRUN_FACTOR);
+  }
+
+  /** When the oldest delivery still settleable at `now` went (Infinity: none): how far back the audit must keep. */
+  settleableFrom(now: number): number {
+    this.forget(now);
+    return this.order.peekFirst()?.at ?? Infinity;
+  }
+
   /** Drops from the front what was taken, what expired by `now`, and what is over the cap. */
   private forget(now: number): void {
     for (let front = this.order.peekFirst(); front !== undefined; front = this.order.peekFirst()) {
@@ -146,6 +194,7 @@ export function settleActualCost(
     );
   }
   const actual = resolveActualCost(cost, ticket.estimate, dispatcher.options.dimensions);
+  settleBook.checkCeiling(actual, dispatcher.options.dimensions, cost);
   settleBook.take(id, now);
   clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, actual, now);
   audit.settle(ticket.channel, ticket.at, ticket.estimate, actual);

@@ -90,8 +90,65 @@ describe('WindowAudit against a brute-force count over the delivery log', () => 
     const audit = new WindowAudit({ limit: 10, interval: 1000 });
     for (let i = 0; i < 100_000; i += 1) audit.record(5, 1);
     expect(audit.most).toBe(100_000);
-    expect(audit.windowsOver).toBe(100_000 - 10);
+    // Every one of them closes the window (0, 5], which holds all 100,000: the order at one time does not matter.
+    expect(audit.windowsOver).toBe(100_000);
     expect(audit.isEmptyAt(1004)).toBe(false);
     expect(audit.isEmptyAt(1005)).toBe(true);
+  });
+});
+
+describe('WindowAudit.settle against a brute-force count over the costs as they stand', () => {
+  /**
+   * Deliveries in time order, each counted in this rate only while its cost is above 0 (a rate in a dimension
+   * the delivery may cost nothing in), settled later (a new cost, 0 included) in any order, interleaved with
+   * the deliveries, up to `keep` ms after it went: the audit is told to keep that far back.
+   */
+  const scenario = fc.record({
+    limit: fc.integer({ min: 1, max: 12 }),
+    interval: fc.integer({ min: 1, max: 300 }),
+    keepFactor: fc.integer({ min: 1, max: 5 }),
+    steps: fc.array(
+      fc.record({
+        gap: fc.oneof(fc.constant(0), fc.nat(60)),
+        cost: fc.integer({ min: 0, max: 4 }),
+        settle: fc.option(fc.record({ back: fc.nat(40), cost: fc.integer({ min: 0, max: 9 }) }), { freq: 2 }),
+      }),
+      { maxLength: 150 },
+    ),
+  });
+
+  it('agrees on most, mostAt and windowsOver after every step, settles up to the retention late', () => {
+    fc.assert(
+      fc.property(scenario, ({ limit, interval, keepFactor, steps }) => {
+        const keep = interval * keepFactor;
+        const retention = { from: Infinity };
+        const audit = new WindowAudit({ limit, interval }, retention);
+        const log: Array<Delivery & { settled: boolean }> = [];
+        let at = 0;
+        for (const step of steps) {
+          at += step.gap;
+          // The oldest delivery still settleable: what the settle book would say.
+          const settleable = log.filter((one) => !one.settled && one.at + keep > at);
+          retention.from = settleable[0]?.at ?? Infinity;
+          log.push({ at, cost: step.cost, settled: false });
+          if (step.cost > 0) audit.record(at, step.cost);
+          if (step.settle !== null) {
+            const open = log.filter((one) => !one.settled && one.at + keep > at);
+            const target = open[Math.max(0, open.length - 1 - step.settle.back)];
+            if (target !== undefined) {
+              const was = target.cost;
+              target.cost = step.settle.cost;
+              target.settled = true;
+              audit.settle(target.at, target.cost - was, Number(target.cost > 0) - Number(was > 0));
+            }
+          }
+          const counted = log.filter((one) => one.cost > 0);
+          expect({ most: audit.most, mostAt: audit.mostAt, windowsOver: audit.windowsOver }).toEqual(
+            bruteForceFindings(counted, limit, interval),
+          );
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
