@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { overfullWindows } from '../support/oracle.js';
 import { deleteLimiters, redisForFile } from '../support/redis.js';
+import { throughStoreCalls } from '../support/store-calls.js';
 import { type StoreThrottler, stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /**
@@ -22,17 +23,9 @@ const TASKS = 40;
 
 /** The real client, whose store calls fail while `down.is` holds (nothing reaches Redis then). */
 function failingWhileDown(redis: Redis, down: { is: boolean }): Redis {
-  return new Proxy(redis, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof property !== 'string' || !property.startsWith('xthrottler') || typeof value !== 'function')
-        return value;
-      return (...args: unknown[]) =>
-        down.is
-          ? Promise.reject(new Error('connect ECONNREFUSED (the test took the store down)'))
-          : (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-    },
-  });
+  return throughStoreCalls(redis, (call) =>
+    down.is ? Promise.reject(new Error('connect ECONNREFUSED (the test took the store down)')) : call(),
+  );
 }
 
 /** The throttlers that wait for nothing: messages queued, no call out (all are quiet), no timer. */
