@@ -54,6 +54,13 @@ export class ReserveCalls {
   readonly redisClock: RedisClock;
   private closed = false;
   private flushQueued = false;
+  /** The queued flush asks only for reports (outage-sends.ts): no caller of this turn asked for messages. */
+  private flushReportsOnly = false;
+  /**
+   * The throttler was answered "until the store wakes it" on the strength of the ask queued (`awaitAsk`):
+   * if that ask does not go (the store said to wait meanwhile), it is woken to answer again (a time then).
+   */
+  private wakeOwed = false;
   private retryDelay = FIRST_RETRY_MS;
   /** When the store last answered (the throttler's clock). */
   private heardAt = Number.NEGATIVE_INFINITY;
@@ -82,12 +89,27 @@ export class ReserveCalls {
    * `reportsOnly`: only what went locally during an outage (outage-sends.ts), the local window holding the rest.
    */
   askSoon(reportsOnly = false): void {
-    if (this.flushQueued || this.asking || this.closed) return;
+    if (this.asking || this.closed) return;
+    // One flush a turn, asking for messages if any caller did: a head the local window allows counts on it.
+    if (this.flushQueued) {
+      if (!reportsOnly) this.flushReportsOnly = false;
+      return;
+    }
     this.flushQueued = true;
+    this.flushReportsOnly = reportsOnly;
     queueMicrotask(() => {
       this.flushQueued = false;
-      this.ask(reportsOnly);
+      this.ask(this.flushReportsOnly);
     });
+  }
+
+  /**
+   * What the clearance answers for a head that waits for the ask queued this turn (`askSoon`): Infinity,
+   * the call's end waking the throttler; should the ask not go, it is woken at once to answer again.
+   */
+  awaitAsk(): number {
+    this.wakeOwed = !this.closed;
+    return Number.POSITIVE_INFINITY;
   }
 
   get graceMs(): number {
@@ -196,10 +218,17 @@ export class ReserveCalls {
   private ask(reportsOnly: boolean): void {
     // With weights, a line just backlogged is told at once, even while the store said to wait (fair-asks.ts).
     const wait = this.hooks.now() < this.retryAt && !(this.toReserve.freshLines && this.down === undefined);
-    if (this.asking || this.closed || wait) return;
+    if (this.asking || this.closed) return;
+    if (wait) {
+      // Told to wait since the throttler was answered: it answers again, with the wait's end (its timer).
+      this.payOwedWake();
+      return;
+    }
     const reports = this.outage.toReport(this.hooks.now(), MAX_BATCH / 2);
     const batch = reportsOnly ? [] : this.toReserve.takeBatch(MAX_BATCH - reports.length, this.hooks.now());
     if (batch.length === 0 && reports.length === 0) return;
+    // The call's end wakes the throttler, answered or failed.
+    this.wakeOwed = false;
     this.asking = true;
     const askedAt = this.hooks.now();
     const requests = [...reports, ...batch].map(({ channel, cost }) => ({ channel, cost }));
@@ -215,10 +244,11 @@ export class ReserveCalls {
           .slice(0, reports.length)
           .findIndex(({ kind }) => kind === 'later' || kind === 'line-later');
         this.outage.reported(counted === -1 ? reports : reports.slice(0, counted));
-        this.answered(batch, outcomes.slice(reports.length), askedAt, outcomes);
+        // A report told to wait holds every ask back, known before the answer wakes the throttler (set
+        // after it, the throttler answered with the old wait, and the ask it counted on never went).
         const later = outcomes[counted];
-        if (later !== undefined && 'retryAfterMs' in later)
-          this.retryAt = Math.max(this.retryAt, this.hooks.now() + later.retryAfterMs);
+        const reportsWait = later !== undefined && 'retryAfterMs' in later ? later.retryAfterMs : 0;
+        this.answered(batch, outcomes.slice(reports.length), askedAt, outcomes, reportsWait);
       },
       (error: unknown) => {
         this.asking = false;
@@ -236,6 +266,8 @@ export class ReserveCalls {
     askedAt: number,
     /** Every outcome of the call, reports included: what Redis' clock is learned from. */
     all: LineOutcome[],
+    /** How long a report told `later` said to wait (0: none was). */
+    reportsWait: number,
   ): void {
     this.asking = false;
     const now = this.hooks.now();
@@ -271,6 +303,7 @@ export class ReserveCalls {
     // Closed while the call was out (its throttler stopped): the grants went back above; nobody to wake.
     if (this.closed) return;
     this.callEnded();
+    if (reportsWait > 0) this.retryAt = Math.max(this.retryAt, now + reportsWait);
     if (this.toReserve.length > 0 && this.grants.size < MAX_HELD) this.askSoon();
     this.hooks.wake();
   }
@@ -282,6 +315,13 @@ export class ReserveCalls {
   learnClock(askedAt: number, arrivedAt: number, grant: { redisTime: number; waitMs: number }): void {
     this.redisClock.learn(askedAt, arrivedAt, grant.redisTime - grant.waitMs);
     this.noticeSlowLink(arrivedAt);
+  }
+
+  /** An answer counted on an ask that did not go: the throttler answers again (never during a call to the clearance). */
+  private payOwedWake(): void {
+    if (!this.wakeOwed) return;
+    this.wakeOwed = false;
+    this.hooks.wake();
   }
 
   /** Says once, with its facts, that the link is too slow for the grace (`sendWindow` widens it). */

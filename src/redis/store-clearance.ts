@@ -166,15 +166,18 @@ export class RedisClearance implements StoreClearance {
       if (localAt > now) return localAt;
     }
     if (this.calls.retryAt <= now) this.calls.askSoon();
-    // Its line is held by its own channel or key (per-channel): asked for again when that ends.
+    const onLocalWindow = this.calls.down !== undefined && this.whenDown.onStoreDown === 'local';
+    // Its line is held by its own channel or key (per-channel): asked for again when that ends (no ask
+    // takes a held line, so no answer would come: the timer wakes it, down or not).
     const lineAt = this.toReserve.heldUntil?.(request.channel) ?? now;
-    if (lineAt > now && this.calls.down === undefined) return Math.max(lineAt, this.calls.retryAt);
-    if (this.calls.down !== undefined && this.whenDown.onStoreDown === 'local') {
+    if (lineAt > now && !onLocalWindow) return Math.max(lineAt, this.calls.retryAt);
+    if (onLocalWindow) {
       // The local window decides until the store answers again; the timer also wakes to ask it.
       const probeAt = this.calls.retryAt > now ? this.calls.retryAt : Number.POSITIVE_INFINITY;
       return Math.min(this.local.clearAt(request, now), probeAt);
     }
-    return this.calls.asking || this.calls.retryAt <= now ? Number.POSITIVE_INFINITY : this.calls.retryAt;
+    if (this.calls.asking) return Number.POSITIVE_INFINITY; // its answer wakes the throttler
+    return this.calls.retryAt > now ? this.calls.retryAt : this.calls.awaitAsk();
   }
 
   allowsNow(channel: unknown, cost: unknown, now: number): boolean {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { redisForFile } from '../support/redis.js';
+import { throughStoreCalls } from '../support/store-calls.js';
 import { storeThrottler } from '../support/store-throttler.js';
 
 /**
@@ -31,18 +32,12 @@ function recordingCalls(redis: Redis, calls: string[]): Redis {
 
 /** Every store script call's reply handled `ms` later on the virtual clock than Redis ran it: a far Redis. */
 function slowLink(redis: Redis, clock: SimulatedClock, ms: number): Redis {
-  return new Proxy(redis, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (typeof property !== 'string' || !property.startsWith('xthrottler') || typeof value !== 'function')
-        return value;
-      return (...args: unknown[]) =>
-        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).then((reply) => {
-          clock.increment(ms);
-          return reply;
-        });
-    },
-  });
+  return throughStoreCalls(redis, (call) =>
+    call().then((reply) => {
+      clock.increment(ms);
+      return reply;
+    }),
+  );
 }
 
 describe("a throttler's first grants on a store", () => {

@@ -34,6 +34,7 @@ export const SLOW_SUITES = [
   'test/redis/cluster.test.ts',
   'test/redis/local-recovery.test.ts',
   'test/redis/throttler-outage.test.ts',
+  'test/redis/fleet-restart.test.ts',
   // Per-channel lines on the store: a property over fleets of throttlers against the real Redis.
   'test/redis/throttler-store-lines.property.test.ts',
   // Weighted fairness across a fleet on the store: a property over fleets of 2 to 4 throttlers, and
