@@ -10,7 +10,7 @@ import { weightOf } from './options/fairness-option.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
-import { DEFAULT_PRIORITY, type QueuedMessage } from './queue/queued-message.js';
+import { DEFAULT_PRIORITY, isWithdrawn, type QueuedMessage } from './queue/queued-message.js';
 import type { PersistedDispatcher, RestoredState } from './saved/persisted-format.js';
 
 /**
@@ -195,6 +195,18 @@ export class Dispatcher<TMessage> {
     const entry = this.queues.take(this.chosenQueue as ChannelQueue<TMessage>);
     this.chosenQueue = undefined;
     return entry;
+  }
+
+  /**
+   * Drops the message `chooseNext` chose as cancelled if its sender took it back (`isWithdrawn`): true
+   * then, and the caller chooses again. Its CANCEL, arriving later, finds nothing.
+   */
+  dropWithdrawn(): boolean {
+    const queue = this.chosenQueue;
+    if (queue === undefined || !isWithdrawn(queue.head?.message)) return false;
+    this.chosenQueue = undefined;
+    this.queues.discardHead(queue, 'cancelled');
+    return true;
   }
 
   /** LEASE (lease.ts): up to `want` permits now, none while anything waits; an open lease ends first. */

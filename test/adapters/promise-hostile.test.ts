@@ -1,0 +1,111 @@
+/**
+ * The promise API under hostile use (issue 33): what a task, a handler or a caller does that the
+ * throttler must count right, or refuse by name, without leaving anything counted or armed.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createThrottler, type Throttler, ThrottlerClearedError, type ThrottlerOptions } from '../../src/index.js';
+import { now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+const advance = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+
+/** A rejection turned into a value, caught as it happens (no unhandled rejection while time advances). */
+const failed = (error: unknown) => error;
+
+describe('createThrottler: a task taken back during a delivery pass spends no slot', () => {
+  /**
+   * 25 tasks at 5/1s, each with an id; the 9 after `aborter` share one signal, which is aborted (by `how`)
+   * as `aborter` starts: inside the batch being taken in (aborter 0) or on a wake-up (aborter 5).
+   */
+  async function abortedInPass(
+    aborter: number,
+    how: 'task' | 'active' | 'error',
+    options: Omit<ThrottlerOptions, 'rate'> = { strategy: 'sliding-window' },
+  ) {
+    const throttler = createThrottler({ rate: '5/1s', ...options });
+    const controller = new AbortController();
+    const started: string[] = [];
+    const from = now();
+    if (how === 'active') throttler.on('active', (id) => id === aborter && controller.abort());
+    if (how === 'error') throttler.on('error', (_error, id) => id === aborter && controller.abort());
+    const tasks = Array.from({ length: 25 }, (_, index) =>
+      throttler
+        .schedule(
+          () => {
+            started.push(`${index}@${now() - from}`);
+            if (index !== aborter) return;
+            if (how === 'task') controller.abort();
+            if (how === 'error') throw new Error('boom');
+          },
+          { id: index, ...(index > aborter && index <= aborter + 9 ? { signal: controller.signal } : {}) },
+        )
+        .catch(failed),
+    );
+    await advance(5_000);
+    const outcomes = await Promise.all(tasks);
+    const aborted = outcomes.filter((outcome) => (outcome as Error)?.name === 'AbortError').length;
+    return { throttler, started, aborted };
+  }
+
+  /** 5 a window from the first: the 9 aborted tasks took no slot. */
+  function expectFullWindows({ throttler, started, aborted }: Awaited<ReturnType<typeof abortedInPass>>) {
+    expect(aborted).toBe(9);
+    const windows = [0, 1_000, 2_000, 3_000].map((at) => started.filter((entry) => entry.endsWith(`@${at}`)).length);
+    expect(windows).toEqual([5, 5, 5, 1]);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 16, dropped: 9, rejected: 0 });
+  }
+
+  it('aborted by a task in the batch the throttler is taking in', async () => {
+    expectFullWindows(await abortedInPass(0, 'task'));
+  });
+
+  it('aborted by a task started on a wake-up', async () => {
+    expectFullWindows(await abortedInPass(5, 'task'));
+  });
+
+  it("aborted by an on('active') handler", async () => {
+    expectFullWindows(await abortedInPass(0, 'active'));
+    expectFullWindows(await abortedInPass(5, 'active'));
+  });
+
+  it("aborted by an on('error') handler", async () => {
+    expectFullWindows(await abortedInPass(0, 'error'));
+    expectFullWindows(await abortedInPass(5, 'error'));
+  });
+
+  it('with per-channel ordering, a bounded queue (one QUEUE a task), another strategy', async () => {
+    expectFullWindows(await abortedInPass(0, 'task', { strategy: 'sliding-window', ordering: 'per-channel' }));
+    expectFullWindows(await abortedInPass(5, 'task', { strategy: 'sliding-window', ordering: 'per-channel' }));
+    // Task 0 of a bounded queue starts inside its schedule call, before the others exist: only a later pass.
+    expectFullWindows(await abortedInPass(5, 'task', { strategy: 'sliding-window', capacity: 100 }));
+    expectFullWindows(await abortedInPass(5, 'task', { strategy: 'timer', capacity: 100 }));
+  });
+
+  it('cleared by a task: the tasks scheduled after clear() take the slots left', async () => {
+    const throttler: Throttler = createThrottler({ rate: '5/1s', strategy: 'sliding-window' });
+    const started: string[] = [];
+    const later: Array<Promise<unknown>> = [];
+    const run = (name: string) => () => {
+      started.push(`${name}@${now()}`);
+    };
+    const first = throttler.schedule(
+      () => {
+        run('first')();
+        throttler.clear();
+        for (let index = 0; index < 6; index++) later.push(throttler.schedule(run(`later${index}`), { id: index }));
+      },
+      { id: 'first' },
+    );
+    const cleared = Array.from({ length: 10 }, (_, index) =>
+      throttler.schedule(run(`cleared${index}`), { id: index }).catch(failed),
+    );
+    await advance(3_000);
+    await first;
+    await Promise.all(later);
+    for (const outcome of await Promise.all(cleared)) expect(outcome).toBeInstanceOf(ThrottlerClearedError);
+    expect(started).toEqual(['first@0', 'later0@0', 'later1@0', 'later2@0', 'later3@0', 'later4@1000', 'later5@1000']);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 7, dropped: 10, rejected: 0 });
+  });
+});
