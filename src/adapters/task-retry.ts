@@ -10,6 +10,7 @@
  * rejected then, like any waiting task). A `retryOn` or `backoff` that throws rejects the task with its error.
  */
 import type { Clock } from '../machine/index.js';
+import { LongTimer } from './long-timer.js';
 import { RetryLedger } from './retry-budget.js';
 import type { RunningTask } from './running-task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -25,7 +26,7 @@ export interface RetryAttempt {
 }
 
 interface Backoff extends RetryAttempt {
-  timer: unknown;
+  timer: LongTimer | undefined;
   unlisten: (() => void) | undefined;
 }
 
@@ -85,10 +86,14 @@ export class TaskRetries {
       signal.addEventListener('abort', listener, { once: true });
       backoff.unlisten = () => signal.removeEventListener('abort', listener);
     }
-    backoff.timer = this.clock.setTimeout(() => {
-      this.leave(backoff);
-      this.requeue(backoff);
-    }, delay);
+    backoff.timer = new LongTimer(
+      this.clock,
+      () => {
+        this.leave(backoff);
+        this.requeue(backoff);
+      },
+      delay,
+    );
     this.events.emit('retry', error, plan.id, { attempt: plan.attempt, delay });
     return RETRYING;
   }
@@ -100,7 +105,7 @@ export class TaskRetries {
 
   private drop(backoff: Backoff, error: unknown): void {
     if (!this.backingOff.has(backoff)) return;
-    this.clock.clearTimeout(backoff.timer as ReturnType<typeof setTimeout>);
+    backoff.timer?.cancel();
     this.leave(backoff);
     this.events.emit('dropped', error as Error, backoff.plan.id);
     this.activity.left();

@@ -3,7 +3,14 @@
  * throttler must count right, or refuse by name, without leaving anything counted or armed.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createThrottler, type Throttler, ThrottlerClearedError, type ThrottlerOptions } from '../../src/index.js';
+import {
+  createThrottler,
+  preciseClock,
+  type Throttler,
+  ThrottlerClearedError,
+  type ThrottlerOptions,
+  ThrottlerTimeoutError,
+} from '../../src/index.js';
 import { now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -107,5 +114,78 @@ describe('createThrottler: a task taken back during a delivery pass spends no sl
     for (const outcome of await Promise.all(cleared)) expect(outcome).toBeInstanceOf(ThrottlerClearedError);
     expect(started).toEqual(['first@0', 'later0@0', 'later1@0', 'later2@0', 'later3@0', 'later4@1000', 'later5@1000']);
     expect(throttler.counts).toEqual({ queued: 0, delivered: 7, dropped: 10, rejected: 0 });
+  });
+});
+
+describe('createThrottler: timeouts and backoffs of 2^31 ms or more are armed in chunks', () => {
+  const THIRTY_DAYS = 30 * 24 * 3_600_000;
+  /** 5 ms of virtual time, synchronously: a timer spinning on event-loop turns throws the fake timers' loop limit. */
+  const spinGuard = () => vi.advanceTimersByTime(5);
+
+  it("a task's timeout of '30d' does not fire early; it fires after 30 days", async () => {
+    for (const timerPrecision of ['ms', 'exact'] as const) {
+      const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', timerPrecision });
+      const quick = throttler.schedule(() => new Promise((resolve) => setTimeout(() => resolve('done'), 300)), {
+        timeout: '30d',
+      });
+      await advance(0);
+      spinGuard();
+      await advance(295);
+      await expect(quick).resolves.toBe('done');
+      const hung = throttler.schedule(() => new Promise(() => {}), { timeout: '30d' }).catch(failed);
+      const from = now();
+      // A timer spinning on event-loop turns would exceed the fake timers' loop limit here.
+      await advance(THIRTY_DAYS - 1);
+      expect(throttler.pending).toBe(1);
+      await advance(1);
+      expect(await hung).toBeInstanceOf(ThrottlerTimeoutError);
+      expect(now() - from).toBe(THIRTY_DAYS);
+      await throttler.stop();
+    }
+  });
+
+  it('preciseClock waits on its native timer for a delay past 2^31 ms, never on event-loop turns', () => {
+    const turn = setImmediate;
+    let turns = 0;
+    vi.spyOn(globalThis, 'setImmediate').mockImplementation(((callback: () => void) => {
+      turns += 1;
+      if (turns > 100) throw new Error('preciseClock is spinning on event-loop turns');
+      return turn(callback);
+    }) as typeof setImmediate);
+    const clock = preciseClock();
+    const fired: number[] = [];
+    const from = now();
+    clock.setTimeout(() => fired.push(now() - from), THIRTY_DAYS);
+    vi.advanceTimersByTime(60_000);
+    // Spinning on setImmediate would leave one turn pending all along.
+    expect(vi.getTimerCount()).toBe(1);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(THIRTY_DAYS);
+    expect(fired).toEqual([THIRTY_DAYS]);
+    expect(turns).toBeLessThan(100);
+  });
+
+  it("a retry's backoff of '30d' waits 30 days", async () => {
+    for (const timerPrecision of ['ms', 'exact'] as const) {
+      const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', timerPrecision });
+      const attempts: number[] = [];
+      const from = now();
+      const task = throttler.schedule(
+        () => {
+          attempts.push(now() - from);
+          if (attempts.length === 1) throw new Error('first');
+          return 'second';
+        },
+        { retry: { retries: 1, backoff: () => '30d' } },
+      );
+      await advance(0);
+      spinGuard();
+      await advance(60_000);
+      expect(attempts).toEqual([0]);
+      await advance(THIRTY_DAYS);
+      await expect(task).resolves.toBe('second');
+      expect(attempts).toEqual([0, THIRTY_DAYS]);
+      await throttler.stop();
+    }
   });
 });
