@@ -52,7 +52,7 @@ import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
 import { TaskEvents } from './task-events.js';
-import { TaskIntake } from './task-intake.js';
+import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
 import { checkScheduleOptionNames, type TaskPlan, taskPlan } from './task-plan.js';
@@ -175,11 +175,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
   const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
-    const options = scheduleOptions ?? NO_OPTIONS;
+    let options = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped || stopping !== undefined) return Promise.reject(new ThrottlerStoppedError());
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
     if (
       taskLease !== undefined &&
       scheduleOptions === undefined &&
@@ -191,12 +189,17 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     }
     let plan: TaskPlan | undefined;
     try {
-      if (scheduleOptions !== undefined) checkScheduleOptionNames(scheduleOptions);
+      if (scheduleOptions !== undefined) {
+        checkScheduleOptionNames(scheduleOptions);
+        options = readScheduleOptions(scheduleOptions);
+      }
       plan = taskPlan(options, resolved.countUntil === 'done');
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
     }
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     if (plan?.retry !== undefined) {
       TaskIntake.keep(plan, run, options);
       retries.planned(plan);
@@ -232,7 +235,14 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       acquireOptions?: Omit<ScheduleOptions, 'cost'>,
     ) => {
       const askedAt = now();
-      return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
+      let options: ScheduleOptions;
+      try {
+        options = { ...acquireOptions, ...(cost === undefined ? {} : { cost }) };
+      } catch (error) {
+        // A getter or a Proxy that throws: refused as schedule refuses it, never thrown at the call.
+        return Promise.reject(error);
+      }
+      return schedule(() => now() - askedAt, options);
     },
     tryAcquire: (
       cost?: number | { readonly [dimension: string]: number },

@@ -6,8 +6,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   createThrottler,
   preciseClock,
+  type ScheduleOptions,
   type Throttler,
   ThrottlerClearedError,
+  ThrottlerOptionError,
   type ThrottlerOptions,
   ThrottlerTimeoutError,
 } from '../../src/index.js';
@@ -187,5 +189,76 @@ describe('createThrottler: timeouts and backoffs of 2^31 ms or more are armed in
       expect(attempts).toEqual([0, THIRTY_DAYS]);
       await throttler.stop();
     }
+  });
+});
+
+describe('createThrottler: a bad signal or options that throw are refused, and nothing stays counted', () => {
+  /** `schedule` returned a promise (it did not throw) that rejects; nothing waits afterwards. */
+  async function expectRefused(throttler: Throttler, call: () => Promise<unknown>) {
+    let returned: Promise<unknown> | undefined;
+    expect(() => {
+      returned = call();
+    }).not.toThrow();
+    const error = await (returned as Promise<unknown>).catch(failed);
+    expect(throttler.size).toBe(0);
+    expect(throttler.pending).toBe(0);
+    await throttler.onIdle();
+    return error;
+  }
+
+  it('a signal that is not an AbortSignal rejects with a ThrottlerOptionError naming signal and the value', async () => {
+    const throttler = createThrottler({ rate: '5/1s', strategy: 'sliding-window' });
+    const rejected: unknown[] = [];
+    throttler.on('rejected', (error) => rejected.push(error));
+    for (const signal of [{ aborted: false }, 'abort', { aborted: true, reason: 'no' }, 42, null]) {
+      const error = await expectRefused(throttler, () =>
+        throttler.schedule(() => 'ran', { signal: signal as unknown as AbortSignal }),
+      );
+      expect(error).toBeInstanceOf(ThrottlerOptionError);
+      expect(error).toMatchObject({ option: 'signal', value: signal });
+      expect((error as Error).message).toMatch(/^signal must be an AbortSignal, got /);
+    }
+    expect(rejected).toHaveLength(5);
+    await throttler.stop({ drain: true });
+  });
+
+  it('an option getter or a Proxy that throws rejects the call (schedule and acquire), never throws', async () => {
+    const throttler = createThrottler({ rate: '5/1s', strategy: 'sliding-window' });
+    const boom = new Error('boom');
+    const throwing = (name: string) =>
+      Object.defineProperty({}, name, {
+        enumerable: true,
+        get() {
+          throw boom;
+        },
+      }) as ScheduleOptions;
+    const hostile = [
+      ...['signal', 'channel', 'cost', 'priority', 'maxWait', 'deadline', 'id', 'timeout', 'retry'].map(throwing),
+      new Proxy(
+        {},
+        {
+          get: () => {
+            throw boom;
+          },
+        },
+      ),
+      new Proxy(
+        {},
+        {
+          ownKeys: () => {
+            throw boom;
+          },
+        },
+      ),
+    ];
+    for (const options of hostile) {
+      expect(await expectRefused(throttler, () => throttler.schedule(() => 'ran', options))).toBe(boom);
+      // A Proxy whose only trap is `get` lists no fields: copied for acquire, nothing of it is read.
+      if (options === hostile[9]) continue;
+      expect(await expectRefused(throttler, () => throttler.acquire(1, options))).toBe(boom);
+    }
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 0, dropped: 0, rejected: 0 });
+    await expect(throttler.schedule(() => 'still works', { id: 1 })).resolves.toBe('still works');
+    await throttler.stop({ drain: true });
   });
 });
