@@ -68,7 +68,7 @@ export function clearTasks(parts: TaskParts): void {
   // What the lease started is recorded; the batch of this stretch is not sent (its tasks are rejected here).
   taskLease?.end();
   const error = new ThrottlerClearedError();
-  retries.dropAll(error);
+  retries.clear(error);
   for (const task of host.takeBatch()) drop(task, error);
   const queued = pending.waiting();
   for (const task of queued) drop(task, error);

@@ -36,8 +36,10 @@ export const RETRYING: unique symbol = Symbol('retrying');
 export class TaskRetries {
   /** Made by the first task whose retry names a budget; every attempt is recorded from then on. */
   ledger: RetryLedger | undefined;
-  /** Set by stop() and clear(): no failure is retried from then on (clear() lifts it again). */
+  /** Set by stop(): no failure is retried from then on. */
   refusing = false;
+  /** How many times clear() was called: a task scheduled before the last one, still running then, is not retried. */
+  private clears = 0;
   private readonly backingOff = new Set<Backoff>();
 
   constructor(
@@ -51,6 +53,7 @@ export class TaskRetries {
 
   /** A task with this plan was scheduled: a budget needs the ledger from now on. */
   planned(plan: TaskPlan): void {
+    plan.clearsBefore = this.clears;
     const budget = plan.retry?.budget;
     if (budget === undefined) return;
     this.ledger ??= new RetryLedger(this.now);
@@ -62,6 +65,7 @@ export class TaskRetries {
     const plan = attempt.plan as TaskPlan;
     const retry = plan.retry;
     if (retry === undefined || plan.attempt > retry.retries || this.refusing || signal?.aborted) return error;
+    if (plan.clearsBefore !== this.clears) return error;
     let delay: number;
     try {
       if (retry.retryOn !== undefined && !retry.retryOn(error, plan.attempt)) return error;
@@ -96,6 +100,12 @@ export class TaskRetries {
     );
     this.events.emit('retry', error, plan.id, { attempt: plan.attempt, delay });
     return RETRYING;
+  }
+
+  /** clear(): every retry waiting out its backoff is rejected with `error`, and no task running now will retry. */
+  clear(error: unknown): void {
+    this.clears += 1;
+    this.dropAll(error);
   }
 
   /** Rejects every retry waiting out its backoff with `error` (clear(), stop()). */

@@ -262,3 +262,28 @@ describe('createThrottler: a bad signal or options that throw are refused, and n
     await throttler.stop({ drain: true });
   });
 });
+
+describe('createThrottler: clear() and retries', () => {
+  it('a task running at clear() that fails afterwards is not retried; one scheduled after clear() is', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const attempts: string[] = [];
+    const failing = (name: string, ms: number) => () =>
+      new Promise((_, reject) =>
+        setTimeout(() => {
+          attempts.push(name);
+          reject(new Error(name));
+        }, ms),
+      );
+    const retry = { retries: 2, backoff: () => 100 };
+    const before = throttler.schedule(failing('before', 50), { retry }).catch(failed);
+    await advance(10);
+    throttler.clear();
+    const after = throttler.schedule(failing('after', 50), { retry }).catch(failed);
+    await advance(1_000);
+    expect(await before).toMatchObject({ message: 'before' });
+    expect(await after).toMatchObject({ message: 'after' });
+    expect(attempts).toEqual(['before', 'after', 'after', 'after']);
+    expect(throttler.size).toBe(0);
+    await throttler.stop();
+  });
+});
