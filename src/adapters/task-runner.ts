@@ -17,7 +17,7 @@ import { type CostInput, type Dimensions, resolveActualCost } from '../rate/inde
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
-import type { TaskEvents } from './task-events.js';
+import { isThenable, type TaskEvents } from './task-events.js';
 import type { TaskContext } from './task-plan.js';
 import { RETRYING, type TaskRetries } from './task-retry.js';
 import { TaskTimeouts } from './task-timeout.js';
@@ -41,14 +41,6 @@ export interface RunnerSetup {
   retries: TaskRetries;
   /** The clock of the timeouts' timers: the throttler's. */
   clock: Clock;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
 }
 
 export class TaskRunner {

@@ -287,3 +287,31 @@ describe('createThrottler: clear() and retries', () => {
     await throttler.stop();
   });
 });
+
+describe('createThrottler: an async on() handler that rejects', () => {
+  it('reaches onHandlerError with its event, and the throttler goes on', async () => {
+    const reported: Array<[unknown, string]> = [];
+    const throttler = createThrottler({
+      rate: '10/1s',
+      strategy: 'sliding-window',
+      onHandlerError: (error, event) => reported.push([error, event]),
+    });
+    const completedError = new Error('completed handler');
+    const activeError = new Error('active handler');
+    throttler.on('completed', async () => {
+      throw completedError;
+    });
+    // A thenable whose rejection is reported too, not only a native promise.
+    throttler.on('active', () => ({ then: (_: unknown, reject: (error: unknown) => void) => reject(activeError) }));
+    await expect(throttler.schedule(() => 'one', { id: 1 })).resolves.toBe('one');
+    await expect(throttler.schedule(() => 'two')).resolves.toBe('two');
+    await advance(0);
+    expect(reported).toEqual([
+      [activeError, 'active'],
+      [completedError, 'completed'],
+      [activeError, 'active'],
+      [completedError, 'completed'],
+    ]);
+    await throttler.stop();
+  });
+});
