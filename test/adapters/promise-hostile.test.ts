@@ -315,3 +315,41 @@ describe('createThrottler: an async on() handler that rejects', () => {
     await throttler.stop();
   });
 });
+
+describe('createThrottler: stop() called again', () => {
+  it('resolves, changing nothing: the tasks are rejected once, the counts stay, a drain asked later resolves', async () => {
+    const throttler = createThrottler({ rate: '1/1s', strategy: 'sliding-window' });
+    const dropped: unknown[] = [];
+    throttler.on('dropped', (error) => dropped.push(error));
+    const tasks = [1, 2, 3].map((n) => throttler.schedule(() => n, { id: n }).catch(failed));
+    await advance(0);
+    const first = throttler.stop();
+    const second = throttler.stop();
+    await expect(first).resolves.toBeUndefined();
+    await expect(second).resolves.toBeUndefined();
+    await expect(throttler.stop({ drain: true })).resolves.toBeUndefined();
+    const outcomes = await Promise.all(tasks);
+    expect(outcomes[0]).toBe(1);
+    expect(outcomes.slice(1).map((error) => (error as Error).name)).toEqual([
+      'ThrottlerStoppedError',
+      'ThrottlerStoppedError',
+    ]);
+    expect(dropped).toHaveLength(2);
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 1, dropped: 2, rejected: 0 });
+  });
+
+  it('a drain under way, then stop(): both resolve once stopped', async () => {
+    const throttler = createThrottler({ rate: '1/1s', strategy: 'sliding-window' });
+    const tasks = [1, 2, 3].map((n) => throttler.schedule(() => n, { id: n }).catch(failed));
+    const drain = throttler.stop({ drain: true });
+    const again = throttler.stop({ drain: true });
+    await advance(1_500);
+    const plain = throttler.stop();
+    await expect(plain).resolves.toBeUndefined();
+    await expect(drain).resolves.toBeUndefined();
+    await expect(again).resolves.toBeUndefined();
+    const outcomes = await Promise.all(tasks);
+    expect(outcomes.slice(0, 2)).toEqual([1, 2]);
+    expect((outcomes[2] as Error).name).toBe('ThrottlerStoppedError');
+  });
+});
