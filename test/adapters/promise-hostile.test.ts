@@ -301,8 +301,8 @@ describe('createThrottler: an async on() handler that rejects', () => {
     throttler.on('completed', async () => {
       throw completedError;
     });
-    // A thenable whose rejection is reported too, not only a native promise.
-    throttler.on('active', () => ({ then: (_: unknown, reject: (error: unknown) => void) => reject(activeError) }));
+    // Not an async function: one that returns a rejected promise.
+    throttler.on('active', () => Promise.reject(activeError) as unknown as undefined);
     await expect(throttler.schedule(() => 'one', { id: 1 })).resolves.toBe('one');
     await expect(throttler.schedule(() => 'two')).resolves.toBe('two');
     await advance(0);
