@@ -55,7 +55,7 @@ import { TaskEvents } from './task-events.js';
 import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
-import { checkScheduleOptionNames, type TaskPlan, taskPlan } from './task-plan.js';
+import { type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -189,17 +189,13 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     }
     let plan: TaskPlan | undefined;
     try {
-      if (scheduleOptions !== undefined) {
-        checkScheduleOptionNames(scheduleOptions);
-        options = readScheduleOptions(scheduleOptions);
-      }
+      if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions);
       plan = taskPlan(options, resolved.countUntil === 'done');
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
     }
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     if (plan?.retry !== undefined) {
       TaskIntake.keep(plan, run, options);
       retries.planned(plan);
@@ -230,19 +226,13 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       function (this: This, ...args: A): Promise<Awaited<R>> {
         return schedule(() => fn.apply(this, args), scheduleOptions);
       },
-    acquire: (
-      cost?: number | { readonly [dimension: string]: number },
-      acquireOptions?: Omit<ScheduleOptions, 'cost'>,
-    ) => {
+    acquire: (cost, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
       const askedAt = now();
-      let options: ScheduleOptions;
       try {
-        options = { ...acquireOptions, ...(cost === undefined ? {} : { cost }) };
+        return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
       } catch (error) {
-        // A getter or a Proxy that throws: refused as schedule refuses it, never thrown at the call.
-        return Promise.reject(error);
+        return Promise.reject(error); // An options getter or Proxy that throws: refused as schedule refuses it.
       }
-      return schedule(() => now() - askedAt, options);
     },
     tryAcquire: (
       cost?: number | { readonly [dimension: string]: number },

@@ -10,17 +10,19 @@ import type { ScheduleOptions } from './promise-api.js';
 import { Task } from './task.js';
 import type { TaskActivity } from './task-activity.js';
 import type { TaskEvents } from './task-events.js';
-import type { TaskContext, TaskPlan } from './task-plan.js';
+import { checkScheduleOptionNames, type TaskContext, type TaskPlan } from './task-plan.js';
 import type { RetryAttempt } from './task-retry.js';
 
 type Run = (context: TaskContext) => unknown;
 
 /**
- * A task's options read once, each field once, into a plain object that the task and its retries read
- * from: a getter or a Proxy that throws does so here, where the call is refused (its promise rejects),
- * never later, with the task half counted. A `signal` that is not an AbortSignal is refused by name.
+ * A task's options, their names checked (task-plan.ts), read once, each field once, into a plain object
+ * that the task and its retries read from: a getter or a Proxy that throws does so here, where the call is
+ * refused (its promise rejects), never later, with the task half counted. A `signal` that is not an
+ * AbortSignal is refused by name.
  */
 export function readScheduleOptions(options: ScheduleOptions): ScheduleOptions {
+  checkScheduleOptionNames(options);
   const { channel, cost, signal, priority, maxWait, deadline, id, timeout, retry, settle } = options;
   if (signal !== undefined && !isAbortSignal(signal))
     throw new ThrottlerOptionError('signal', 'an AbortSignal', signal);

@@ -10,7 +10,7 @@ import { weightOf } from './options/fairness-option.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
-import { DEFAULT_PRIORITY, isWithdrawn, type QueuedMessage } from './queue/queued-message.js';
+import { DEFAULT_PRIORITY, type QueuedMessage } from './queue/queued-message.js';
 import type { PersistedDispatcher, RestoredState } from './saved/persisted-format.js';
 
 /**
@@ -151,14 +151,15 @@ export class Dispatcher<TMessage> {
 
   /**
    * Chooses the message that goes next and returns when it may go (>= now); Infinity when nothing
-   * waits or nothing can go until an event arrives. Not a question: it drops messages past their
-   * deadline and heads that can never go (a lowered limit), and sets what `chosen` and `takeChosen`
-   * return. A message may go up to its deadline: one whose deadline is `now` is dropped only once
-   * nothing can go at `now`, since it never can after.
+   * waits or nothing can go until an event arrives. Not a question: it drops messages past their deadline,
+   * heads that can never go (a lowered limit) and, as cancelled, heads their sender took back (`isWithdrawn`:
+   * a task aborted mid-pass), and sets what `chosen` and `takeChosen` return. A message may go up to its
+   * deadline: one whose deadline is `now` is dropped only once nothing can go at `now`, since it never can after.
    */
   chooseNext(now: number): number {
     this.queues.expire(now, false);
-    const at = this.chooseHead(now);
+    let at = this.chooseHead(now);
+    while (this.chosenQueue !== undefined && this.queues.discardWithdrawn(this.chosenQueue)) at = this.chooseHead(now);
     return at > now && this.queues.expire(now, true) ? this.chooseHead(now) : at;
   }
 
@@ -195,18 +196,6 @@ export class Dispatcher<TMessage> {
     const entry = this.queues.take(this.chosenQueue as ChannelQueue<TMessage>);
     this.chosenQueue = undefined;
     return entry;
-  }
-
-  /**
-   * Drops the message `chooseNext` chose as cancelled if its sender took it back (`isWithdrawn`): true
-   * then, and the caller chooses again. Its CANCEL, arriving later, finds nothing.
-   */
-  dropWithdrawn(): boolean {
-    const queue = this.chosenQueue;
-    if (queue === undefined || !isWithdrawn(queue.head?.message)) return false;
-    this.chosenQueue = undefined;
-    this.queues.discardHead(queue, 'cancelled');
-    return true;
   }
 
   /** LEASE (lease.ts): up to `want` permits now, none while anything waits; an open lease ends first. */

@@ -143,8 +143,6 @@ export function sendWhatIsDue(
   while (target !== undefined) {
     nextAt = dispatcher.chooseNext(now);
     if (nextAt > now) break;
-    // Taken back during this pass (a task aborted by another that ran in it): dropped, no slot spent.
-    if (dispatcher.dropWithdrawn()) continue;
     // Checked before every send: XState drops events sent to a stopped actor without a word.
     if (!isRunning(target)) {
       if (!reportLostTarget) break;
