@@ -54,6 +54,8 @@ export function stopTasks(parts: TaskParts, stopped: (counts: ThrottlerCounts) =
     retries.dropAll(error);
     stopped({ queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected });
     runner.abortRunning(error);
+    // A hung task's timeout must not keep the process alive; it still rejects the task if the process lives on.
+    runner.timeouts.releaseAll();
   };
   actor.subscribe({ complete: rejectLeftBehind });
   host.stop();
@@ -66,7 +68,7 @@ export function clearTasks(parts: TaskParts): void {
   // What the lease started is recorded; the batch of this stretch is not sent (its tasks are rejected here).
   taskLease?.end();
   const error = new ThrottlerClearedError();
-  retries.dropAll(error);
+  retries.clear(error);
   for (const task of host.takeBatch()) drop(task, error);
   const queued = pending.waiting();
   for (const task of queued) drop(task, error);

@@ -52,10 +52,10 @@ import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
 import { TaskEvents } from './task-events.js';
-import { TaskIntake } from './task-intake.js';
+import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
-import { checkScheduleOptionNames, type TaskPlan, taskPlan } from './task-plan.js';
+import { type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 
@@ -175,11 +175,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
   const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
-    const options = scheduleOptions ?? NO_OPTIONS;
+    let options = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped || stopping !== undefined) return Promise.reject(new ThrottlerStoppedError());
-    const { signal } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
     if (
       taskLease !== undefined &&
       scheduleOptions === undefined &&
@@ -191,12 +189,13 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     }
     let plan: TaskPlan | undefined;
     try {
-      if (scheduleOptions !== undefined) checkScheduleOptionNames(scheduleOptions);
+      if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions);
       plan = taskPlan(options, resolved.countUntil === 'done');
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
     }
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason);
     if (plan?.retry !== undefined) {
       TaskIntake.keep(plan, run, options);
       retries.planned(plan);
@@ -227,12 +226,13 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       function (this: This, ...args: A): Promise<Awaited<R>> {
         return schedule(() => fn.apply(this, args), scheduleOptions);
       },
-    acquire: (
-      cost?: number | { readonly [dimension: string]: number },
-      acquireOptions?: Omit<ScheduleOptions, 'cost'>,
-    ) => {
+    acquire: (cost, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
       const askedAt = now();
-      return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
+      try {
+        return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
+      } catch (error) {
+        return Promise.reject(error); // An options getter or Proxy that throws: refused as schedule refuses it.
+      }
     },
     tryAcquire: (
       cost?: number | { readonly [dimension: string]: number },

@@ -3,8 +3,8 @@
  * what one task did (with its `id` when it was given one) and when the throttler's work ran out.
  * Each handler gets the arguments its event lists in `ThrottlerTaskEvents`, synchronously.
  *
- * A handler that throws breaks nothing: the other handlers still run, the task's promise settles as
- * it would have, and the throttler goes on. Its error is handed to the `onHandlerError` option, as the
+ * A handler that throws (or an async one that rejects) breaks nothing: the other handlers still run, the
+ * task's promise settles as it would have, and the throttler goes on. Its error is handed to the `onHandlerError` option, as the
  * serverLimits option hands a failed `pick` to its `onError`: by default `console.warn`, so it never
  * goes unseen and never becomes an uncaught error (which would end a Node process).
  */
@@ -104,12 +104,23 @@ export class TaskEvents {
     // A copy when several listen: a handler may call off() (or on()) as it runs.
     for (const handler of handlers.size === 1 ? handlers : [...handlers]) {
       try {
-        (handler as (first: unknown, second: unknown, third: unknown) => void)(first, second, third);
+        const result = (handler as (first: unknown, second: unknown, third: unknown) => unknown)(first, second, third);
+        // An async handler's rejection goes the same way, never unhandled (which would end a Node process).
+        if (isThenable(result)) result.then(undefined, (error: unknown) => this.report(error, event));
       } catch (error) {
         this.report(error, event);
       }
     }
   }
+}
+
+/** Whether a value is a promise or another thenable (a task's result, an async handler's). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function checkEvent(event: unknown, handler: unknown): void {

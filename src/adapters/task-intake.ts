@@ -3,16 +3,43 @@
  * and queue entry) with only the fields it was given written, tracked by PendingTasks and handed to the
  * host; and a retry's next attempt, made the same way from what its first was scheduled with.
  */
+import { ThrottlerOptionError } from '../rate/index.js';
 import type { ThrottlerHost } from './host.js';
 import type { PendingTasks } from './pending-tasks.js';
 import type { ScheduleOptions } from './promise-api.js';
 import { Task } from './task.js';
 import type { TaskActivity } from './task-activity.js';
 import type { TaskEvents } from './task-events.js';
-import type { TaskContext, TaskPlan } from './task-plan.js';
+import { checkScheduleOptionNames, type TaskContext, type TaskPlan } from './task-plan.js';
 import type { RetryAttempt } from './task-retry.js';
 
 type Run = (context: TaskContext) => unknown;
+
+/**
+ * A task's options, their names checked (task-plan.ts), read once, each field once, into a plain object
+ * that the task and its retries read from: a getter or a Proxy that throws does so here, where the call is
+ * refused (its promise rejects), never later, with the task half counted. A `signal` that is not an
+ * AbortSignal is refused by name.
+ */
+export function readScheduleOptions(options: ScheduleOptions): ScheduleOptions {
+  checkScheduleOptionNames(options);
+  const { channel, cost, signal, priority, maxWait, deadline, id, timeout, retry, settle } = options;
+  if (signal !== undefined && !isAbortSignal(signal))
+    throw new ThrottlerOptionError('signal', 'an AbortSignal', signal);
+  return { channel, cost, signal, priority, maxWait, deadline, id, timeout, retry, settle };
+}
+
+/** What the task needs of a signal (so a polyfill's, or another realm's, passes where `instanceof` would not). */
+function isAbortSignal(signal: unknown): signal is AbortSignal {
+  const candidate = signal as Partial<AbortSignal> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.aborted === 'boolean' &&
+    typeof candidate.addEventListener === 'function' &&
+    typeof candidate.removeEventListener === 'function'
+  );
+}
 
 /** A plan that may retry keeps what its next attempts are made from. */
 type RetryingPlan = TaskPlan & { run: Run; options: ScheduleOptions };

@@ -60,6 +60,8 @@ export interface TaskPlan {
   readonly settle: ((result: unknown) => unknown) | undefined;
   /** The attempt running or waiting now: 1 for the first. */
   attempt: number;
+  /** With a retry: how many clear()s came before it was scheduled (task-retry.ts); one after that ends its retries. */
+  clearsBefore?: number;
 }
 
 export const DEFAULT_BACKOFF = { initial: 1_000, factor: 2, max: 30_000 } as const;

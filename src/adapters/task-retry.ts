@@ -10,6 +10,7 @@
  * rejected then, like any waiting task). A `retryOn` or `backoff` that throws rejects the task with its error.
  */
 import type { Clock } from '../machine/index.js';
+import { LongTimer } from './long-timer.js';
 import { RetryLedger } from './retry-budget.js';
 import type { RunningTask } from './running-task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -25,7 +26,7 @@ export interface RetryAttempt {
 }
 
 interface Backoff extends RetryAttempt {
-  timer: unknown;
+  timer: LongTimer | undefined;
   unlisten: (() => void) | undefined;
 }
 
@@ -35,8 +36,10 @@ export const RETRYING: unique symbol = Symbol('retrying');
 export class TaskRetries {
   /** Made by the first task whose retry names a budget; every attempt is recorded from then on. */
   ledger: RetryLedger | undefined;
-  /** Set by stop() and clear(): no failure is retried from then on (clear() lifts it again). */
+  /** Set by stop(): no failure is retried from then on. */
   refusing = false;
+  /** How many times clear() was called: a task scheduled before the last one, still running then, is not retried. */
+  private clears = 0;
   private readonly backingOff = new Set<Backoff>();
 
   constructor(
@@ -50,6 +53,7 @@ export class TaskRetries {
 
   /** A task with this plan was scheduled: a budget needs the ledger from now on. */
   planned(plan: TaskPlan): void {
+    plan.clearsBefore = this.clears;
     const budget = plan.retry?.budget;
     if (budget === undefined) return;
     this.ledger ??= new RetryLedger(this.now);
@@ -61,6 +65,7 @@ export class TaskRetries {
     const plan = attempt.plan as TaskPlan;
     const retry = plan.retry;
     if (retry === undefined || plan.attempt > retry.retries || this.refusing || signal?.aborted) return error;
+    if (plan.clearsBefore !== this.clears) return error;
     let delay: number;
     try {
       if (retry.retryOn !== undefined && !retry.retryOn(error, plan.attempt)) return error;
@@ -85,12 +90,22 @@ export class TaskRetries {
       signal.addEventListener('abort', listener, { once: true });
       backoff.unlisten = () => signal.removeEventListener('abort', listener);
     }
-    backoff.timer = this.clock.setTimeout(() => {
-      this.leave(backoff);
-      this.requeue(backoff);
-    }, delay);
+    backoff.timer = new LongTimer(
+      this.clock,
+      () => {
+        this.leave(backoff);
+        this.requeue(backoff);
+      },
+      delay,
+    );
     this.events.emit('retry', error, plan.id, { attempt: plan.attempt, delay });
     return RETRYING;
+  }
+
+  /** clear(): every retry waiting out its backoff is rejected with `error`, and no task running now will retry. */
+  clear(error: unknown): void {
+    this.clears += 1;
+    this.dropAll(error);
   }
 
   /** Rejects every retry waiting out its backoff with `error` (clear(), stop()). */
@@ -100,7 +115,7 @@ export class TaskRetries {
 
   private drop(backoff: Backoff, error: unknown): void {
     if (!this.backingOff.has(backoff)) return;
-    this.clock.clearTimeout(backoff.timer as ReturnType<typeof setTimeout>);
+    backoff.timer?.cancel();
     this.leave(backoff);
     this.events.emit('dropped', error as Error, backoff.plan.id);
     this.activity.left();

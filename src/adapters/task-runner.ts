@@ -17,10 +17,10 @@ import { type CostInput, type Dimensions, resolveActualCost } from '../rate/inde
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
-import type { TaskEvents } from './task-events.js';
+import { isThenable, type TaskEvents } from './task-events.js';
 import type { TaskContext } from './task-plan.js';
 import { RETRYING, type TaskRetries } from './task-retry.js';
-import { armTimeout, disarmTimeout } from './task-timeout.js';
+import { TaskTimeouts } from './task-timeout.js';
 
 export interface RunnerSetup {
   keeper: TaskKeeper;
@@ -43,14 +43,6 @@ export interface RunnerSetup {
   clock: Clock;
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
-
 export class TaskRunner {
   /** A task's `fn` is running (inside a delivery pass). */
   running = false;
@@ -64,7 +56,8 @@ export class TaskRunner {
   private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
   private readonly activity: TaskActivity;
   private readonly retries: TaskRetries;
-  private readonly clock: Clock;
+  /** The running attempts' timeouts, which stop() releases. */
+  readonly timeouts: TaskTimeouts;
 
   constructor(private readonly setup: RunnerSetup) {
     ({
@@ -73,8 +66,8 @@ export class TaskRunner {
       hear: this.hear,
       activity: this.activity,
       retries: this.retries,
-      clock: this.clock,
     } = setup);
+    this.timeouts = new TaskTimeouts(setup.clock);
   }
 
   /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
@@ -171,7 +164,7 @@ export class TaskRunner {
       this.running = false;
     }
     if (plan?.timeout !== undefined && !attempt.finished) {
-      armTimeout(attempt, plan.timeout, this.clock, (error) => this.finish(attempt, true, error, false));
+      this.timeouts.arm(attempt, plan.timeout, (error) => this.finish(attempt, true, error, false));
     }
     if (!this.reportsSettling && this.hear === undefined && !isThenable(result)) {
       this.finish(attempt, false, result, true);
@@ -192,7 +185,7 @@ export class TaskRunner {
     if (attempt.finished) return;
     const ownSignal = attempt.ownSignal;
     attempt.release();
-    disarmTimeout(attempt, this.clock);
+    this.timeouts.disarm(attempt);
     if (heard) this.hear?.(failed ? undefined : outcome, failed ? outcome : undefined);
     const { task, plan } = attempt;
     // The actual cost first: the slot SETTLED frees is then judged with it.

@@ -5,6 +5,7 @@
  * cannot stop a function, it only stops waiting for it, and what the function does later is ignored.
  */
 import type { Clock } from '../machine/index.js';
+import { LongTimer } from './long-timer.js';
 import type { RunningTask } from './running-task.js';
 import type { TaskId } from './task-events.js';
 
@@ -21,20 +22,40 @@ export class ThrottlerTimeoutError extends Error {
   }
 }
 
-/** Arms the attempt's timeout on the throttler's clock; `timedOut` is called with the error if it fires first. */
-export function armTimeout(
-  attempt: RunningTask,
-  timeout: number,
-  clock: Clock,
-  timedOut: (error: ThrottlerTimeoutError) => void,
-): void {
-  attempt.timer = clock.setTimeout(() => {
-    const error = new ThrottlerTimeoutError(timeout, attempt.plan?.id);
-    attempt.abort(error);
-    timedOut(error);
-  }, timeout);
-}
+/**
+ * The timeouts armed for running attempts, on the throttler's clock (any length: long-timer.ts). stop()
+ * releases them: a hung task's timeout then no longer holds the process open, and still rejects the
+ * task if the process lives on.
+ */
+export class TaskTimeouts {
+  private readonly armed = new Set<RunningTask>();
 
-export function disarmTimeout(attempt: RunningTask, clock: Clock): void {
-  if (attempt.timer !== undefined) clock.clearTimeout(attempt.timer as ReturnType<typeof setTimeout>);
+  constructor(private readonly clock: Clock) {}
+
+  /** Arms the attempt's timeout; `timedOut` is called with the error if it fires first. */
+  arm(attempt: RunningTask, timeout: number, timedOut: (error: ThrottlerTimeoutError) => void): void {
+    this.armed.add(attempt);
+    attempt.timer = new LongTimer(
+      this.clock,
+      () => {
+        this.armed.delete(attempt);
+        const error = new ThrottlerTimeoutError(timeout, attempt.plan?.id);
+        attempt.abort(error);
+        timedOut(error);
+      },
+      timeout,
+    );
+  }
+
+  disarm(attempt: RunningTask): void {
+    if (attempt.timer === undefined) return;
+    (attempt.timer as LongTimer).cancel();
+    attempt.timer = undefined;
+    this.armed.delete(attempt);
+  }
+
+  /** The throttler stopped: no timeout armed holds the process open from now on. */
+  releaseAll(): void {
+    for (const attempt of this.armed) (attempt.timer as LongTimer).release();
+  }
 }

@@ -72,6 +72,11 @@ export class Task extends SelfQueuedMessage {
     return this.batch === GONE;
   }
 
+  /** Rejected while the machine still holds it (its CANCEL may be in the mailbox): the machine drops it unsent. */
+  override get withdrawn(): boolean {
+    return this.batch === GONE;
+  }
+
   /** The machine has queued it (dated it) at some point: it left the mailbox, if it was ever there. */
   get reachedQueue(): boolean {
     return this.queuedAt !== undefined;

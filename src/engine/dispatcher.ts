@@ -151,14 +151,15 @@ export class Dispatcher<TMessage> {
 
   /**
    * Chooses the message that goes next and returns when it may go (>= now); Infinity when nothing
-   * waits or nothing can go until an event arrives. Not a question: it drops messages past their
-   * deadline and heads that can never go (a lowered limit), and sets what `chosen` and `takeChosen`
-   * return. A message may go up to its deadline: one whose deadline is `now` is dropped only once
-   * nothing can go at `now`, since it never can after.
+   * waits or nothing can go until an event arrives. Not a question: it drops messages past their deadline,
+   * heads that can never go (a lowered limit) and, as cancelled, heads their sender took back (`isWithdrawn`:
+   * a task aborted mid-pass), and sets what `chosen` and `takeChosen` return. A message may go up to its
+   * deadline: one whose deadline is `now` is dropped only once nothing can go at `now`, since it never can after.
    */
   chooseNext(now: number): number {
     this.queues.expire(now, false);
-    const at = this.chooseHead(now);
+    let at = this.chooseHead(now);
+    while (this.chosenQueue !== undefined && this.queues.discardWithdrawn(this.chosenQueue)) at = this.chooseHead(now);
     return at > now && this.queues.expire(now, true) ? this.chooseHead(now) : at;
   }
 

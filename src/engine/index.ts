@@ -38,5 +38,5 @@ export { byAnyName, byValueOnly, type StrategyLookup } from './options/strategy-
 export { Deque } from './queue/deque.js';
 export { IndexedHeap } from './queue/indexed-heap.js';
 export { ALL_WAITING } from './queue/message-queues.js';
-export { SelfQueuedMessage } from './queue/queued-message.js';
+export { isWithdrawn, SelfQueuedMessage } from './queue/queued-message.js';
 export type { RestoredState } from './saved/persisted-format.js';

@@ -11,6 +11,7 @@ import {
   checkPriority,
   messageError,
 } from '../engine/queue/message-checks.js';
+import { isWithdrawn } from '../engine/queue/queued-message.js';
 import { type Cost, costInput } from '../rate/index.js';
 import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
@@ -49,6 +50,12 @@ export function acceptMessage(
   } catch (error) {
     dispatcher.counts.rejected += 1;
     effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    return now;
+  }
+  // Taken back by its sender while this event waited or ran (a task aborted by one this batch started): its CANCEL finds nothing.
+  if (isWithdrawn(event.message)) {
+    dispatcher.counts.dropped += 1;
+    effects.emit(droppedEvent(event.message, 'cancelled'));
     return now;
   }
   // Waiting messages past their deadline are dropped first (idle without a target, nothing else looks at the
@@ -171,7 +178,8 @@ export function passesStraightThrough(context: MachineContext, event: QueueEvent
   const { dispatcher, target } = context;
   const { clearance } = dispatcher;
   if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
-  if (messageRefusal(context, event.message) !== undefined || !mayGoAsIs(event, now)) return false;
+  if (messageRefusal(context, event.message) !== undefined || isWithdrawn(event.message) || !mayGoAsIs(event, now))
+    return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.
   // A cost that is not a number (per dimension, or invalid) takes the long way, where it is resolved or refused.
   if (typeof event.cost === 'object' && event.cost !== null) return false;

@@ -1,4 +1,5 @@
 import { monotonicNow, type ResolvedOptions } from '../engine/options/options.js';
+import { MAX_TIMER_DELAY } from './effects.js';
 import type { Clock } from './types.js';
 
 /**
@@ -20,6 +21,8 @@ interface PreciseTimeout {
   immediate: ReturnType<typeof setImmediate> | undefined;
   /** A browser's turn: the channel whose next message is the next turn, open until the wake-up ends. */
   channel: MessageChannel | undefined;
+  /** It must not hold the process open (`unrefTimeout`): every timer armed for it from then on is unref'd too. */
+  released: boolean;
 }
 
 /**
@@ -43,7 +46,7 @@ export function preciseClock(now: () => number = monotonicNow): Clock {
   return {
     setTimeout(callback: () => void, timeout: number): PreciseTimeout {
       const due = now() + timeout;
-      const pending: PreciseTimeout = { timer: undefined, immediate: undefined, channel: undefined };
+      const pending: PreciseTimeout = { timer: undefined, immediate: undefined, channel: undefined, released: false };
       const check = (): void => {
         pending.timer = undefined;
         pending.immediate = undefined;
@@ -54,8 +57,15 @@ export function preciseClock(now: () => number = monotonicNow): Clock {
         closeChannel(pending);
         callback();
       };
+      // The native timer for `coarse` ms, at most MAX_TIMER_DELAY at a time: a longer one fires at once,
+      // and the turns after it would spin for the whole wait.
+      const wait = (coarse: number): void => {
+        const chunk = Math.min(MAX_TIMER_DELAY, coarse);
+        pending.timer = setTimeout(chunk < coarse ? () => wait(coarse - chunk) : check, chunk);
+        if (pending.released) pending.timer.unref?.();
+      };
       const coarse = Math.floor(timeout - PRECISE_CLOCK_LEAD_MS);
-      if (coarse >= 1) pending.timer = setTimeout(check, coarse);
+      if (coarse >= 1) wait(coarse);
       else awaitTurn(pending, check);
       return pending;
     },
@@ -68,6 +78,28 @@ export function preciseClock(now: () => number = monotonicNow): Clock {
       closeChannel(pending);
     },
   };
+}
+
+/**
+ * Lets a pending timeout of these clocks, or a runtime's own timer handle (Node's, with `unref`), stop
+ * holding the process open; it still fires if the process lives on. Any other handle is left as it is.
+ */
+export function unrefTimeout(handle: unknown): void {
+  if (typeof handle !== 'object' || handle === null) return;
+  const { unref, timer, turn, immediate } = handle as {
+    unref?: unknown;
+    timer?: { unref?: () => void };
+    turn?: { unref?: () => void };
+    immediate?: { unref?: () => void };
+  };
+  if (typeof unref === 'function') {
+    unref.call(handle);
+    return;
+  }
+  if ('released' in handle) (handle as PreciseTimeout).released = true;
+  timer?.unref?.();
+  turn?.unref?.();
+  immediate?.unref?.();
 }
 
 /** A wake-up armed by {@link turnClock}: a native timer, or a turn of the loop for a zero delay. */
@@ -110,6 +142,7 @@ export function turnClock(): Clock {
 function awaitTurn(pending: PreciseTimeout, check: () => void): void {
   if (typeof setImmediate === 'function') {
     pending.immediate = setImmediate(check);
+    if (pending.released) pending.immediate.unref?.();
   } else if (typeof MessageChannel === 'function') {
     if (pending.channel === undefined) {
       pending.channel = new MessageChannel();

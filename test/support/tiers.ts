@@ -30,6 +30,7 @@ export const SLOW_SUITES = [
   'test/redis/fleet.test.ts',
   'test/redis/throttler-fleet.test.ts',
   'test/redis/exit.test.ts',
+  'test/adapters/promise-exit.test.ts',
   'test/redis/outage.test.ts',
   'test/redis/cluster.test.ts',
   'test/redis/local-recovery.test.ts',

@@ -7,6 +7,7 @@ import type { Lane } from './lane.js';
 import { OverflowChoice } from './overflow-choice.js';
 import {
   DEFAULT_PRIORITY,
+  isWithdrawn,
   levelOf,
   PRIORITY_LEVELS,
   type QueuedMessage,
@@ -204,6 +205,13 @@ export class MessageQueues<TMessage> {
   /** Takes a queue's head out undelivered, recording why in `discarded`. */
   discardHead(queue: ChannelQueue<TMessage>, reason: DropReason): void {
     this.detach(queue, queue.shiftHead(), true, reason);
+  }
+
+  /** Takes a queue's head out as cancelled if its sender took it back (`isWithdrawn`); whether it did. */
+  discardWithdrawn(queue: ChannelQueue<TMessage>): boolean {
+    if (!isWithdrawn(queue.head?.message)) return false;
+    this.discardHead(queue, 'cancelled');
+    return true;
   }
 
   /** The waiting messages in arrival order (for persistence and stop; O(n log n), never on a hot path). */

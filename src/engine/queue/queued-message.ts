@@ -116,6 +116,15 @@ export abstract class SelfQueuedMessage {
     return this;
   }
 
+  /**
+   * Its sender took it back (the promise API: a task aborted or cleared, perhaps by another task running
+   * in this very pass) and the CANCEL saying so may still wait in the mailbox: it is dropped as cancelled
+   * where it would have gone, so it spends no slot.
+   */
+  get withdrawn(): boolean {
+    return false;
+  }
+
   /** Called by MessageQueues as it queues the message. */
   enter(
     seq: number,
@@ -136,4 +145,9 @@ export abstract class SelfQueuedMessage {
     if (priority !== undefined || this.priority !== undefined) this.priority = priority;
     if (deadline !== undefined || this.deadline !== undefined) this.deadline = deadline;
   }
+}
+
+/** Whether a message is one its sender took back (SelfQueuedMessage.withdrawn): dropped, never sent. */
+export function isWithdrawn(message: unknown): boolean {
+  return message instanceof SelfQueuedMessage && message.withdrawn;
 }
