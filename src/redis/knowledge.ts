@@ -1,5 +1,5 @@
 import type { Rate } from '../rate/index.js';
-import { type DeclaredConfig, ratesFromJson } from './limiter-config.js';
+import { type DeclaredConfig, ratesFromJson } from '../store/limiter-config.js';
 import type { PublishedNotice } from './notice-subscriber.js';
 import type { StoreNotice } from './types.js';
 

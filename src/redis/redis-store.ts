@@ -1,17 +1,17 @@
 import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
+import { DEFAULT_GRANT_GRACE_MS, declareConfig } from '../store/limiter-config.js';
+import { RedisClearance } from '../store/store-clearance.js';
+import type { StoreDownPolicy } from '../store/store-down-policy.js';
 import { auditFleet } from './fleet-audit.js';
 import { GuardedClient } from './guarded-client.js';
 import { limiterKeys } from './keys.js';
-import { DEFAULT_GRANT_GRACE_MS, declareConfig } from './limiter-config.js';
 import { AUDIT_COMMIT_SCRIPT, AUDIT_READ_SCRIPT } from './lua/audit.js';
 import { CONTROL_SCRIPT } from './lua/control.js';
 import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
 import { NoticeSubscriber } from './notice-subscriber.js';
 import { RedisSharedLimiter, type ScriptRunner } from './shared-limiter.js';
-import { RedisClearance } from './store-clearance.js';
-import type { StoreDownPolicy } from './store-down-policy.js';
 import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfig } from './types.js';
 
 /**

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { isKeyName, unknownChannelError } from '../engine/index.js';
 import { type Cost, keepingDimensions, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
-import { StoreConflictError } from './errors.js';
+import { StoreConflictError } from '../store/errors.js';
+import { checkStoreDims, type DeclaredConfig, firstDifference, ratesJson, toMicros } from '../store/limiter-config.js';
+import { MAX_DRIFT } from '../store/store-clock.js';
+import { storeCostText } from '../store/store-cost.js';
 import { auditFleet } from './fleet-audit.js';
 import { ConflictReply, type GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
-import { checkStoreDims, type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
-import { MAX_DRIFT } from './redis-clock.js';
 import { parseReservation, Scopes } from './reservation-scopes.js';
 import { type LineOutcome, type LineWeights, outcomeOf } from './reserve-reply.js';
-import { storeCostText } from './store-cost.js';
 import type {
   FleetAuditReport,
   Reservation,

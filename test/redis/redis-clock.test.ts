@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '../../src/redis/redis-clock.js';
+import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '../../src/store/store-clock.js';
 
 /**
  * Mapping a grant's Redis time onto this process's clock (src/redis/redis-clock.ts), against the

@@ -7,14 +7,14 @@
  */
 
 import type { ClearanceRequest, StoreHooks } from '../engine/index.js';
+import type { LineOutcome, LineReserver } from '../redis/reserve-reply.js';
+import type { Reservation, SharedLimiter } from '../redis/types.js';
 import { CALIBRATION_CALLS, calibrateClock } from './clock-calibration.js';
 import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import type { OutageSends } from './outage-sends.js';
-import { RedisClock, type SendWindow } from './redis-clock.js';
 import type { ReservationQueue } from './reserve-lines.js';
-import type { LineOutcome, LineReserver } from './reserve-reply.js';
-import type { Reservation, SharedLimiter } from './types.js';
+import { RedisClock, type SendWindow } from './store-clock.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
 export const MAX_BATCH = 200;

@@ -17,9 +17,9 @@ import { MAX_BATCH, type ReserveCalls } from './reserve-calls.js';
 /** Moves of one grant before it is given back instead. */
 const MAX_RETIMES = 2;
 
+import type { RetimeOutcome } from '../redis/shared-limiter.js';
+import type { Reservation } from '../redis/types.js';
 import type { ReservationQueue } from './reserve-lines.js';
-import type { RetimeOutcome } from './shared-limiter.js';
-import type { Reservation } from './types.js';
 
 /** The part of the shared limiter that re-times late grants (RedisSharedLimiter.retime). */
 /** What a clearance needs of the limiter beyond SharedLimiter: moving late grants, and settling sent ones. */

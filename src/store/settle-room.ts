@@ -8,12 +8,12 @@
  */
 import type { StoreHooks } from '../engine/index.js';
 import { type Cost, costIn } from '../rate/index.js';
+import type { Reservation } from '../redis/types.js';
 import type { Grant, GrantBook } from './grant-book.js';
 import type { LateGrants, RetimingLimiter } from './late-grants.js';
 import type { OutageSends } from './outage-sends.js';
 import type { ReserveCalls } from './reserve-calls.js';
 import type { ReservationQueue } from './reserve-lines.js';
-import type { Reservation } from './types.js';
 
 export class SettleRoom {
   constructor(
