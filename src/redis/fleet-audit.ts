@@ -1,8 +1,8 @@
 import { ThrottlerOptionError } from '../rate/index.js';
+import type { FleetAuditReport } from '../store/protocol.js';
 import { type AuditRead, FleetAuditState, type FleetAuditStateJSON, type PendingGrant } from './fleet-audit-state.js';
 import type { GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
-import type { FleetAuditReport } from './types.js';
 
 /** What a fleet audit needs of a store: its client, its scripts, its keys and the test clock if any. */
 export interface AuditAccess {

@@ -1,6 +1,7 @@
 import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DEFAULT_GRANT_GRACE_MS, declareConfig } from '../store/limiter-config.js';
+import type { SharedLimiterConfig } from '../store/protocol.js';
 import { RedisClearance } from '../store/store-clearance.js';
 import type { StoreDownPolicy } from '../store/store-down-policy.js';
 import { auditFleet } from './fleet-audit.js';
@@ -12,7 +13,7 @@ import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
 import { NoticeSubscriber } from './notice-subscriber.js';
 import { RedisSharedLimiter, type ScriptRunner } from './shared-limiter.js';
-import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfig } from './types.js';
+import type { RedisClientLike, RedisStore, RedisStoreOptions } from './types.js';
 
 /**
  * Commands defined on the user's client. Versioned: a later release with other scripts defines

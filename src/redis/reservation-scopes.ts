@@ -1,6 +1,6 @@
 import { ThrottlerOptionError } from '../rate/index.js';
+import type { Reservation } from '../store/protocol.js';
 import type { LimiterKeys } from './keys.js';
-import type { Reservation } from './types.js';
 
 /** `epoch member -|+channel|*key`: neither the epoch nor the member holds a space; the channel or key may. */
 export function parseReservation(reservation: unknown): { epoch: string; member: string; channel: string | undefined } {

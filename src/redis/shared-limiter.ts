@@ -3,6 +3,17 @@ import { isKeyName, unknownChannelError } from '../engine/index.js';
 import { type Cost, keepingDimensions, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { StoreConflictError } from '../store/errors.js';
 import { checkStoreDims, type DeclaredConfig, firstDifference, ratesJson, toMicros } from '../store/limiter-config.js';
+import type {
+  FleetAuditReport,
+  LineOutcome,
+  LineWeights,
+  Reservation,
+  ReservationRequest,
+  ReserveOutcome,
+  RetimeOutcome,
+  StoreLimiter,
+  StoreNotice,
+} from '../store/protocol.js';
 import { MAX_DRIFT } from '../store/store-clock.js';
 import { storeCostText } from '../store/store-cost.js';
 import { auditFleet } from './fleet-audit.js';
@@ -11,20 +22,9 @@ import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
 import { parseReservation, Scopes } from './reservation-scopes.js';
-import { type LineOutcome, type LineWeights, outcomeOf } from './reserve-reply.js';
-import type {
-  FleetAuditReport,
-  Reservation,
-  ReservationRequest,
-  ReserveOutcome,
-  SharedLimiter,
-  StoreNotice,
-} from './types.js';
+import { outcomeOf } from './reserve-reply.js';
 
 type StoreScript = 'reserve' | 'release' | 'control' | 'auditRead' | 'auditCommit';
-
-/** What became of a late grant (`retime`): kept or moved to Redis' now, with its new reservation, or given back. */
-export type RetimeOutcome = Extract<ReserveOutcome, { kind: 'granted' }> | { readonly kind: 'gone' };
 
 /** How the store runs one of its scripts: keys and arguments in, the raw reply out. */
 export type ScriptRunner = (script: StoreScript, keys: string[], args: string[]) => Promise<unknown[]>;
@@ -34,7 +34,7 @@ export type ScriptRunner = (script: StoreScript, keys: string[], args: string[])
  * scopes it touches, the caller's expectation of the state), turns replies into outcomes, and
  * keeps what they teach in {@link Knowledge}. No timer, no polling: it answers when asked.
  */
-export class RedisSharedLimiter implements SharedLimiter {
+export class RedisSharedLimiter implements StoreLimiter {
   private readonly knowledge: Knowledge;
   roundTrips = 0;
 

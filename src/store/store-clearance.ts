@@ -24,14 +24,13 @@ import {
   type StoreTraffic,
 } from '../engine/index.js';
 import { type Cost, type Rate, ThrottlerOptionError } from '../rate/index.js';
-import type { LineReserver } from '../redis/reserve-reply.js';
-import type { SharedLimiter, StoreNotice } from '../redis/types.js';
 import { FairAsks } from './fair-asks.js';
 import { GrantBook } from './grant-book.js';
 import { GrantRewind } from './grant-rewind.js';
-import { LateGrants, type RetimingLimiter } from './late-grants.js';
+import { LateGrants } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
-import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
+import type { ClockReader, LineReserver, RetimingLimiter, SharedLimiter, StoreNotice } from './protocol.js';
+import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
 import { SettleRoom } from './settle-room.js';

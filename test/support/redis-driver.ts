@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { createRedisStore } from '../../src/redis/index.js';
-import type { RedisStore, SharedLimiter, SharedLimiterConfig } from '../../src/redis/types.js';
+import type { RedisStore } from '../../src/redis/types.js';
+import type { SharedLimiter, SharedLimiterConfig } from '../../src/store/protocol.js';
 import type { Arrival, RateConfig } from './oracle.js';
 import { grantTimeOf } from './redis.js';
 
