@@ -14,6 +14,8 @@ import type {
   StoreLimiter,
   StoreNotice,
 } from '../store/protocol.js';
+import { parseReservation } from '../store/reservations.js';
+import { outcomeOf } from '../store/reserve-reply.js';
 import { MAX_DRIFT } from '../store/store-clock.js';
 import { storeCostText } from '../store/store-cost.js';
 import { auditFleet } from './fleet-audit.js';
@@ -21,8 +23,7 @@ import { ConflictReply, type GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
-import { parseReservation, Scopes } from './reservation-scopes.js';
-import { outcomeOf } from './reserve-reply.js';
+import { Scopes } from './reservation-scopes.js';
 
 type StoreScript = 'reserve' | 'release' | 'control' | 'auditRead' | 'auditCommit';
 

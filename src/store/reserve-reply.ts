@@ -4,7 +4,7 @@
  * refused for good (a cost above the smallest limit now in force: another process lowered it).
  */
 import { ThrottlerOptionError, validateCost } from '../rate/index.js';
-import type { LaterReason, LineOutcome, ReservationRequest } from '../store/protocol.js';
+import type { LaterReason, LineOutcome, ReservationRequest } from './protocol.js';
 
 const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };
 
