@@ -3,6 +3,7 @@
  * and its errors. A backend of its own entry (xstate-throttler/redis) creates the store.
  */
 export { StoreConflictError, StoreUnavailableError } from './errors.js';
+export { createMemoryStore, type MemoryStore, type MemoryStoreOptions } from './memory-store.js';
 export type {
   FleetAuditReport,
   LaterReason,

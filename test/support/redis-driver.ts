@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { createRedisStore } from '../../src/redis/index.js';
-import type { RedisStore } from '../../src/redis/types.js';
-import type { SharedLimiter, SharedLimiterConfig } from '../../src/store/protocol.js';
+import { createRedisStore, type RedisStore } from '../../src/redis/index.js';
+import type { SharedLimiter, SharedLimiterConfig, SharedStore } from '../../src/store/protocol.js';
 import type { Arrival, RateConfig } from './oracle.js';
 import { grantTimeOf } from './redis.js';
 
@@ -10,7 +9,7 @@ import { grantTimeOf } from './redis.js';
  * that the real Lua in the real Redis is driven through schedules in virtual time.
  */
 export interface VirtualLimiter {
-  readonly store: RedisStore;
+  readonly store: SharedStore;
   readonly limiter: SharedLimiter;
   /** Sets the virtual time, in ms. */
   setTime(ms: number): void;
@@ -23,7 +22,7 @@ export function virtualLimiter(
   config: SharedLimiterConfig,
   startAt = 0,
   commandTimeout = 5000,
-): VirtualLimiter {
+): VirtualLimiter & { readonly store: RedisStore } {
   let now = startAt;
   const store = createRedisStore({ redis, name, testClock: () => now, commandTimeout });
   return {
