@@ -44,6 +44,8 @@ export const SLOW_SUITES = [
   'test/redis/store-dimensions.property.test.ts',
   // The conformance suite every store backend passes, against the real Redis (a round trip per call).
   'test/redis/redis.conformance.test.ts',
+  // The memory store and the Redis scripts answering one random script of calls alike.
+  'test/redis/memory-vs-redis.property.test.ts',
   // Real round trips through a delaying proxy.
   'test/redis/slow-link.test.ts',
   // The otel store instruments against a throwaway Redis that is paused and loses its keys.
