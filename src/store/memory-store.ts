@@ -67,12 +67,13 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
     if (backend.closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
     return new MemoryLimiter(backend, declare(config));
   };
-  return {
+  const store: MemoryStore = {
     name,
     open,
     clearanceFor(throttle: ResolvedOptions, hooks: StoreHooks) {
       refuseWeighted(throttle);
-      return new RedisClearance(open(throttlerConfig(throttle)), throttle, hooks, whenDown);
+      // Through the store's own `open`, so that whoever wraps it (a test counting calls) sees every handle.
+      return new RedisClearance(store.open(throttlerConfig(throttle)) as MemoryLimiter, throttle, hooks, whenDown);
     },
     check(throttle: ResolvedOptions) {
       if (backend.closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
@@ -84,4 +85,5 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
       backend.closed = true;
     },
   };
+  return store;
 }
