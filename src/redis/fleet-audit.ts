@@ -1,6 +1,11 @@
 import { ThrottlerOptionError } from '../rate/index.js';
+import {
+  type AuditRead,
+  FleetAuditState,
+  type FleetAuditStateJSON,
+  type PendingGrant,
+} from '../store/fleet-audit-state.js';
 import type { FleetAuditReport } from '../store/protocol.js';
-import { type AuditRead, FleetAuditState, type FleetAuditStateJSON, type PendingGrant } from './fleet-audit-state.js';
 import type { GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
 

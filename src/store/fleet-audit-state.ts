@@ -1,6 +1,6 @@
 import { type RateAudit, WindowAudit, type WindowAuditJSON, type WindowFindings } from '../engine/index.js';
 import { formatRate } from '../rate/index.js';
-import type { FleetAuditReport } from '../store/protocol.js';
+import type { FleetAuditReport } from './protocol.js';
 
 /** A grant the audit has seen and not yet counted: `kept` once it left the logs by a trim (no give-back). */
 export interface PendingGrant {
