@@ -279,3 +279,15 @@ function combineInto(into: Map<string, WindowFindings>, id: string, found: Windo
   }
   kept.windowsOver += found.windowsOver;
 }
+
+/** A log's member `time:cost:seq:nonce` (reserve.ts; with rates in dimensions, cost is 'c1,c2,...'). */
+export function grantOfMember(member: string, scope: string, dimensioned: boolean): PendingGrant {
+  const [time, cost = '', seq] = member.split(':');
+  const c = dimensioned ? cost.split(',').map(Number) : Number(cost);
+  return { m: member, t: Number(time), c, seq: Number(seq), s: scope };
+}
+
+/** The report before any grant: no limiter yet. */
+export function emptyFleetReport(): FleetAuditReport {
+  return { since: 0, deliveries: 0, windowsOver: 0, rates: [], settledUntil: 0, gaps: 0 };
+}

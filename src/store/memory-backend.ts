@@ -4,9 +4,11 @@
  */
 import { ThrottlerOptionError } from '../rate/index.js';
 import { StoreConflictError } from './errors.js';
+import { emptyFleetReport, FleetAuditState } from './fleet-audit-state.js';
 import { type DeclaredConfig, firstDifference } from './limiter-config.js';
+import { auditRead } from './memory-audit.js';
 import { MemoryState } from './memory-state.js';
-import type { StoreNotice } from './protocol.js';
+import type { FleetAuditReport, StoreNotice } from './protocol.js';
 
 /** Past the state's horizon, how long it is kept (µs), as the scripts keep Redis' keys. */
 const LIFE_MARGIN_US = 10_000_000;
@@ -18,6 +20,8 @@ export class MemoryBackend {
   private lastNow = Number.NEGATIVE_INFINITY;
   private epochs = 0;
   private readonly listeners = new Set<(notice: StoreNotice) => void>();
+  /** The fleet's audit so far (the Redis store keeps it in Redis), from the first read on. */
+  private audited: FleetAuditState | undefined;
   closed = false;
 
   constructor(
@@ -59,6 +63,17 @@ export class MemoryBackend {
     return result;
   }
 
+  /** The fleet's audit (memory-audit.ts): the grants the store kept, counted once they left every window. */
+  audit(): FleetAuditReport {
+    if (this.closed) throw new ThrottlerOptionError('store', 'open (it was closed)', this.name);
+    const now = this.now();
+    if (this.state === undefined || now >= this.expiresAt) return this.audited?.report() ?? emptyFleetReport();
+    const read = auditRead(this.state, now);
+    this.audited ??= new FleetAuditState(undefined, now);
+    this.audited.apply(read);
+    return this.audited.report();
+  }
+
   listen(listener: (notice: StoreNotice) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -76,13 +91,4 @@ export class MemoryBackend {
       }
     });
   }
-}
-
-/** The fleet's audit is read from Redis' logs (src/redis/fleet-audit.ts); the memory store does not keep it. */
-export function auditRefused(name: string): ThrottlerOptionError {
-  return new ThrottlerOptionError(
-    'audit',
-    "a store that keeps the fleet's audit (createRedisStore); the memory store does not: audit each throttler (auditThrottler)",
-    name,
-  );
 }

@@ -13,7 +13,7 @@ import {
   ThrottlerOptionError,
 } from '../rate/index.js';
 import { checkStoreDims, type DeclaredConfig, toMicros } from './limiter-config.js';
-import { auditRefused, type MemoryBackend } from './memory-backend.js';
+import type { MemoryBackend } from './memory-backend.js';
 import { pauseFor, resume, setScopeRates, setTemplate } from './memory-control.js';
 import { retimeGrants } from './memory-retime.js';
 import type { Scope } from './memory-scopes.js';
@@ -191,8 +191,9 @@ export class MemoryLimiter implements StoreLimiter {
     return this.backend.listen(listener);
   }
 
-  audit(): Promise<FleetAuditReport> {
-    return Promise.reject(auditRefused(this.name));
+  async audit(): Promise<FleetAuditReport> {
+    this.roundTrips += 1;
+    return this.backend.audit();
   }
 
   private call<T>(decide: (state: MemoryState, now: number) => T): T {

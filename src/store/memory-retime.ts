@@ -47,6 +47,7 @@ export function retimeGrants(
     const renamed = fits ? `${target}${member.slice(member.indexOf(':'))}` : undefined;
     for (const { log, d } of logs) {
       log.remove(member);
+      state.recordRemoval(member, now);
       if (renamed !== undefined) log.insert(renamed, target, state.costFor(costs, d));
       touched = true;
     }

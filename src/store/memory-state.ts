@@ -41,6 +41,9 @@ export class MemoryState {
   readonly createdAt: number;
   /** Rates version: one more per change of rates or template. */
   version = 0;
+  /** Grants taken out of a log by a give-back, settle or move, and when (µs): the fleet audit counts them not (lua/audit-trail.ts). */
+  readonly gone = new Map<string, number>();
+  private goneKept = 0;
 
   constructor(
     readonly declared: DeclaredConfig,
@@ -125,7 +128,11 @@ export class MemoryState {
     for (const { epoch, member, channel, isKey } of grants) {
       if (epoch !== this.epoch) continue;
       for (const s of this.scopesOf(channel, isKey, now))
-        for (const d of this.dimsOf(this.costsOfMember(member))) removed = !!s.logs.get(d)?.remove(member) || removed;
+        for (const d of this.dimsOf(this.costsOfMember(member)))
+          if (s.logs.get(d)?.remove(member)) {
+            removed = true;
+            this.recordRemoval(member, now);
+          }
     }
     if (removed) this.refreshLast();
   }
@@ -150,6 +157,7 @@ export class MemoryState {
       const held = this.dimsOf(estimate).some((d) => s.logs.get(d)?.has(member));
       if (!held || renamed === member) continue;
       touched = true;
+      this.recordRemoval(member, now);
       const dims = this.dimCount === 0 ? [0] : Array.from({ length: this.dimCount }, (_, i) => i + 1);
       for (const d of dims) {
         const after = positive ? this.costFor(actual, d) : 0;
@@ -160,6 +168,16 @@ export class MemoryState {
       }
     }
     if (touched) this.refreshLast();
+  }
+
+  /** A grant left a log at `now`; the record keeps two longest intervals (the audit reads once per shortest one). */
+  recordRemoval(member: string, now: number): void {
+    this.gone.set(member, now);
+    if (this.gone.size > 64 && this.gone.size > 2 * this.goneKept) {
+      const cutoff = now - 2 * this.scopes.longest();
+      for (const [old, at] of this.gone) if (at < cutoff) this.gone.delete(old);
+      this.goneKept = this.gone.size;
+    }
   }
 
   /** The floor for new grants after a give-back: the overall logs' newest time (lua/prelude.ts refreshNewest). */

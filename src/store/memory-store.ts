@@ -7,12 +7,11 @@
  * Every call is decided whole, at once, on the store's clock (never running backwards); its answer is
  * a resolved promise, and the notices it causes reach every listener before the caller resumes. The
  * state expires as Redis' keys do (past the last grant's windows and any pause, + 10 s), and a keyed
- * limit's with it. Not kept: the fleet's audit and weighted fairness (refused by name), a quarantine
- * (nothing is ever lost).
+ * limit's with it. Not kept: weighted fairness (refused by name), a quarantine (nothing is ever lost).
  */
 import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
-import { auditRefused, MemoryBackend } from './memory-backend.js';
+import { MemoryBackend } from './memory-backend.js';
 import { MemoryLimiter } from './memory-limiter.js';
 import type { SharedLimiterConfig, SharedStore } from './protocol.js';
 import { RedisClearance } from './store-clearance.js';
@@ -80,7 +79,9 @@ export function createMemoryStore(options: MemoryStoreOptions): MemoryStore {
       refuseWeighted(throttle);
       declare(throttlerConfig(throttle));
     },
-    audit: () => Promise.reject(auditRefused(name)),
+    async audit() {
+      return backend.audit();
+    },
     async close() {
       backend.closed = true;
     },

@@ -8,7 +8,7 @@ import { virtualLimiter } from '../support/redis-driver.js';
 /**
  * The memory store decides as the Redis scripts do, call for call: one random script of calls (reserve
  * in FIFO or per line, release, settle, re-time, rates, pause, resume) run against both on one virtual
- * clock answers the same (kinds, waits, grant times, retries, refusals by option). Slow tier: Redis.
+ * clock answers the same (kinds, waits, grant times, retries, refusals by option; the fleet's audit). Slow tier: Redis.
  */
 const file = redisForFile();
 
@@ -54,6 +54,7 @@ const opArbitrary = fc.record({
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('pause' as const), ms: fc.constantFrom(50, 400) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('resume' as const) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('audit' as const) }) },
   ),
 });
 
@@ -125,6 +126,8 @@ describe('the memory store against the Redis scripts', () => {
               await limiter.setRate(`${op.limit}/1s`, op.channel);
             } else if (op.kind === 'pause') {
               await limiter.pause(op.ms);
+            } else if (op.kind === 'audit') {
+              answer = await limiter.audit().catch((error: { option?: string }) => ['refused', error.option]);
             } else {
               await limiter.resume();
             }

@@ -43,6 +43,18 @@ export async function settle(ms = 15): Promise<void> {
 /** Where a test's store keeps the shared limiter: a real Redis, or 'memory' (createMemoryStore, no Redis). */
 export type StoreBackend = Redis | 'memory';
 
+/** A test file's backend and fresh limiter names (test/support/redis.ts `redisForFile` for Redis). */
+export interface StoreFile {
+  readonly backend: StoreBackend;
+  fresh(label: string): string;
+}
+
+/** The memory store for a test file: names fresh per test, nothing to connect or delete. */
+export function memoryForFile(): StoreFile {
+  return { backend: 'memory', fresh: (label) => `${label}-${++memoryNames}` };
+}
+let memoryNames = 0;
+
 export function storeThrottler(
   backend: StoreBackend,
   name: string,
@@ -136,7 +148,14 @@ function memoryStoreNamed(name: string, clock: SimulatedClock, storeOptions: Par
   const known = memoryStores.get(name);
   if (known) return known;
   const { grantGraceMs, maxReserveAheadMs, onStoreDown, localShare } = storeOptions;
-  const store = createMemoryStore({ name, clock: () => clock.now(), grantGraceMs, maxReserveAheadMs, onStoreDown, localShare });
+  const store = createMemoryStore({
+    name,
+    clock: () => clock.now(),
+    grantGraceMs,
+    maxReserveAheadMs,
+    onStoreDown,
+    localShare,
+  });
   const limiters: SharedLimiter[] = [];
   const open = store.open;
   store.open = (config) => {
