@@ -3,16 +3,10 @@
  * does (the same errors, named), asks the state (memory-state.ts) and turns its answers into outcomes
  * (reserve-reply.ts, as a script's triples are). Every method is one call, counted in `roundTrips`.
  */
-import { isKeyName, unknownChannelError } from '../engine/index.js';
-import {
-  type Cost,
-  keepingDimensions,
-  parseRates,
-  type Rate,
-  type RatesInput,
-  ThrottlerOptionError,
-} from '../rate/index.js';
-import { checkStoreDims, type DeclaredConfig, toMicros } from './limiter-config.js';
+
+import { type Cost, type Rate, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { checkPause, isKeyIn, ratesToSet, requestRefusal, templateToSet } from './limiter-checks.js';
+import { type DeclaredConfig, toMicros } from './limiter-config.js';
 import type { MemoryBackend } from './memory-backend.js';
 import { pauseFor, resume, setScopeRates, setTemplate } from './memory-control.js';
 import { retimeGrants } from './memory-retime.js';
@@ -87,7 +81,7 @@ export class MemoryLimiter implements StoreLimiter {
     const outcomes: Array<LineOutcome | undefined> = new Array(requests.length);
     const asked: Array<{ index: number; request: MemoryRequest }> = [];
     for (const [index, request] of requests.entries()) {
-      const refusal = this.refusalOf(request);
+      const refusal = requestRefusal(this.declared, request);
       if (typeof refusal !== 'string') outcomes[index] = { kind: 'refused', error: refusal };
       else asked.push({ index, request: this.requestOf(request.channel, refusal) });
     }
@@ -141,13 +135,7 @@ export class MemoryLimiter implements StoreLimiter {
   }
 
   async setRate(rates: RatesInput, channel?: string): Promise<void> {
-    if (channel !== undefined && !this.declared.channels.has(channel) && !this.isKey(channel)) {
-      throw unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);
-    }
-    const option = channel === undefined ? 'rate' : `channels.${channel}`;
-    const current = channel === undefined ? this.rates : (this.channels.get(channel) ?? this.keyRates);
-    const parsed = keepingDimensions(parseRates(rates, option), current);
-    checkStoreDims(parsed, this.declared.dims, option);
+    const parsed = ratesToSet(this.declared, this, rates, channel);
     const isKey = channel !== undefined && this.isKey(channel);
     this.call((state, now) => {
       setScopeRates(state, state.scopesOf(channel, isKey, now).at(-1) as Scope, parsed, now);
@@ -157,19 +145,13 @@ export class MemoryLimiter implements StoreLimiter {
   }
 
   async setKeyTemplate(rates: RatesInput): Promise<void> {
-    if (this.declared.keys === undefined) {
-      throw new ThrottlerOptionError('keyTemplate', 'set only on a limiter opened with keys', this.name);
-    }
-    const parsed = keepingDimensions(parseRates(rates, 'keys.rate'), this.keyRates);
-    checkStoreDims(parsed, this.declared.dims, 'keys.rate');
+    const parsed = templateToSet(this.declared, this.keyRates, rates, this.name);
     this.call((state) => setTemplate(state, parsed));
     this.backend.tell({ type: 'rates', rates: this.rates, channels: this.channels, keys: this.keyRates });
   }
 
   async pause(durationMs: number): Promise<void> {
-    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs <= 0) {
-      throw new ThrottlerOptionError('pause', 'a positive, finite duration in milliseconds', durationMs);
-    }
+    checkPause(durationMs);
     const [before, after, now] = this.call((state, now) => [
       state.pausedUntil,
       pauseFor(state, toMicros(durationMs), now),
@@ -216,23 +198,7 @@ export class MemoryLimiter implements StoreLimiter {
     return { channel, isKey: channel !== undefined && this.isKey(channel), costs: costText.split(',').map(Number) };
   }
 
-  /** As RedisSharedLimiter's: malformed whatever the rates, else its cost's text; whether it fits is the state's call. */
-  private refusalOf(request: ReservationRequest): ThrottlerOptionError | string {
-    if (typeof request !== 'object' || request === null) {
-      return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
-    }
-    const channel = request.channel;
-    if (channel !== undefined && !this.declared.channels.has(channel as string) && !this.isKey(channel)) {
-      return unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);
-    }
-    try {
-      return storeCostText(request.cost, this.declared.dims);
-    } catch (error) {
-      return error as ThrottlerOptionError;
-    }
-  }
-
   private isKey(name: unknown): name is string {
-    return this.declared.keys !== undefined && !this.declared.channels.has(name as string) && isKeyName(name);
+    return isKeyIn(this.declared, name);
   }
 }

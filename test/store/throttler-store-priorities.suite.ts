@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { overfullWindows } from '../support/oracle.js';
 import { uniqueName } from '../support/redis.js';
-import { type StoreBackend, type StoreThrottler, settle, storeThrottler } from '../support/store-throttler.js';
+import { type StoreBackend, settle, stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /**
  * Priorities and deadlines with a store, in virtual time, for every backend. The store
@@ -10,13 +10,7 @@ import { type StoreBackend, type StoreThrottler, settle, storeThrottler } from '
  * a stale grant. A message past its deadline gives its grant back for the fleet.
  */
 export function describeStorePriorities(label: string, backend: () => StoreBackend, names: string[] = []): void {
-  const running: StoreThrottler[] = [];
-  afterEach(async () => {
-    for (const throttler of running.splice(0)) {
-      throttler.actor.stop();
-      await throttler.store.close();
-    }
-  });
+  const running = stoppedAfterEach();
 
   function throttler(
     name: string,

@@ -1,11 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { throttlerMachine } from '../../src/machine/named-machine.js';
 import { restoreThrottler } from '../../src/machine/persistence.js';
 import { type SharedStore, StoreConflictError } from '../../src/store/index.js';
 import { overfullWindows } from '../support/oracle.js';
 import { uniqueName } from '../support/redis.js';
-import { type StoreBackend, type StoreThrottler, storeThrottler } from '../support/store-throttler.js';
+import { type StoreBackend, stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 
 /**
  * The throttler machine with a store: the seam answered by reservation, in virtual time, the same tests
@@ -18,13 +18,7 @@ export function describeThrottlerStore(
   makeStore: (name: string) => SharedStore,
   names: string[] = [],
 ): void {
-  const running: StoreThrottler[] = [];
-  afterEach(async () => {
-    for (const throttler of running.splice(0)) {
-      throttler.actor.stop();
-      await throttler.store.close();
-    }
-  });
+  const running = stoppedAfterEach();
 
   function throttler(
     ...args: Parameters<typeof storeThrottler> extends [unknown, unknown, ...infer Rest] ? Rest : never

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { createRedisStore, type RedisStore } from '../../src/redis/index.js';
+import { createMemoryStore } from '../../src/store/index.js';
 import type { SharedLimiter, SharedLimiterConfig, SharedStore } from '../../src/store/protocol.js';
 import type { Arrival, RateConfig } from './oracle.js';
 import { grantTimeOf } from './redis.js';
@@ -28,6 +29,20 @@ export function virtualLimiter(
   return {
     store,
     // The script's own arithmetic, exact to the grant: no grace unless a test asks for one (the store's default is 20 ms).
+    limiter: store.open({ ...config, grantGraceMs: config.grantGraceMs ?? 0 }),
+    setTime: (ms) => {
+      now = ms;
+    },
+    now: () => now,
+  };
+}
+
+/** As `virtualLimiter`, on a memory store (createMemoryStore) whose clock is the virtual one. */
+export function virtualMemoryLimiter(name: string, config: SharedLimiterConfig, startAt = 0): VirtualLimiter {
+  let now = startAt;
+  const store = createMemoryStore({ name, clock: () => now });
+  return {
+    store,
     limiter: store.open({ ...config, grantGraceMs: config.grantGraceMs ?? 0 }),
     setTime: (ms) => {
       now = ms;
