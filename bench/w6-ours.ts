@@ -7,8 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import { createThrottler } from '../src/index.js';
-import type { ReservationRequest, SharedLimiter } from '../src/redis/index.js';
 import { createRedisStore } from '../src/redis/index.js';
+import type { ReservationRequest, SharedLimiter } from '../src/store/index.js';
 import type { RateSpec } from './contenders.js';
 import type { SharedContender, SharedContext, SharedInstance } from './w6-shared-contender.js';
 

@@ -4,7 +4,7 @@
  * over the starts and over the grants' Redis times (the times the store counted: the store's guarantee),
  * the sends later than the grace after their grant, the quiet keys' waits, the noisy keys' shares.
  */
-import type { FleetAuditReport } from '../src/redis/index.js';
+import type { FleetAuditReport } from '../src/store/index.js';
 import { fixed } from './markdown.js';
 import { percentile } from './stats.js';
 import type { W8Contender, W8Report } from './w8-worker.js';

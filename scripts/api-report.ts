@@ -25,6 +25,7 @@ export const ENTRY_POINTS: readonly EntryPoint[] = [
   { name: 'main', specifier: 'xstate-throttler', file: 'src/index.ts' },
   { name: 'lean', specifier: 'xstate-throttler/lean', file: 'src/lean/index.ts' },
   { name: 'strategies', specifier: 'xstate-throttler/strategies', file: 'src/strategies/index.ts' },
+  { name: 'store', specifier: 'xstate-throttler/store', file: 'src/store/index.ts' },
   { name: 'redis', specifier: 'xstate-throttler/redis', file: 'src/redis/index.ts' },
   { name: 'rxjs', specifier: 'xstate-throttler/rxjs', file: 'src/rxjs/index.ts' },
   { name: 'server-limits', specifier: 'xstate-throttler/server-limits', file: 'src/server-limits/index.ts' },

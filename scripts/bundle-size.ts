@@ -150,6 +150,17 @@ export const ENTRIES: readonly SizedEntry[] = [
     budget: 4_500,
   },
   {
+    name: 'xstate-throttler/store',
+    source: "export * from './src/store/index.ts';",
+    platform: 'browser',
+    external: ['xstate'],
+    // The store client a throttler runs over any backend (the clearance, reserve calls and lines, grant
+    // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
+    // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
+    // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
+    budget: 24_300,
+  },
+  {
     name: 'xstate-throttler/redis',
     source: "export * from './src/redis/index.ts';",
     platform: 'node',

@@ -79,7 +79,11 @@ export function initialContext(
 export function checkStore(store: unknown): ThrottleStore | undefined {
   if (store === undefined) return undefined;
   if (typeof store !== 'object' || store === null || typeof (store as ThrottleStore).clearanceFor !== 'function') {
-    throw new ThrottlerOptionError('store', "a store from xstate-throttler/redis's createRedisStore", store);
+    throw new ThrottlerOptionError(
+      'store',
+      'a store from createRedisStore (xstate-throttler/redis) or createMemoryStore (xstate-throttler/store)',
+      store,
+    );
   }
   return store as ThrottleStore;
 }

@@ -1,8 +1,15 @@
 import { ThrottlerOptionError } from '../rate/index.js';
-import { type AuditRead, FleetAuditState, type FleetAuditStateJSON, type PendingGrant } from './fleet-audit-state.js';
+import {
+  type AuditRead,
+  emptyFleetReport,
+  FleetAuditState,
+  type FleetAuditStateJSON,
+  grantOfMember,
+  type PendingGrant,
+} from '../store/fleet-audit-state.js';
+import type { FleetAuditReport } from '../store/protocol.js';
 import type { GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
-import type { FleetAuditReport } from './types.js';
 
 /** What a fleet audit needs of a store: its client, its scripts, its keys and the test clock if any. */
 export interface AuditAccess {
@@ -32,7 +39,7 @@ export async function auditFleet(access: AuditAccess): Promise<FleetAuditReport>
     const reply = await access.client.run(() =>
       access.runScript('auditRead', [access.keys.config, auditKey], [testNow]),
     );
-    if (reply.length === 0) return emptyReport();
+    if (reply.length === 0) return emptyFleetReport();
     const { read, version, stateJson, strategy } = decodeRead(reply);
     if (strategy !== 'sliding-window') {
       throw new ThrottlerOptionError(
@@ -74,7 +81,7 @@ function decodeRead(reply: unknown[]): { read: AuditRead; version: string; state
   const scopes = (reply.slice(6) as Array<[string, string, string[]]>).map(([id, rates, log]) => {
     const grants: PendingGrant[] = [];
     for (let i = 0; i < log.length; i += 2)
-      grants.push(grantOf(String(log[i]), String(id), declared.dims !== undefined));
+      grants.push(grantOfMember(String(log[i]), String(id), declared.dims !== undefined));
     return { id: String(id), rates: String(rates), grants };
   });
   return {
@@ -90,15 +97,4 @@ function decodeRead(reply: unknown[]): { read: AuditRead; version: string; state
     stateJson: String(reply[4]),
     strategy: declared.strategy,
   };
-}
-
-/** A log's member `time:cost:seq:nonce` (reserve.ts; with rates in dimensions, cost is 'c1,c2,...'). */
-function grantOf(member: string, scope: string, dimensioned: boolean): PendingGrant {
-  const [time, cost = '', seq] = member.split(':');
-  const c = dimensioned ? cost.split(',').map(Number) : Number(cost);
-  return { m: member, t: Number(time), c, seq: Number(seq), s: scope };
-}
-
-function emptyReport(): FleetAuditReport {
-  return { since: 0, deliveries: 0, windowsOver: 0, rates: [], settledUntil: 0, gaps: 0 };
 }

@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from './errors.js';
+import { StoreUnavailableError } from '../store/errors.js';
 import type { RedisClientLike } from './types.js';
 
 /** A script reply error raised on purpose by the limiter's scripts (the configuration differs). */

@@ -1,19 +1,7 @@
 /**
  * xstate-throttler/redis: one limit shared by many processes through Redis, strict on Redis time.
  * Node, Bun, Deno and workerd (docs/runtimes.md); needs ioredis (an optional peer dependency of xstate-throttler).
+ * The protocol it answers and the store's errors are xstate-throttler/store's.
  */
-export { StoreConflictError, StoreUnavailableError } from './errors.js';
 export { createRedisStore } from './redis-store.js';
-export type {
-  FleetAuditReport,
-  LaterReason,
-  RedisClientLike,
-  RedisStore,
-  RedisStoreOptions,
-  Reservation,
-  ReservationRequest,
-  ReserveOutcome,
-  SharedLimiter,
-  SharedLimiterConfig,
-  StoreNotice,
-} from './types.js';
+export type { RedisClientLike, RedisStore, RedisStoreOptions } from './types.js';

@@ -1,7 +1,7 @@
 import type { Rate } from '../rate/index.js';
-import { type DeclaredConfig, ratesFromJson } from './limiter-config.js';
+import { type DeclaredConfig, ratesFromJson } from '../store/limiter-config.js';
+import type { StoreNotice } from '../store/protocol.js';
 import type { PublishedNotice } from './notice-subscriber.js';
-import type { StoreNotice } from './types.js';
 
 /** The fixed part of every script's reply, decoded. */
 export interface ReplyHeader {

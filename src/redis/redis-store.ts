@@ -1,18 +1,18 @@
 import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
+import type { SharedLimiterConfig } from '../store/protocol.js';
+import { RedisClearance } from '../store/store-clearance.js';
+import { checkStoreDown, declareWith, throttlerConfig } from '../store/store-options.js';
 import { auditFleet } from './fleet-audit.js';
 import { GuardedClient } from './guarded-client.js';
 import { limiterKeys } from './keys.js';
-import { DEFAULT_GRANT_GRACE_MS, declareConfig } from './limiter-config.js';
 import { AUDIT_COMMIT_SCRIPT, AUDIT_READ_SCRIPT } from './lua/audit.js';
 import { CONTROL_SCRIPT } from './lua/control.js';
 import { RELEASE_SCRIPT } from './lua/release.js';
 import { RESERVE_SCRIPT } from './lua/reserve.js';
 import { NoticeSubscriber } from './notice-subscriber.js';
 import { RedisSharedLimiter, type ScriptRunner } from './shared-limiter.js';
-import { RedisClearance } from './store-clearance.js';
-import type { StoreDownPolicy } from './store-down-policy.js';
-import type { RedisClientLike, RedisStore, RedisStoreOptions, SharedLimiterConfig } from './types.js';
+import type { RedisClientLike, RedisStore, RedisStoreOptions } from './types.js';
 
 /**
  * Commands defined on the user's client. Versioned: a later release with other scripts defines
@@ -70,34 +70,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const localNow = testClock ?? (() => performance.now());
   const whenDown = checkStoreDown(options);
   let closed = false;
-  /** What a throttler opens the limiter with: its options (the store's reserve-ahead and grace are added by `declare`). */
-  const throttlerConfig = (throttle: ResolvedOptions): SharedLimiterConfig => ({
-    strategy: throttle.strategy,
-    rates: throttle.rates,
-    channels: throttle.channels,
-    keys: throttle.keys?.rates,
-    maxBurst: throttle.strategyOptions.maxBurst,
-    ordering: throttle.ordering,
-    countUntil: throttle.countUntil,
-  });
-  // One set of defaults for the raw limiter and a throttler, so that both open the same configuration.
-  const declare = (config: SharedLimiterConfig) =>
-    declareConfig(
-      typeof config === 'object' && config !== null
-        ? {
-            ...config,
-            maxReserveAheadMs: config.maxReserveAheadMs ?? options.maxReserveAheadMs,
-            grantGraceMs:
-              config.grantGraceMs ??
-              options.grantGraceMs ??
-              (config.strategy === 'sliding-window' ? DEFAULT_GRANT_GRACE_MS : 0),
-          }
-        : config,
-      testClock !== undefined,
-    );
   const open = (config: SharedLimiterConfig) => {
     if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
-    return new RedisSharedLimiter(name, declare(config), keys, client, runScript, subscriber, localNow, testClock);
+    return new RedisSharedLimiter(
+      name,
+      declareWith(options, config, testClock !== undefined),
+      keys,
+      client,
+      runScript,
+      subscriber,
+      localNow,
+      testClock,
+    );
   };
   return {
     name,
@@ -107,7 +91,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     },
     check(throttle: ResolvedOptions) {
       if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
-      declare(throttlerConfig(throttle));
+      declareWith(options, throttlerConfig(throttle), testClock !== undefined);
     },
     audit() {
       if (closed) throw new ThrottlerOptionError('store', 'open (it was closed)', name);
@@ -136,26 +120,4 @@ function checkClient(redis: unknown): RedisClientLike {
     );
   }
   return redis as RedisClientLike;
-}
-
-/** `onStoreDown` and `localShare` checked: what a throttler does while the store does not answer. */
-function checkStoreDown(options: RedisStoreOptions): StoreDownPolicy {
-  const onStoreDown = options.onStoreDown ?? 'pause';
-  if (onStoreDown !== 'pause' && onStoreDown !== 'local') {
-    throw new ThrottlerOptionError('onStoreDown', '"pause" or "local"', onStoreDown);
-  }
-  const localShare = options.localShare;
-  if (onStoreDown === 'pause') {
-    if (localShare !== undefined)
-      throw new ThrottlerOptionError('localShare', 'set only with onStoreDown "local"', localShare);
-    return { onStoreDown, localShare: 1 };
-  }
-  if (typeof localShare !== 'number' || !(localShare > 0 && localShare <= 1)) {
-    throw new ThrottlerOptionError(
-      'localShare',
-      'the share of every limit one process may use alone while the store is down, in (0, 1], e.g. 1 / the number of processes',
-      localShare,
-    );
-  }
-  return { onStoreDown, localShare };
 }

@@ -1,23 +1,6 @@
-import { ThrottlerOptionError } from '../rate/index.js';
+import type { Reservation } from '../store/protocol.js';
+import { formatReservation } from '../store/reservations.js';
 import type { LimiterKeys } from './keys.js';
-import type { Reservation } from './types.js';
-
-/** `epoch member -|+channel|*key`: neither the epoch nor the member holds a space; the channel or key may. */
-export function parseReservation(reservation: unknown): { epoch: string; member: string; channel: string | undefined } {
-  if (typeof reservation === 'string') {
-    const first = reservation.indexOf(' ');
-    const second = reservation.indexOf(' ', first + 1);
-    const tail = reservation.slice(second + 1);
-    if (first > 0 && second > first + 1 && (tail === '-' || tail.startsWith('+') || tail.startsWith('*'))) {
-      return {
-        epoch: reservation.slice(0, first),
-        member: reservation.slice(first + 1, second),
-        channel: tail === '-' ? undefined : tail.slice(1),
-      };
-    }
-  }
-  throw new ThrottlerOptionError('reservation', 'a reservation returned by reserve', reservation);
-}
 
 /**
  * The channels and keys one script call names, numbered 1, 2, ... in the order the call first names
@@ -37,7 +20,7 @@ export class Scopes {
 
   /** A grant's reservation: `epoch member -|+channel|*key` (parseReservation reads it back). */
   reservation(epoch: string, member: string, channel: string | undefined): Reservation {
-    return `${epoch} ${member} ${channel === undefined ? '-' : `${this.isKey(channel) ? '*' : '+'}${channel}`}`;
+    return formatReservation(epoch, member, channel, channel !== undefined && this.isKey(channel));
   }
 
   of(channel: string | undefined): number {

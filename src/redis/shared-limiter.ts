@@ -1,30 +1,31 @@
 import { randomBytes } from 'node:crypto';
-import { isKeyName, unknownChannelError } from '../engine/index.js';
-import { type Cost, keepingDimensions, parseRates, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
-import { StoreConflictError } from './errors.js';
+import { type Cost, type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { StoreConflictError } from '../store/errors.js';
+import { checkPause, isKeyIn, ratesToSet, requestRefusal, templateToSet } from '../store/limiter-checks.js';
+import { type DeclaredConfig, firstDifference, ratesJson, toMicros } from '../store/limiter-config.js';
+import type {
+  FleetAuditReport,
+  LineOutcome,
+  LineWeights,
+  Reservation,
+  ReservationRequest,
+  ReserveOutcome,
+  RetimeOutcome,
+  StoreLimiter,
+  StoreNotice,
+} from '../store/protocol.js';
+import { parseReservation } from '../store/reservations.js';
+import { outcomeOf } from '../store/reserve-reply.js';
+import { MAX_DRIFT } from '../store/store-clock.js';
+import { storeCostText } from '../store/store-cost.js';
 import { auditFleet } from './fleet-audit.js';
 import { ConflictReply, type GuardedClient } from './guarded-client.js';
 import type { LimiterKeys } from './keys.js';
 import { decodeHeader, Knowledge, type ReplyHeader } from './knowledge.js';
-import { checkStoreDims, type DeclaredConfig, firstDifference, ratesJson, toMicros } from './limiter-config.js';
 import type { NoticeSubscriber } from './notice-subscriber.js';
-import { MAX_DRIFT } from './redis-clock.js';
-import { parseReservation, Scopes } from './reservation-scopes.js';
-import { type LineOutcome, type LineWeights, outcomeOf } from './reserve-reply.js';
-import { storeCostText } from './store-cost.js';
-import type {
-  FleetAuditReport,
-  Reservation,
-  ReservationRequest,
-  ReserveOutcome,
-  SharedLimiter,
-  StoreNotice,
-} from './types.js';
+import { Scopes } from './reservation-scopes.js';
 
 type StoreScript = 'reserve' | 'release' | 'control' | 'auditRead' | 'auditCommit';
-
-/** What became of a late grant (`retime`): kept or moved to Redis' now, with its new reservation, or given back. */
-export type RetimeOutcome = Extract<ReserveOutcome, { kind: 'granted' }> | { readonly kind: 'gone' };
 
 /** How the store runs one of its scripts: keys and arguments in, the raw reply out. */
 export type ScriptRunner = (script: StoreScript, keys: string[], args: string[]) => Promise<unknown[]>;
@@ -34,7 +35,7 @@ export type ScriptRunner = (script: StoreScript, keys: string[], args: string[])
  * scopes it touches, the caller's expectation of the state), turns replies into outcomes, and
  * keeps what they teach in {@link Knowledge}. No timer, no polling: it answers when asked.
  */
-export class RedisSharedLimiter implements SharedLimiter {
+export class RedisSharedLimiter implements StoreLimiter {
   private readonly knowledge: Knowledge;
   roundTrips = 0;
 
@@ -95,7 +96,7 @@ export class RedisSharedLimiter implements SharedLimiter {
     const pairs: string[] = lines ? [lines] : [];
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
-      const refusal = this.refusalOf(request);
+      const refusal = requestRefusal(this.declared, request);
       if (typeof refusal !== 'string') {
         outcomes[index] = { kind: 'refused', error: refusal };
         continue;
@@ -180,32 +181,19 @@ export class RedisSharedLimiter implements SharedLimiter {
   }
 
   async setRate(rates: RatesInput, channel?: string): Promise<void> {
-    if (channel !== undefined && !this.declared.channels.has(channel) && !this.isKey(channel)) {
-      throw unknownChannelError(channel, this.declared.channels.keys(), this.declared.keys !== undefined);
-    }
-    const option = channel === undefined ? 'rate' : `channels.${channel}`;
-    // A dimension the new rates do not name keeps its rates in force (as a throttler's SET_RATE does).
-    const current = channel === undefined ? this.rates : (this.channels.get(channel) ?? this.keyRates);
-    const parsed = keepingDimensions(parseRates(rates, option), current);
-    checkStoreDims(parsed, this.declared.dims, option);
+    const parsed = ratesToSet(this.declared, this, rates, channel);
     const scopes = this.scopes();
     const scope = scopes.of(channel);
     await this.call('control', scopes, ['rate', String(scope), ratesJson(parsed, this.declared.dims)]);
   }
 
   async setKeyTemplate(rates: RatesInput): Promise<void> {
-    if (this.declared.keys === undefined) {
-      throw new ThrottlerOptionError('keyTemplate', 'set only on a limiter opened with keys', this.name);
-    }
-    const parsed = keepingDimensions(parseRates(rates, 'keys.rate'), this.keyRates);
-    checkStoreDims(parsed, this.declared.dims, 'keys.rate');
+    const parsed = templateToSet(this.declared, this.keyRates, rates, this.name);
     await this.call('control', this.scopes(), ['template', ratesJson(parsed, this.declared.dims)]);
   }
 
   async pause(durationMs: number): Promise<void> {
-    if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs <= 0) {
-      throw new ThrottlerOptionError('pause', 'a positive, finite duration in milliseconds', durationMs);
-    }
+    checkPause(durationMs);
     await this.call('control', this.scopes(), ['pause', String(toMicros(durationMs))]);
   }
 
@@ -236,29 +224,9 @@ export class RedisSharedLimiter implements SharedLimiter {
     };
   }
 
-  /**
-   * A request that is malformed whatever the rates, checked here so that it costs no round trip; else its
-   * cost as the script reads it.
-   */
-  private refusalOf(request: ReservationRequest): ThrottlerOptionError | string {
-    if (typeof request !== 'object' || request === null) {
-      return new ThrottlerOptionError('request', 'an object { channel?, cost }', request);
-    }
-    const channel = request.channel;
-    if (channel !== undefined && !this.knowledge.channels.has(channel as string) && !this.isKey(channel)) {
-      return unknownChannelError(channel, this.knowledge.channels.keys(), this.declared.keys !== undefined);
-    }
-    // Whether the cost fits the smallest limit is Redis' call: another process may have changed the rates.
-    try {
-      return storeCostText(request.cost, this.declared.dims);
-    } catch (error) {
-      return error as ThrottlerOptionError;
-    }
-  }
-
   /** Whether a name is a key: the limiter has keys, and the name is no channel and a valid key. */
   private isKey(name: unknown): name is string {
-    return this.declared.keys !== undefined && !this.declared.channels.has(name as string) && isKeyName(name);
+    return isKeyIn(this.declared, name);
   }
 
   /** The scopes of one call: a channel's state is in the configuration hash, a key's in a hash of its own. */

@@ -4,7 +4,6 @@
  */
 export type { BusiestWindow } from './busiest-window.js';
 export type { TimelineEvent, TimelineRates } from './events.js';
-export { MAX_CHANNEL_LANES } from './lanes.js';
 export { busiestWindows, type TimelineInput } from './panel-input.js';
 export { type RecordTimelineOptions, recordTimeline, type TimelineRecording } from './recorder.js';
-export { MAX_PANELS, renderTimeline, renderTimelines, type TimelineOptions } from './render.js';
+export { renderTimeline, renderTimelines, type TimelineOptions } from './render.js';

@@ -258,7 +258,7 @@ function runCheck(script: string, extraArgs: string[] = []): Promise<{ result: C
 
 /** The built `xstate-throttler/redis` entry point, imported or required by name, against the real Redis. */
 const REDIS_SCENARIO = `
-async function redisScenario(store, core, Redis) {
+async function redisScenario(store, core, Redis, protocol) {
   const refused = (() => {
     try {
       store.createRedisStore({ redis: undefined, name: 'x' });
@@ -275,25 +275,27 @@ async function redisScenario(store, core, Redis) {
   const kinds = (await shared.reserve([{ cost: 1 }, { cost: 1 }])).map((outcome) => outcome.kind);
   await redis.del('xt:{' + name + '}:cfg', 'xt:{' + name + '}:all');
   await redis.quit();
-  return { refused, kinds, unavailable: typeof store.StoreUnavailableError };
+  return { refused, kinds, unavailable: typeof protocol.StoreUnavailableError };
 }
 `;
 
 const REDIS_ESM_CHECK = `
 import * as store from 'xstate-throttler/redis';
+import * as protocol from 'xstate-throttler/store';
 import * as core from 'xstate-throttler';
 import { Redis } from 'ioredis';
 ${REDIS_SCENARIO}
-const result = await redisScenario(store, core, Redis);
+const result = await redisScenario(store, core, Redis, protocol);
 console.log('RESULT ' + JSON.stringify({ resolved: import.meta.resolve('xstate-throttler/redis'), ...result }));
 `;
 
 const REDIS_CJS_CHECK = `
 const store = require('xstate-throttler/redis');
+const protocol = require('xstate-throttler/store');
 const core = require('xstate-throttler');
 const { Redis } = require('ioredis');
 ${REDIS_SCENARIO}
-redisScenario(store, core, Redis).then((result) => {
+redisScenario(store, core, Redis, protocol).then((result) => {
   console.log('RESULT ' + JSON.stringify({ resolved: require.resolve('xstate-throttler/redis'), ...result }));
 });
 `;

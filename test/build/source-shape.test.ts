@@ -84,19 +84,44 @@ describe('the source tree', () => {
     expect(reached).toEqual([]);
   });
 
-  it('lets the Redis store, the adapters and the metrics reach the engine through its face only, and the store never the machine', () => {
-    const clients = sourceFiles.filter((file) => /^src\/(redis|adapters|otel)\//.test(relative(repo, file)));
+  it('lets the stores, the adapters and the metrics reach the engine through its face only, and the stores never the machine', () => {
+    const clients = sourceFiles.filter((file) => /^src\/(store|redis|adapters|otel)\//.test(relative(repo, file)));
     const wrong = clients.flatMap((file) =>
       edges(file)
         .map((target) => relative(repo, target))
         .filter(
           (target) =>
             (target.startsWith('src/engine/') && target !== 'src/engine/index.ts') ||
-            (relative(repo, file).startsWith('src/redis/') && target.startsWith('src/machine/')),
+            (/^src\/(store|redis)\//.test(relative(repo, file)) && target.startsWith('src/machine/')),
         )
         .map((target) => `${relative(repo, file)} -> ${target}`),
     );
     expect(wrong).toEqual([]);
+  });
+
+  it('keeps the store client free of Redis: src/store/ never imports src/redis/, which builds on it; the engine knows neither', () => {
+    const arrows = (from: string, to: string) =>
+      sourceFiles
+        .filter((file) => relative(repo, file).startsWith(from))
+        .flatMap((file) =>
+          edges(file)
+            .map((target) => relative(repo, target))
+            .filter((target) => target.startsWith(to))
+            .map((target) => `${relative(repo, file)} -> ${target}`),
+        );
+    expect(sourceFiles.filter((file) => relative(repo, file).startsWith('src/store/')).length).toBeGreaterThan(15);
+    expect(arrows('src/store/', 'src/redis/')).toEqual([]);
+    // Packages too: the client and the memory store run where ioredis is not installed (a browser, a worker).
+    const packages = sourceFiles
+      .filter((file) => relative(repo, file).startsWith('src/store/'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter(({ specifier }) => !specifier.startsWith('.'))
+          .map(({ specifier }) => `${relative(repo, file)} -> ${specifier}`),
+      );
+    expect(packages).toEqual([]);
+    expect(arrows('src/redis/', 'src/store/').length).toBeGreaterThan(0);
+    expect([...arrows('src/engine/', 'src/store/'), ...arrows('src/engine/', 'src/redis/')]).toEqual([]);
   });
 
   it('imports OpenTelemetry only in src/otel/, and there for types only: the core never loads it', () => {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRedisStore } from '../../src/redis/index.js';
-import type { SharedLimiterConfig } from '../../src/redis/types.js';
+import type { SharedLimiterConfig } from '../../src/store/protocol.js';
 import { connectRedis, deleteLimiters, grantTimeOf, uniqueName } from '../support/redis.js';
 
 /**

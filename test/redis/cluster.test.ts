@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisStore } from '../../src/redis/index.js';
-import type { StoreNotice } from '../../src/redis/types.js';
+import type { StoreNotice } from '../../src/store/protocol.js';
 import { serverDir, startCluster } from '../support/redis-server.js';
 
 /**

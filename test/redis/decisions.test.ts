@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StoreConflictError } from '../../src/redis/index.js';
-import type { ReserveOutcome, SharedLimiterConfig, StoreNotice } from '../../src/redis/types.js';
+import { StoreConflictError } from '../../src/store/index.js';
+import type { ReserveOutcome, SharedLimiterConfig, StoreNotice } from '../../src/store/protocol.js';
 import { connectRedis, deleteLimiters, grantTimeOf, uniqueName } from '../support/redis.js';
 import { type VirtualLimiter, virtualLimiter } from '../support/redis-driver.js';
 

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WindowFindings } from '../../src/engine/audit/window-audit.js';
-import { createRedisStore, type FleetAuditReport, type RedisStore } from '../../src/redis/index.js';
+import { createRedisStore, type RedisStore } from '../../src/redis/index.js';
 import { hashTagOf } from '../../src/redis/keys.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
+import type { FleetAuditReport } from '../../src/store/index.js';
 import { runs } from '../support/property-runs.js';
 import { redisForFile } from '../support/redis.js';
 import { bruteForceFindings } from '../support/window-oracle.js';

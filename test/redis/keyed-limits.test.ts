@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
+import { createRedisStore } from '../../src/redis/index.js';
+import { StoreConflictError } from '../../src/store/index.js';
 import { type Arrival, expectedSchedule, overfullWindows, type RateConfig } from '../support/oracle.js';
 import { runs } from '../support/property-runs.js';
 import { connectRedis, deleteLimiters, limiterKeysIn, uniqueName } from '../support/redis.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import type { RetimingLimiter } from '../../src/redis/late-grants.js';
 import { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
+import type { RetimingLimiter } from '../../src/store/protocol.js';
 import { type Delivery, overfullWindows, type RateConfig } from '../support/oracle.js';
 import { runs } from '../support/property-runs.js';
 import { seededRandom } from '../support/random.js';

@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRedisStore, StoreUnavailableError } from '../../src/redis/index.js';
-import type { SharedLimiter, StoreNotice } from '../../src/redis/types.js';
+import { createRedisStore } from '../../src/redis/index.js';
+import { StoreUnavailableError } from '../../src/store/index.js';
+import type { SharedLimiter, StoreNotice } from '../../src/store/protocol.js';
 import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server.js';
 
 /**

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '../../src/redis/redis-clock.js';
+import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '../../src/store/store-clock.js';
 import { runs } from '../support/property-runs.js';
 
 /**

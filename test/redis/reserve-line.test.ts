@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ReserveLine } from '../../src/redis/reserve-line.js';
+import { ReserveLine } from '../../src/store/reserve-line.js';
 
 /**
  * The line of messages a store clearance has yet to ask for (reserve-line.ts): arrival order, a

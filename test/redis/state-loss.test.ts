@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ReserveOutcome, SharedLimiterConfig, StoreNotice } from '../../src/redis/types.js';
+import type { ReserveOutcome, SharedLimiterConfig, StoreNotice } from '../../src/store/protocol.js';
 import type { Delivery } from '../support/oracle.js';
 import { overfullWindows } from '../support/oracle.js';
 import { connectRedis, deleteLimiters, grantTimeOf, limiterKeysIn, uniqueName } from '../support/redis.js';

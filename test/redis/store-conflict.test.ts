@@ -2,8 +2,9 @@ import type { Redis } from 'ioredis';
 import { from, lastValueFrom } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createThrottler } from '../../src/adapters/create-throttler.js';
-import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
+import { createRedisStore } from '../../src/redis/index.js';
 import { throttleQueue } from '../../src/rxjs/index.js';
+import { StoreConflictError } from '../../src/store/index.js';
 import { connectRedis, deleteLimiters, uniqueName } from '../support/redis.js';
 import { type StoreThrottler, settle, storeThrottler } from '../support/store-throttler.js';
 

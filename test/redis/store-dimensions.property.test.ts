@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRedisStore, type FleetAuditReport } from '../../src/redis/index.js';
+import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
+import type { FleetAuditReport } from '../../src/store/index.js';
 import { grantTimeOf, redisForFile } from '../support/redis.js';
 import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createThrottler } from '../../src/adapters/create-throttler.js';
 import { auditThrottler, ThrottlerOptionError } from '../../src/index.js';
-import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
+import { createRedisStore } from '../../src/redis/index.js';
 import type { RedisSharedLimiter } from '../../src/redis/shared-limiter.js';
+import { StoreConflictError } from '../../src/store/index.js';
 import { grantTimeOf, redisForFile } from '../support/redis.js';
 import { stoppedAfterEach, storeThrottler } from '../support/store-throttler.js';
 

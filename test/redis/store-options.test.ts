@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedisStore, StoreConflictError } from '../../src/redis/index.js';
+import { createRedisStore } from '../../src/redis/index.js';
 import { hashTagOf, limiterKeys } from '../../src/redis/keys.js';
-import type { SharedLimiterConfig } from '../../src/redis/types.js';
+import { StoreConflictError } from '../../src/store/index.js';
+import type { SharedLimiterConfig } from '../../src/store/protocol.js';
 import { expectOptionError } from '../support/option-error.js';
 
 /** Validation needs no server: a client that never connects is enough to be "usable" in shape. */

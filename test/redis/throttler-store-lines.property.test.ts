@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { FleetAuditReport } from '../../src/redis/index.js';
+import type { FleetAuditReport } from '../../src/store/index.js';
 import { overfullWindows, type RateConfig } from '../support/oracle.js';
 import { redisForFile } from '../support/redis.js';
 import { type FleetArrival, StoreFleet } from '../support/store-fleet.js';

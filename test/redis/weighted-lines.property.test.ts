@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ClearanceRequest } from '../../src/engine/index.js';
-import { ReserveLines } from '../../src/redis/reserve-lines.js';
+import { ReserveLines } from '../../src/store/reserve-lines.js';
 import { fluidShares } from '../support/fair-oracle.js';
 import { runs } from '../support/property-runs.js';
 

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
-import { createRedisStore } from '../../src/redis/index.js';
-import type { RedisStore, SharedLimiter, SharedLimiterConfig } from '../../src/redis/types.js';
+import { createRedisStore, type RedisStore } from '../../src/redis/index.js';
+import { createMemoryStore } from '../../src/store/index.js';
+import type { SharedLimiter, SharedLimiterConfig, SharedStore } from '../../src/store/protocol.js';
 import type { Arrival, RateConfig } from './oracle.js';
 import { grantTimeOf } from './redis.js';
 
@@ -9,7 +10,7 @@ import { grantTimeOf } from './redis.js';
  * that the real Lua in the real Redis is driven through schedules in virtual time.
  */
 export interface VirtualLimiter {
-  readonly store: RedisStore;
+  readonly store: SharedStore;
   readonly limiter: SharedLimiter;
   /** Sets the virtual time, in ms. */
   setTime(ms: number): void;
@@ -22,12 +23,26 @@ export function virtualLimiter(
   config: SharedLimiterConfig,
   startAt = 0,
   commandTimeout = 5000,
-): VirtualLimiter {
+): VirtualLimiter & { readonly store: RedisStore } {
   let now = startAt;
   const store = createRedisStore({ redis, name, testClock: () => now, commandTimeout });
   return {
     store,
     // The script's own arithmetic, exact to the grant: no grace unless a test asks for one (the store's default is 20 ms).
+    limiter: store.open({ ...config, grantGraceMs: config.grantGraceMs ?? 0 }),
+    setTime: (ms) => {
+      now = ms;
+    },
+    now: () => now,
+  };
+}
+
+/** As `virtualLimiter`, on a memory store (createMemoryStore) whose clock is the virtual one. */
+export function virtualMemoryLimiter(name: string, config: SharedLimiterConfig, startAt = 0): VirtualLimiter {
+  let now = startAt;
+  const store = createMemoryStore({ name, clock: () => now });
+  return {
+    store,
     limiter: store.open({ ...config, grantGraceMs: config.grantGraceMs ?? 0 }),
     setTime: (ms) => {
       now = ms;

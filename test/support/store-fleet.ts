@@ -1,7 +1,8 @@
 import type { Redis } from 'ioredis';
 import { SimulatedClock } from 'xstate';
 import type { ThrottlerInput } from '../../src/machine/types.js';
-import type { FleetAuditReport, RedisStoreOptions } from '../../src/redis/types.js';
+import type { RedisStoreOptions } from '../../src/redis/types.js';
+import type { FleetAuditReport } from '../../src/store/protocol.js';
 import { type StoreThrottler, storeThrottler } from './store-throttler.js';
 
 /** One message sent to one throttler of the fleet at a virtual time. */

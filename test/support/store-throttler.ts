@@ -4,8 +4,10 @@ import { type AnyActorRef, createActor, createEmptyActor, SimulatedClock } from 
 import { throttlerMachine } from '../../src/machine/named-machine.js';
 import type { ThrottlerEmitted, ThrottlerInput } from '../../src/machine/types.js';
 import { createRedisStore } from '../../src/redis/index.js';
-import type { RedisStore, RedisStoreOptions } from '../../src/redis/types.js';
-import { countedClient } from './counted-client.js';
+import type { RedisStoreOptions } from '../../src/redis/types.js';
+import { createMemoryStore, type SharedStore } from '../../src/store/index.js';
+import type { SharedLimiter } from '../../src/store/protocol.js';
+import { type CountedClient, countedClient } from './counted-client.js';
 
 /**
  * A throttler machine with a Redis store, in virtual time: XState's SimulatedClock runs the
@@ -14,7 +16,7 @@ import { countedClient } from './counted-client.js';
  */
 export interface StoreThrottler {
   readonly actor: ReturnType<typeof createActor<typeof throttlerMachine>>;
-  readonly store: RedisStore;
+  readonly store: SharedStore;
   readonly clock: SimulatedClock;
   /** Every delivery: the message's `n` and the virtual time it went. */
   readonly deliveries: Array<{ n: number; at: number; channel: string | undefined; cost: number }>;
@@ -38,21 +40,30 @@ export async function settle(ms = 15): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** Where a test's store keeps the shared limiter: a real Redis, or 'memory' (createMemoryStore, no Redis). */
+export type StoreBackend = Redis | 'memory';
+
+/** A test file's backend and fresh limiter names (test/support/redis.ts `redisForFile` for Redis). */
+export interface StoreFile {
+  readonly backend: StoreBackend;
+  fresh(label: string): string;
+}
+
+/** The memory store for a test file: names fresh per test, nothing to connect or delete. */
+export function memoryForFile(): StoreFile {
+  return { backend: 'memory', fresh: (label) => `${label}-${++memoryNames}` };
+}
+let memoryNames = 0;
+
 export function storeThrottler(
-  redis: Redis,
+  backend: StoreBackend,
   name: string,
   input: Omit<ThrottlerInput, 'store' | 'now'>,
   storeOptions: Partial<RedisStoreOptions> = {},
   clock = new SimulatedClock(),
 ): StoreThrottler {
-  const counted = countedClient(redis);
-  const store = createRedisStore({
-    redis: counted.redis,
-    name,
-    testClock: () => clock.now(),
-    commandTimeout: 5000,
-    ...storeOptions,
-  });
+  const { store, counted } =
+    backend === 'memory' ? memoryStoreNamed(name, clock, storeOptions) : redisStore(backend, name, clock, storeOptions);
   const deliveries: StoreThrottler['deliveries'] = [];
   const emitted: ThrottlerEmitted[] = [];
   // A started empty actor discards what it gets (one never started would get nothing: targetNotStarted).
@@ -112,4 +123,60 @@ export function stoppedAfterEach(): StoreThrottler[] {
     }
   });
   return running;
+}
+
+function redisStore(redis: Redis, name: string, clock: SimulatedClock, storeOptions: Partial<RedisStoreOptions>) {
+  const counted = countedClient(redis);
+  const store = createRedisStore({
+    redis: counted.redis,
+    name,
+    testClock: () => clock.now(),
+    commandTimeout: 5000,
+    ...storeOptions,
+  });
+  return { store, counted };
+}
+
+/**
+ * One memory store per name, as throttlers sharing a name share a Redis limiter, on the clock of the
+ * first; its calls counted as the limiters' round trips. Its answers come in microtasks: one macrotask
+ * turn without a new call is quiet.
+ */
+const memoryStores = new Map<string, { store: SharedStore; counted: Pick<CountedClient, 'quiet' | 'calls'> }>();
+
+function memoryStoreNamed(name: string, clock: SimulatedClock, storeOptions: Partial<RedisStoreOptions>) {
+  const known = memoryStores.get(name);
+  if (known) return known;
+  const { grantGraceMs, maxReserveAheadMs, onStoreDown, localShare } = storeOptions;
+  const store = createMemoryStore({
+    name,
+    clock: () => clock.now(),
+    grantGraceMs,
+    maxReserveAheadMs,
+    onStoreDown,
+    localShare,
+  });
+  const limiters: SharedLimiter[] = [];
+  const open = store.open;
+  store.open = (config) => {
+    const limiter = open(config);
+    limiters.push(limiter);
+    return limiter;
+  };
+  const calls = () => limiters.reduce((sum, limiter) => sum + limiter.roundTrips, 0);
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const counted = {
+    get calls() {
+      return calls();
+    },
+    async quiet() {
+      for (let before = -1; before !== calls(); ) {
+        before = calls();
+        await nextTurn();
+      }
+    },
+  };
+  const made = { store, counted };
+  memoryStores.set(name, made);
+  return made;
 }

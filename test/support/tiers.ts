@@ -46,6 +46,10 @@ export const SLOW_SUITES = [
   'test/server-limits/adaptive-limit.property.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
+  // The conformance suite every store backend passes, against the real Redis (a round trip per call).
+  'test/redis/redis.conformance.test.ts',
+  // The memory store and the Redis scripts answering one random script of calls alike.
+  'test/redis/memory-vs-redis.property.test.ts',
   // Real round trips through a delaying proxy.
   'test/redis/slow-link.test.ts',
   // The otel store instruments against a throwaway Redis that is paused and loses its keys.

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_CHANNEL_LANES, renderTimeline, renderTimelines, type TimelineEvent } from '../../src/timeline/index.js';
+import { renderTimeline, renderTimelines, type TimelineEvent } from '../../src/timeline/index.js';
+import { MAX_CHANNEL_LANES } from '../../src/timeline/lanes.js';
 import { worstWindows } from '../support/oracle.js';
 import { runs } from '../support/property-runs.js';
 import { byClass, descendants, parseSvg, type SvgElement } from '../support/svg-document.js';

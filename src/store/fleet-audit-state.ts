@@ -1,6 +1,6 @@
 import { type RateAudit, WindowAudit, type WindowAuditJSON, type WindowFindings } from '../engine/index.js';
 import { formatRate } from '../rate/index.js';
-import type { FleetAuditReport } from './types.js';
+import type { FleetAuditReport } from './protocol.js';
 
 /** A grant the audit has seen and not yet counted: `kept` once it left the logs by a trim (no give-back). */
 export interface PendingGrant {
@@ -278,4 +278,16 @@ function combineInto(into: Map<string, WindowFindings>, id: string, found: Windo
     kept.mostAt = found.mostAt;
   }
   kept.windowsOver += found.windowsOver;
+}
+
+/** A log's member `time:cost:seq:nonce` (reserve.ts; with rates in dimensions, cost is 'c1,c2,...'). */
+export function grantOfMember(member: string, scope: string, dimensioned: boolean): PendingGrant {
+  const [time, cost = '', seq] = member.split(':');
+  const c = dimensioned ? cost.split(',').map(Number) : Number(cost);
+  return { m: member, t: Number(time), c, seq: Number(seq), s: scope };
+}
+
+/** The report before any grant: no limiter yet. */
+export function emptyFleetReport(): FleetAuditReport {
+  return { since: 0, deliveries: 0, windowsOver: 0, rates: [], settledUntil: 0, gaps: 0 };
 }

@@ -13,7 +13,7 @@
 import type { ResolvedOptions } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
 import type { Cost } from '../rate/index.js';
-import type { ReservationRequest } from './types.js';
+import type { ReservationRequest } from './protocol.js';
 
 export interface LocalSend extends ReservationRequest {
   readonly channel: string | undefined;

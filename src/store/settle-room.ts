@@ -9,11 +9,11 @@
 import type { StoreHooks } from '../engine/index.js';
 import { type Cost, costIn } from '../rate/index.js';
 import type { Grant, GrantBook } from './grant-book.js';
-import type { LateGrants, RetimingLimiter } from './late-grants.js';
+import type { LateGrants } from './late-grants.js';
 import type { OutageSends } from './outage-sends.js';
+import type { Reservation, RetimingLimiter } from './protocol.js';
 import type { ReserveCalls } from './reserve-calls.js';
 import type { ReservationQueue } from './reserve-lines.js';
-import type { Reservation } from './types.js';
 
 export class SettleRoom {
   constructor(

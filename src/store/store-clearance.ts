@@ -27,17 +27,16 @@ import { type Cost, type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { FairAsks } from './fair-asks.js';
 import { GrantBook } from './grant-book.js';
 import { GrantRewind } from './grant-rewind.js';
-import { LateGrants, type RetimingLimiter } from './late-grants.js';
+import { LateGrants } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
-import { type ClockReader, MAX_HELD, ReserveCalls } from './reserve-calls.js';
+import type { ClockReader, LineReserver, RetimingLimiter, SharedLimiter, StoreNotice } from './protocol.js';
+import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
-import type { LineReserver } from './reserve-reply.js';
 import { SettleRoom } from './settle-room.js';
 import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
 import { StoreChannelHalves } from './store-halves.js';
 import { StoreInFlight } from './store-in-flight.js';
-import type { SharedLimiter, StoreNotice } from './types.js';
 
 export class RedisClearance implements StoreClearance {
   pausedUntil = Number.NEGATIVE_INFINITY;

@@ -4,31 +4,7 @@
  * refused for good (a cost above the smallest limit now in force: another process lowered it).
  */
 import { ThrottlerOptionError, validateCost } from '../rate/index.js';
-import type { LaterReason, ReservationRequest, ReserveOutcome } from './types.js';
-
-/**
- * An outcome of a per-line call (a throttler with per-channel ordering): the public ones, or nothing
- * reserved because the request's own channel or key cannot take it for `retryAfterMs` (its line waits).
- */
-export type LineOutcome = ReserveOutcome | { readonly kind: 'line-later'; readonly retryAfterMs: number };
-
-/** A line's weight for weighted fairness, by its channel or key (undefined: no channel). */
-export type LineWeights = (channel: string | undefined) => number;
-
-/** The per-line reserve (RedisSharedLimiter.reserveLines), for a throttler with per-channel ordering. */
-export interface LineReserver {
-  /**
-   * A request its own channel or key cannot take now is told when it can ('line-later'), and none waits
-   * behind another line's grants (lua/reserve.ts). `weightOf` (weighted fairness): each line's weight; a
-   * line is held by its own rates only and the room goes by the fleet's finish tags (lua/fair-tags.ts),
-   * but for the first `reports` requests (what went on the local window during an outage), counted as they are.
-   */
-  reserveLines(
-    requests: readonly ReservationRequest[],
-    weightOf?: LineWeights,
-    reports?: number,
-  ): Promise<LineOutcome[]>;
-}
+import type { LaterReason, LineOutcome, ReservationRequest } from './protocol.js';
 
 const LATER_REASONS: Record<number, LaterReason> = { 1: 'reserve-ahead', 2: 'paused', 3: 'quarantine' };
 

@@ -11,10 +11,9 @@ import { CALIBRATION_CALLS, calibrateClock } from './clock-calibration.js';
 import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import type { OutageSends } from './outage-sends.js';
-import { RedisClock, type SendWindow } from './redis-clock.js';
+import type { ClockReader, LineOutcome, LineReserver, Reservation, SharedLimiter } from './protocol.js';
 import type { ReservationQueue } from './reserve-lines.js';
-import type { LineOutcome, LineReserver } from './reserve-reply.js';
-import type { Reservation, SharedLimiter } from './types.js';
+import { RedisClock, type SendWindow } from './store-clock.js';
 
 /** Most messages one reserve call asks for: a bigger burst takes one round trip per this many. */
 export const MAX_BATCH = 200;
@@ -29,11 +28,6 @@ export const CHECK_AFTER_MS = 1000;
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
 const MAX_RETRY_MS = 1000;
-
-/** The part of the shared limiter that reads Redis' clock (RedisSharedLimiter.redisNow). */
-export interface ClockReader {
-  redisNow(): Promise<number>;
-}
 
 export class ReserveCalls {
   /** A reserve call is out. */

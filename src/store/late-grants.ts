@@ -10,24 +10,14 @@
  * One call out at a time; its grants are not sent until it answers.
  */
 import type { StoreHooks } from '../engine/index.js';
-import type { Cost } from '../rate/index.js';
 import type { Grant, GrantBook } from './grant-book.js';
 import { MAX_BATCH, type ReserveCalls } from './reserve-calls.js';
 
 /** Moves of one grant before it is given back instead. */
 const MAX_RETIMES = 2;
 
+import type { Reservation, RetimeOutcome, RetimingLimiter } from './protocol.js';
 import type { ReservationQueue } from './reserve-lines.js';
-import type { RetimeOutcome } from './shared-limiter.js';
-import type { Reservation } from './types.js';
-
-/** The part of the shared limiter that re-times late grants (RedisSharedLimiter.retime). */
-/** What a clearance needs of the limiter beyond SharedLimiter: moving late grants, and settling sent ones. */
-export interface RetimingLimiter {
-  retime(reservations: readonly Reservation[], leadMs?: number): Promise<RetimeOutcome[]>;
-  /** A sent grant's actual cost replaces its estimate (ACTUAL_COST, lua/settle.ts). */
-  settle(reservation: Reservation, actual: Cost): Promise<void>;
-}
 
 export class LateGrants {
   /** A re-time call is out. */

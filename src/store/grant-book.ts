@@ -13,7 +13,7 @@
 import type { ClearanceRequest } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
 import { costKey } from '../rate/index.js';
-import type { Reservation } from './types.js';
+import type { Reservation } from './protocol.js';
 
 export interface Grant {
   /**

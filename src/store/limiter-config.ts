@@ -1,5 +1,5 @@
 import { formatRate, parseRates, type Rate, ThrottlerOptionError } from '../rate/index.js';
-import type { SharedLimiterConfig } from './types.js';
+import type { SharedLimiterConfig } from './protocol.js';
 
 /** The strategies a shared store can keep exactly. */
 export type SharedStrategy = 'sliding-window' | 'token-bucket';

@@ -1,0 +1,74 @@
+/**
+ * What every backend's store does alike with its options and a throttler's: the configuration a
+ * throttler opens the limiter with, the store's defaults added to it (so that the raw limiter and a
+ * throttler open the same one), and what a throttler does while the store does not answer.
+ */
+import type { ResolvedOptions } from '../engine/index.js';
+import { ThrottlerOptionError } from '../rate/index.js';
+import { DEFAULT_GRANT_GRACE_MS, type DeclaredConfig, declareConfig } from './limiter-config.js';
+import type { SharedLimiterConfig } from './protocol.js';
+import type { StoreDownPolicy } from './store-down-policy.js';
+
+/** The options every store takes beside its backend's own. */
+export interface CommonStoreOptions {
+  readonly maxReserveAheadMs?: number | undefined;
+  readonly grantGraceMs?: number | undefined;
+  readonly onStoreDown?: 'pause' | 'local' | undefined;
+  readonly localShare?: number | undefined;
+}
+
+/** What a throttler opens the limiter with: its options (the store's reserve-ahead and grace are added by `declareWith`). */
+export function throttlerConfig(throttle: ResolvedOptions): SharedLimiterConfig {
+  return {
+    strategy: throttle.strategy,
+    rates: throttle.rates,
+    channels: throttle.channels,
+    keys: throttle.keys?.rates,
+    maxBurst: throttle.strategyOptions.maxBurst,
+    ordering: throttle.ordering,
+    countUntil: throttle.countUntil,
+  };
+}
+
+/** `config` validated with the store's defaults: one set for the raw limiter and a throttler, so that both open the same configuration. */
+export function declareWith(
+  options: CommonStoreOptions,
+  config: SharedLimiterConfig,
+  testClock: boolean,
+): DeclaredConfig {
+  return declareConfig(
+    typeof config === 'object' && config !== null
+      ? {
+          ...config,
+          maxReserveAheadMs: config.maxReserveAheadMs ?? options.maxReserveAheadMs,
+          grantGraceMs:
+            config.grantGraceMs ??
+            options.grantGraceMs ??
+            (config.strategy === 'sliding-window' ? DEFAULT_GRANT_GRACE_MS : 0),
+        }
+      : config,
+    testClock,
+  );
+}
+
+/** `onStoreDown` and `localShare` checked: what a throttler does while the store does not answer. */
+export function checkStoreDown(options: CommonStoreOptions): StoreDownPolicy {
+  const onStoreDown = options.onStoreDown ?? 'pause';
+  if (onStoreDown !== 'pause' && onStoreDown !== 'local') {
+    throw new ThrottlerOptionError('onStoreDown', '"pause" or "local"', onStoreDown);
+  }
+  const localShare = options.localShare;
+  if (onStoreDown === 'pause') {
+    if (localShare !== undefined)
+      throw new ThrottlerOptionError('localShare', 'set only with onStoreDown "local"', localShare);
+    return { onStoreDown, localShare: 1 };
+  }
+  if (typeof localShare !== 'number' || !(localShare > 0 && localShare <= 1)) {
+    throw new ThrottlerOptionError(
+      'localShare',
+      'the share of every limit one process may use alone while the store is down, in (0, 1], e.g. 1 / the number of processes',
+      localShare,
+    );
+  }
+  return { onStoreDown, localShare };
+}
