@@ -201,8 +201,16 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       TaskIntake.keep(plan, run, options);
       retries.planned(plan);
     }
+    // One rule on every path: a task nothing waits ahead of is handed over inside this call, so it starts
+    // here if the limits allow it now; behind a waiting task it joins the batch of this stretch. Not from
+    // inside a task (the machine is delivering: it would start after the outer one returned) nor over a
+    // store (its answer comes from Redis, never now).
+    const handOverNow = pending.isEmpty && !runner.running && !withStore;
     activity.added();
-    return new Promise<Awaited<R>>((resolve, reject) => intake.enqueue(run, options, plan, resolve, reject));
+    return new Promise<Awaited<R>>((resolve, reject) => {
+      intake.enqueue(run, options, plan, resolve, reject);
+      if (handOverNow) sendWaiting();
+    });
   };
 
   const refuseIfStopped = (): void => {

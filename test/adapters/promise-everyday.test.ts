@@ -167,9 +167,12 @@ describe('createThrottler: on / off', () => {
       )
       .catch(() => {});
     await advance(2_000);
+    // The first starts inside its call, before the second is scheduled: nothing waits then, nothing runs once it is done.
     expect(log).toEqual([
+      'empty',
       'active first at 0',
       'completed first: a',
+      'idle',
       'empty',
       'active 2 at 1000',
       'error 2: no',
