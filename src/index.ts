@@ -26,6 +26,7 @@ export {
   type ThrottlerEmitted,
   type ThrottlerEvent,
   ThrottlerExpiredError,
+  ThrottlerOverflowError,
   type ThrottlerInput,
   throttlerMachine,
   turnClock,

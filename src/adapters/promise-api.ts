@@ -54,7 +54,7 @@ export interface ScheduleOptions<R = unknown> {
   deadline?: number | undefined;
   /** Reported with the task's events (`throttler.on`) and in its ThrottlerTimeoutError. */
   id?: TaskId | undefined;
-  /** How long a started attempt may run (`'30s'` or ms) before it is rejected with a ThrottlerTimeoutError. */
+  /** How long a started attempt may run (`'30s'` or ms; `Infinity`: no limit) before it is rejected with a ThrottlerTimeoutError. */
   timeout?: DurationInput | undefined;
   /** Run it again through the throttler when it fails: `{ retries: 3 }` (backoff, retryOn and budget optional). */
   retry?: RetryOptions | undefined;

@@ -272,7 +272,13 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       host.send(event);
     },
     stop: (stopOptions) => {
-      const drain = stopDrains(stopOptions);
+      let drain: boolean;
+      try {
+        drain = stopDrains(stopOptions);
+      } catch (error) {
+        // stop() answers with a promise: a bad option rejects it (nothing stops), as every other outcome does.
+        return Promise.reject(error);
+      }
       if (stopped) return Promise.resolve();
       if (drain) {
         stopping ??= activity.onIdle().then(stopNow);

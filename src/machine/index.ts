@@ -7,6 +7,7 @@ export type { CommonOptions } from '../engine/options/options.js';
 export type { ThrottlerCounts } from '../engine/queue/message-queues.js';
 export { type AuditedThrottler, auditThrottler } from './audit.js';
 export { ThrottlerExpiredError } from './expired-error.js';
+export { ThrottlerOverflowError } from './overflow-error.js';
 export { summarizeInspection } from './inspection.js';
 export { DELIVERY_GATE, type MachineEvent, MESSAGE_CHECK } from './machine-types.js';
 export { throttlerMachine } from './named-machine.js';

@@ -4,7 +4,12 @@
  * The ports themselves, test by test, are in test/adapters/ported/.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createThrottler, ThrottlerClearedError } from '../../src/index.js';
+import {
+  createThrottler,
+  ThrottlerClearedError,
+  ThrottlerOptionError,
+  ThrottlerOverflowError,
+} from '../../src/index.js';
 import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 beforeEach(useVirtualTime);
@@ -36,9 +41,10 @@ describe('where a task starts: one rule on every path', () => {
           }, options),
         );
         expect([throttler.size, throttler.pending, started]).toEqual([6, 2, [0, 1]]);
+        const settling = Promise.allSettled(results);
         throttler.clear();
         await advance(100);
-        const settled = await Promise.allSettled(results);
+        const settled = await settling;
         expect(
           settled.slice(2).every((s) => s.status === 'rejected' && s.reason instanceof ThrottlerClearedError),
         ).toBe(true);
@@ -91,9 +97,8 @@ describe('pending counts the tasks running, no more (issue 33, 2.6)', () => {
     ['maxConcurrent', { rate: '10/1s', maxConcurrent: 10 }],
   ] as const)('%s: sync and async tasks alike count as running right after schedule()', async (_name, options) => {
     const throttler = createThrottler(options);
-    const results = [() => 'sync 1', sleep(4_000), () => 'sync 2', async () => 'async'].map((task) =>
-      throttler.schedule(task),
-    );
+    const tasks: Array<() => unknown> = [() => 'sync 1', sleep(4_000), () => 'sync 2', async () => 'async'];
+    const results = tasks.map((task) => throttler.schedule(task));
     expect([throttler.size, throttler.pending]).toEqual([0, 4]);
     await Promise.resolve();
     await Promise.resolve();
@@ -102,5 +107,73 @@ describe('pending counts the tasks running, no more (issue 33, 2.6)', () => {
     expect(await Promise.all(results)).toEqual(['sync 1', undefined, 'sync 2', 'async']);
     expect(throttler.pending).toBe(0);
     await throttler.stop();
+  });
+});
+
+describe('Infinity is "no limit"', () => {
+  // p-timeout's `handles milliseconds: Infinity`, p-retry's `retries: Infinity`.
+  it('timeout: Infinity runs the task with no timer', async () => {
+    const throttler = createThrottler({ rate: '10/1s' });
+    const result = throttler.schedule(sleep(100_000_000), { timeout: Number.POSITIVE_INFINITY });
+    expect(vi.getTimerCount()).toBe(1);
+    await advance(100_000_000);
+    await expect(result).resolves.toBeUndefined();
+    await throttler.stop();
+  });
+
+  it('retries: Infinity retries until the task succeeds', async () => {
+    const throttler = createThrottler({ rate: '100/1s' });
+    let attempts = 0;
+    const result = throttler.schedule(
+      () => {
+        attempts += 1;
+        if (attempts < 50) throw new Error(`failure ${attempts}`);
+        return attempts;
+      },
+      { retry: { retries: Number.POSITIVE_INFINITY, backoff: () => 10 } },
+    );
+    await advance(5_000);
+    await expect(result).resolves.toBe(50);
+    await throttler.stop();
+  });
+
+  it('other numbers are still refused, naming the field', async () => {
+    const throttler = createThrottler({ rate: '10/1s' });
+    for (const retries of [-1, 1.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
+      await expect(throttler.schedule(() => 1, { retry: { retries } })).rejects.toThrow(/retry\.retries/);
+    }
+    await expect(throttler.schedule(() => 1, { timeout: -5 })).rejects.toThrow(ThrottlerOptionError);
+    await throttler.stop();
+  });
+});
+
+describe("stop()'s bad option rejects its promise", () => {
+  it('stop({ drian: true }) rejects with a ThrottlerOptionError naming the option, and stops nothing', async () => {
+    const throttler = createThrottler({ rate: '10/1s' });
+    // The typo a plain JavaScript caller makes.
+    let stopping: Promise<void> | undefined;
+    expect(() => {
+      stopping = throttler.stop({ drian: true } as never);
+    }).not.toThrow();
+    await expect(stopping).rejects.toThrow(ThrottlerOptionError);
+    await expect(stopping).rejects.toThrow(/drian/);
+    await expect(throttler.schedule(() => 'still running')).resolves.toBe('still running');
+    await throttler.stop();
+  });
+});
+
+describe('overflow has its own error class', () => {
+  it("'reject', 'drop-oldest' and 'drop-newest' reject the task with a ThrottlerOverflowError", async () => {
+    for (const overflow of ['reject', 'drop-oldest', 'drop-newest'] as const) {
+      const throttler = createThrottler({ rate: '1/1s', capacity: 1, overflow });
+      const settling = Promise.allSettled([1, 2, 3].map((n) => throttler.schedule(() => n)));
+      await advance(3_000);
+      const settled = await settling;
+      const refused = settled.filter((s) => s.status === 'rejected').map((s) => (s as PromiseRejectedResult).reason);
+      expect(refused.length, overflow).toBe(1);
+      expect(refused[0]).toBeInstanceOf(ThrottlerOverflowError);
+      expect(refused[0]).toMatchObject({ name: 'ThrottlerOverflowError', overflow });
+      await throttler.stop();
+    }
   });
 });
