@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  auditThrottler,
   createThrottler,
   ThrottlerClearedError,
   ThrottlerOptionError,
@@ -175,5 +176,19 @@ describe('overflow has its own error class', () => {
       expect(refused[0]).toMatchObject({ name: 'ThrottlerOverflowError', overflow });
       await throttler.stop();
     }
+  });
+});
+
+describe('auditThrottler takes a createThrottler() throttler', () => {
+  it('audits it through its actor, as instrumentThrottler takes it', async () => {
+    const throttler = createThrottler({ rate: '2/1s', strategy: 'sliding-window' });
+    const results = [1, 2, 3, 4].map((n) => throttler.schedule(() => n));
+    await advance(2_000);
+    await Promise.all(results);
+    const report = auditThrottler(throttler);
+    expect(report).toEqual(auditThrottler(throttler.actor));
+    expect(report.windowsOver).toBe(0);
+    expect(report.rates[0]).toMatchObject({ limit: 2, most: 2 });
+    await throttler.stop();
   });
 });
