@@ -88,7 +88,7 @@ export interface Throttler {
     fn: (this: This, ...args: A) => R | PromiseLike<R>,
     options?: ScheduleOptions<Awaited<R>>,
   ): (this: This, ...args: A) => Promise<Awaited<R>>;
-  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
+  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited, to the microsecond. */
   acquire(
     cost?: number | { readonly [dimension: string]: number },
     options?: Omit<ScheduleOptions<number>, 'cost'>,

@@ -240,7 +240,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       acquireOptions?: Omit<ScheduleOptions, 'cost'>,
     ) => {
       const askedAt = now();
-      return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
+      // To the microsecond: a difference of two clock readings carries float noise (1.8916679999999815).
+      const waited = () => Math.round((now() - askedAt) * 1_000) / 1_000;
+      return schedule(waited, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
     },
     tryAcquire: (
       cost?: number | { readonly [dimension: string]: number },

@@ -192,3 +192,18 @@ describe('auditThrottler takes a createThrottler() throttler', () => {
     await throttler.stop();
   });
 });
+
+describe('numbers shown to users are rounded', () => {
+  it('acquire() resolves with the ms waited to the microsecond, never float noise', async () => {
+    let clock = 0;
+    const throttler = createThrottler({ rate: '1/1s', strategy: 'sliding-window', now: () => clock });
+    await throttler.acquire();
+    clock = 0.1;
+    const waited = throttler.acquire();
+    // Its permit is free from 1000 on; read at 1000.3, the wait is 1000.3 - 0.1 = 1000.1999999999999 in floats.
+    clock = 1000.3;
+    await advance(1_000);
+    await expect(waited).resolves.toBe(1000.2);
+    await throttler.stop();
+  });
+});
