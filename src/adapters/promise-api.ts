@@ -28,6 +28,12 @@ export interface ThrottlerOptions extends CommonOptions {
    * on either way. Default: `console.warn`, so a broken handler is seen and never becomes an uncaught error.
    */
   onHandlerError?: ((error: unknown, event: keyof ThrottlerTaskEvents | 'settle') => void) | undefined;
+  /**
+   * Task options every `schedule` starts from (p-queue's queue-level `timeout`, Bottleneck's limiter-wide
+   * retry): `{ timeout: '30s', retry: { retries: 2 } }`. A task's own option replaces a default whole;
+   * `timeout: Infinity` or `retry: { retries: 0 }` turns one off for a task. Checked at creation.
+   */
+  taskDefaults?: Pick<ScheduleOptions, 'timeout' | 'retry' | 'priority' | 'maxWait'> | undefined;
 }
 
 /** Bound to the throttler once it exists; then hears every task's outcome (value, or error when it threw). */

@@ -51,6 +51,7 @@ import {
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
+import { resolveTaskDefaults, withDefaults } from './task-defaults.js';
 import { TaskEvents } from './task-events.js';
 import { TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
@@ -63,7 +64,7 @@ import { TaskRunner } from './task-runner.js';
 const NO_OPTIONS: ScheduleOptions = {};
 
 /** createThrottler's own options, on top of the common ones. */
-const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError'];
+const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError', 'taskDefaults'];
 
 /**
  * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
@@ -73,8 +74,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
-  const { clock: givenClock, inspect, serverLimits, onHandlerError, ...throttleOptions } = options;
+  const { clock: givenClock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
+  const defaults = resolveTaskDefaults(taskDefaults);
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
@@ -174,7 +176,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
 
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
-  const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
+  const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, givenOptions?: ScheduleOptions) => {
+    // A task's own options over the throttler's defaults (checked at creation); the merge is checked below.
+    const scheduleOptions = defaults === undefined ? givenOptions : withDefaults(defaults, givenOptions);
     const options = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped || stopping !== undefined) return Promise.reject(new ThrottlerStoppedError());

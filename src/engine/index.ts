@@ -24,6 +24,7 @@ export { fairCost } from './fair-share.js';
 export { weightOf } from './options/fairness-option.js';
 export { isKeyName } from './options/keys-option.js';
 export { checkOptionNames } from './options/option-names.js';
+export { checkPriority } from './queue/message-checks.js';
 export {
   type CommonOptions,
   type CountUntil,

@@ -207,3 +207,70 @@ describe('numbers shown to users are rounded', () => {
     await throttler.stop();
   });
 });
+
+describe('taskDefaults: task options for every task, overridable per task', () => {
+  // p-queue's queue-level `timeout`.
+  it('a default timeout applies to every task; a task of its own replaces it, Infinity turns it off', async () => {
+    const throttler = createThrottler({ rate: '10/1s', taskDefaults: { timeout: 100 } });
+    const defaulted = throttler.schedule(sleep(200));
+    const longer = throttler.schedule(sleep(200), { timeout: 300 });
+    const unlimited = throttler.schedule(sleep(1_000), { timeout: Number.POSITIVE_INFINITY });
+    const settling = Promise.allSettled([defaulted, longer, unlimited]);
+    await advance(1_000);
+    const [a, b, c] = await settling;
+    expect(a).toMatchObject({ status: 'rejected', reason: { name: 'ThrottlerTimeoutError', timeout: 100 } });
+    expect(b).toEqual({ status: 'fulfilled', value: undefined });
+    expect(c).toEqual({ status: 'fulfilled', value: undefined });
+    await throttler.stop();
+  });
+
+  // Bottleneck's limiter-wide retry (a `failed` handler on the limiter).
+  it('a default retry applies to every task; retries: 0 turns it off for one', async () => {
+    const throttler = createThrottler({ rate: '10/1s', taskDefaults: { retry: { retries: 2, backoff: () => 10 } } });
+    const attempts = { retried: 0, once: 0 };
+    const retried = throttler.schedule(() => {
+      attempts.retried += 1;
+      throw new Error('no');
+    });
+    const once = throttler.schedule(
+      () => {
+        attempts.once += 1;
+        throw new Error('no');
+      },
+      { retry: { retries: 0 } },
+    );
+    const settling = Promise.allSettled([retried, once]);
+    await advance(1_000);
+    await settling;
+    expect(attempts).toEqual({ retried: 3, once: 1 });
+    await throttler.stop();
+  });
+
+  it('priority and maxWait defaults apply too', async () => {
+    const throttler = createThrottler({ rate: '1/1s', taskDefaults: { priority: 3, maxWait: '1500ms' } });
+    const order: string[] = [];
+    const settling = Promise.allSettled(
+      ['first', 'low', 'high', 'late'].map((name) =>
+        throttler.schedule(() => order.push(name), name === 'high' ? { priority: 9 } : undefined),
+      ),
+    );
+    await advance(3_000);
+    const settled = await settling;
+    expect(order).toEqual(['first', 'high']);
+    expect(settled.slice(1).map((s) => s.status)).toEqual(['rejected', 'fulfilled', 'rejected']);
+    await throttler.stop();
+  });
+
+  it.each<[unknown, RegExp]>([
+    ['30s', /^taskDefaults must be an object/],
+    [{ timout: 5 }, /^timout is not an option of taskDefaults.*did you mean timeout\?/],
+    [{ timeout: -1 }, /^taskDefaults\.timeout must be/],
+    [{ retry: { retries: -1 } }, /^taskDefaults\.retry\.retries must be/],
+    [{ priority: 12 }, /^taskDefaults\.priority must be/],
+    [{ maxWait: 'soon' }, /^taskDefaults\.maxWait must be/],
+    [{ channel: 'a' }, /^channel is not an option of taskDefaults/],
+  ])('refuses %j at creation, naming the field', (taskDefaults, message) => {
+    expect(() => createThrottler({ rate: '1/1s', taskDefaults: taskDefaults as never })).toThrow(ThrottlerOptionError);
+    expect(() => createThrottler({ rate: '1/1s', taskDefaults: taskDefaults as never })).toThrow(message);
+  });
+});

@@ -200,7 +200,7 @@ describe('createThrottler: on / off', () => {
     await advance(0);
     await throttler.stop();
     expect(log).toEqual([
-      'rejected overflows: Error',
+      'rejected overflows: ThrottlerOverflowError',
       'dropped aborted: AbortError',
       'dropped expires: ThrottlerExpiredError',
       'dropped cleared: ThrottlerClearedError',
