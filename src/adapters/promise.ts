@@ -33,6 +33,7 @@ import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { scheduledAt } from './caller-frames.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
@@ -201,8 +202,11 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
     }
+    // A task with a timeout or a retry keeps the frames of this call for the errors the library rejects it with.
+    const origin =
+      plan !== undefined && (plan.timeout !== undefined || plan.retry !== undefined) ? scheduledAt() : undefined;
     if (plan?.retry !== undefined) {
-      TaskIntake.keep(plan, run, options);
+      TaskIntake.keep(plan, run, options, origin);
       retries.planned(plan);
     }
     // One rule on every path: a task nothing waits ahead of is handed over inside this call, so it starts
@@ -212,7 +216,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     const handOverNow = pending.isEmpty && !runner.running && !withStore;
     activity.added();
     return new Promise<Awaited<R>>((resolve, reject) => {
-      intake.enqueue(run, options, plan, resolve, reject);
+      intake.enqueue(run, options, plan, resolve, reject, origin);
       if (handOverNow) sendWaiting();
     });
   };

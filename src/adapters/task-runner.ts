@@ -14,6 +14,7 @@
  */
 import type { Clock, MachineEvent } from '../machine/index.js';
 import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
+import { withCallerFrames } from './caller-frames.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -176,7 +177,9 @@ export class TaskRunner {
       this.running = false;
     }
     if (plan?.timeout !== undefined && !attempt.finished) {
-      armTimeout(attempt, plan.timeout, this.clock, (error) => this.finish(attempt, true, error, false));
+      armTimeout(attempt, plan.timeout, this.clock, (error) =>
+        this.finish(attempt, true, withCallerFrames(error, attempt.task?.origin), false),
+      );
     }
     if (!this.reportsSettling && this.hear === undefined && !isThenable(result)) {
       this.finish(attempt, false, result, true, true);

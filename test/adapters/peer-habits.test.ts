@@ -7,8 +7,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   auditThrottler,
   createThrottler,
+  type ScheduleOptions,
+  type Throttler,
   ThrottlerClearedError,
   ThrottlerOptionError,
+  type ThrottlerOptions,
   ThrottlerOverflowError,
 } from '../../src/index.js';
 import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
@@ -272,5 +275,94 @@ describe('taskDefaults: task options for every task, overridable per task', () =
   ])('refuses %j at creation, naming the field', (taskDefaults, message) => {
     expect(() => createThrottler({ rate: '1/1s', taskDefaults: taskDefaults as never })).toThrow(ThrottlerOptionError);
     expect(() => createThrottler({ rate: '1/1s', taskDefaults: taskDefaults as never })).toThrow(message);
+  });
+});
+
+describe("the library's rejections carry the frames of the schedule() call", () => {
+  // Named so that its frame can be found in a stack.
+  function scheduledByTheCaller(throttler: Throttler, options: ScheduleOptions, run: () => unknown = sleep(1_000)) {
+    return throttler.schedule(run, options).catch((error: unknown) => error as Error);
+  }
+
+  it.each<[string, ThrottlerOptions, ScheduleOptions, (throttler: Throttler) => void, string]>([
+    ['timeout', { rate: '10/1s' }, { timeout: 10 }, () => {}, 'ThrottlerTimeoutError'],
+    ['cleared', { rate: '1/1s' }, { timeout: '1h' }, (throttler) => throttler.clear(), 'ThrottlerClearedError'],
+    [
+      'stopped',
+      { rate: '1/1s' },
+      { retry: { retries: 1 } },
+      (throttler) => void throttler.stop(),
+      'ThrottlerStoppedError',
+    ],
+    ['expired', { rate: '1/1s' }, { maxWait: 100, timeout: '1h' }, () => {}, 'ThrottlerExpiredError'],
+    [
+      'overflow',
+      { rate: '1/1s', capacity: 1, overflow: 'drop-oldest' },
+      { timeout: '1h' },
+      () => {},
+      'ThrottlerOverflowError',
+    ],
+  ])('%s', async (_name, throttlerOptions, options, after, name) => {
+    const throttler = createThrottler(throttlerOptions);
+    // The first starts; the next wait (and the last displaces one with overflow).
+    const errors = [0, 1, 2].map(() => scheduledByTheCaller(throttler, options));
+    after(throttler);
+    await advance(500);
+    const error = (await Promise.race(errors)) as Error;
+    expect(error.name).toBe(name);
+    expect(error.stack).toContain(`${name}: ${error.message}`);
+    expect(error.stack).toContain('scheduledByTheCaller');
+    await throttler.stop();
+  });
+
+  it('a task without a timeout or a retry keeps none (capturing them costs more than such a task)', async () => {
+    const throttler = createThrottler({ rate: '1/1s' });
+    const error = scheduledByTheCaller(throttler, { priority: 5 });
+    const waiting = scheduledByTheCaller(throttler, { priority: 5 });
+    throttler.clear();
+    expect(await waiting).toBeInstanceOf(ThrottlerClearedError);
+    expect(((await waiting) as Error).stack).not.toContain('scheduledByTheCaller');
+    await advance(1_000);
+    await error;
+    await throttler.stop();
+  });
+
+  it('each task gets its own copy: one clear() rejects two callers with their own frames, same class and fields', async () => {
+    const throttler = createThrottler({ rate: '1/1s' });
+    const first = () => throttler.schedule(() => 1, { timeout: '1h' }).catch((error: unknown) => error as Error);
+    const secondCaller = () => throttler.schedule(() => 2, { timeout: '1h' }).catch((error: unknown) => error as Error);
+    void throttler.schedule(() => 0);
+    const [a, b] = [first(), secondCaller()];
+    throttler.clear();
+    const [errorA, errorB] = [(await a) as Error, (await b) as Error];
+    expect(errorA).toBeInstanceOf(ThrottlerClearedError);
+    expect(errorB).toBeInstanceOf(ThrottlerClearedError);
+    expect(errorA).not.toBe(errorB);
+    expect(errorB.stack).toContain('secondCaller');
+    expect(errorA.stack).not.toContain('secondCaller');
+    await throttler.stop();
+  });
+
+  it("a task's own error and a signal's reason pass through unchanged", async () => {
+    const throttler = createThrottler({ rate: '1/1s' });
+    const thrown = new Error('mine');
+    const controller = new AbortController();
+    void throttler.schedule(() => 0);
+    const aborted = throttler
+      .schedule(() => 1, { signal: controller.signal, timeout: '1h' })
+      .catch((error: unknown) => error);
+    controller.abort();
+    expect(await aborted).toBe(controller.signal.reason);
+    const failed = throttler
+      .schedule(
+        () => {
+          throw thrown;
+        },
+        { timeout: '1h' },
+      )
+      .catch((error: unknown) => error);
+    await advance(1_000);
+    expect(await failed).toBe(thrown);
+    await throttler.stop();
   });
 });
