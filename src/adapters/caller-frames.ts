@@ -25,19 +25,24 @@ export function scheduledAt(): Error {
  */
 export function withCallerFrames(error: unknown, origin: Error | undefined): unknown {
   if (origin === undefined || !isLibraryRejection(error)) return error;
-  const frames = callerFrames(origin);
-  if (frames === undefined) return error;
   const own = Object.create(Object.getPrototypeOf(error) as object) as Error;
   for (const key of Object.getOwnPropertyNames(error)) {
     if (key !== 'stack')
       Object.defineProperty(own, key, Object.getOwnPropertyDescriptor(error, key) as PropertyDescriptor);
   }
-  Object.defineProperty(own, 'stack', {
+  return addCallerFrames(own, origin);
+}
+
+/** The same, in place, for an error made for this task alone (its timeout, also its signal's reason). */
+export function addCallerFrames<E>(error: E, origin: Error | undefined): E {
+  const frames = origin === undefined ? undefined : callerFrames(origin);
+  if (frames === undefined || !(error instanceof Error)) return error;
+  Object.defineProperty(error, 'stack', {
     value: `${error.name}: ${error.message}\n${frames}`,
     writable: true,
     configurable: true,
   });
-  return own;
+  return error;
 }
 
 function isLibraryRejection(error: unknown): error is Error {

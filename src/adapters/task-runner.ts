@@ -14,7 +14,7 @@
  */
 import type { Clock, MachineEvent } from '../machine/index.js';
 import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
-import { withCallerFrames } from './caller-frames.js';
+import { addCallerFrames } from './caller-frames.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -178,7 +178,7 @@ export class TaskRunner {
     }
     if (plan?.timeout !== undefined && !attempt.finished) {
       armTimeout(attempt, plan.timeout, this.clock, (error) =>
-        this.finish(attempt, true, withCallerFrames(error, attempt.task?.origin), false),
+        this.finish(attempt, true, addCallerFrames(error, attempt.task?.origin), false),
       );
     }
     if (!this.reportsSettling && this.hear === undefined && !isThenable(result)) {
