@@ -26,8 +26,8 @@ export {
   type ThrottlerEmitted,
   type ThrottlerEvent,
   ThrottlerExpiredError,
-  ThrottlerOverflowError,
   type ThrottlerInput,
+  ThrottlerOverflowError,
   throttlerMachine,
   turnClock,
 } from './machine/index.js';

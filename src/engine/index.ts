@@ -24,7 +24,6 @@ export { fairCost } from './fair-share.js';
 export { weightOf } from './options/fairness-option.js';
 export { isKeyName } from './options/keys-option.js';
 export { checkOptionNames } from './options/option-names.js';
-export { checkPriority } from './queue/message-checks.js';
 export {
   type CommonOptions,
   type CountUntil,
@@ -38,6 +37,7 @@ export {
 export { byAnyName, byValueOnly, type StrategyLookup } from './options/strategy-option.js';
 export { Deque } from './queue/deque.js';
 export { IndexedHeap } from './queue/indexed-heap.js';
+export { checkPriority } from './queue/message-checks.js';
 export { ALL_WAITING } from './queue/message-queues.js';
 export { SelfQueuedMessage } from './queue/queued-message.js';
 export type { RestoredState } from './saved/persisted-format.js';

@@ -13,9 +13,9 @@ import {
 } from '../engine/queue/message-checks.js';
 import { type Cost, costInput } from '../rate/index.js';
 import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
-import { ThrottlerOverflowError } from './overflow-error.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
+import { ThrottlerOverflowError } from './overflow-error.js';
 import { awaitsStart } from './target-start.js';
 import type { QueueEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';

@@ -258,13 +258,16 @@ describe('parseDuration', () => {
     });
   });
 
-  it.each(['', 'abc', '-1s', '1 week', '1.s', '5', '1m30', 'm30s', '1m-30s', '1m 30 weeks'])('rejects the string %j as not a duration', (input) => {
-    expectOptionError(() => parseDuration(input, 'warmup'), {
-      message: `warmup must be ${DURATION_SHAPE}, got ${JSON.stringify(input)}`,
-      option: 'warmup',
-      value: input,
-    });
-  });
+  it.each(['', 'abc', '-1s', '1 week', '1.s', '5', '1m30', 'm30s', '1m-30s', '1m 30 weeks'])(
+    'rejects the string %j as not a duration',
+    (input) => {
+      expectOptionError(() => parseDuration(input, 'warmup'), {
+        message: `warmup must be ${DURATION_SHAPE}, got ${JSON.stringify(input)}`,
+        option: 'warmup',
+        value: input,
+      });
+    },
+  );
 
   it.each<[unknown, string]>([
     [true, 'true'],
