@@ -9,12 +9,21 @@
  * `taskDefaults`) captures one: it is the habit of p-timeout and p-retry users, whose libraries make
  * an error per call too, and such a task already carries a plan and arms a timer. Other tasks keep none.
  */
-import { ThrottlerExpiredError, ThrottlerOverflowError } from '../machine/index.js';
-import { ThrottlerClearedError, ThrottlerStoppedError } from './promise-api.js';
-import { ThrottlerTimeoutError } from './task-timeout.js';
 
-/** Where a task was scheduled: an Error made in `schedule` (V8 formats its stack only when read). */
-export function scheduledAt(): Error {
+import type { TaskPlan } from './task-plan.js';
+
+/** The library's own reasons for rejecting a task, by name (no import: task.ts, which uses this file, sits below them). */
+const LIBRARY_REJECTIONS: ReadonlySet<string> = new Set([
+  'ThrottlerTimeoutError',
+  'ThrottlerClearedError',
+  'ThrottlerStoppedError',
+  'ThrottlerExpiredError',
+  'ThrottlerOverflowError',
+]);
+
+/** Where a task with a timeout or a retry was scheduled: an Error made in `schedule` (its stack formatted only when read). */
+export function scheduledFor(plan: TaskPlan | undefined): Error | undefined {
+  if (plan === undefined || (plan.timeout === undefined && plan.retry === undefined)) return undefined;
   return new Error('scheduled here');
 }
 
@@ -46,16 +55,10 @@ export function addCallerFrames<E>(error: E, origin: Error | undefined): E {
 }
 
 function isLibraryRejection(error: unknown): error is Error {
-  return (
-    error instanceof ThrottlerTimeoutError ||
-    error instanceof ThrottlerClearedError ||
-    error instanceof ThrottlerStoppedError ||
-    error instanceof ThrottlerExpiredError ||
-    error instanceof ThrottlerOverflowError
-  );
+  return error instanceof Error && LIBRARY_REJECTIONS.has(error.name);
 }
 
-/** The frame lines of `origin`'s stack from `schedule` on (`scheduledAt`'s own left out). */
+/** The frame lines of `origin`'s stack from `schedule` on (`scheduledFor`'s own left out). */
 function callerFrames(origin: Error): string | undefined {
   const stack = origin.stack;
   if (typeof stack !== 'string') return undefined;

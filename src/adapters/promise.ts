@@ -33,7 +33,7 @@ import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
-import { scheduledAt } from './caller-frames.js';
+import { scheduledFor } from './caller-frames.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
@@ -45,7 +45,7 @@ import {
   notATaskError,
   pauseDuration,
   rateEvent,
-  stopDrains,
+  stopDrainsOrRefusal,
   tryAcquireNow,
   withCostByName,
 } from './promise-requests.js';
@@ -60,6 +60,7 @@ import type { TaskContext } from './task-plan.js';
 import { checkScheduleOptionNames, type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
+import { acquireWith, wrapWith } from './task-shorthands.js';
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
@@ -178,7 +179,6 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
   const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, givenOptions?: ScheduleOptions) => {
-    // A task's own options over the throttler's defaults (checked at creation); the merge is checked below.
     const scheduleOptions = defaults === undefined ? givenOptions : withDefaults(defaults, givenOptions);
     const options = scheduleOptions ?? NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
@@ -202,17 +202,12 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
     }
-    // A task with a timeout or a retry keeps the frames of this call for the errors the library rejects it with.
-    const origin =
-      plan !== undefined && (plan.timeout !== undefined || plan.retry !== undefined) ? scheduledAt() : undefined;
+    const origin = scheduledFor(plan);
     if (plan?.retry !== undefined) {
       TaskIntake.keep(plan, run, options, origin);
       retries.planned(plan);
     }
-    // One rule on every path: a task nothing waits ahead of is handed over inside this call, so it starts
-    // here if the limits allow it now; behind a waiting task it joins the batch of this stretch. Not from
-    // inside a task (the machine is delivering: it would start after the outer one returned) nor over a
-    // store (its answer comes from Redis, never now).
+    // One rule: nothing waits ahead, so it is handed over (and starts if allowed) now; not inside a task nor with a store.
     const handOverNow = pending.isEmpty && !runner.running && !withStore;
     activity.added();
     return new Promise<Awaited<R>>((resolve, reject) => {
@@ -236,22 +231,8 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
 
   const throttler: Throttler = {
     schedule,
-    wrap: <A extends unknown[], R, This = unknown>(
-      fn: (this: This, ...args: A) => R | PromiseLike<R>,
-      scheduleOptions?: ScheduleOptions,
-    ) =>
-      function (this: This, ...args: A): Promise<Awaited<R>> {
-        return schedule(() => fn.apply(this, args), scheduleOptions);
-      },
-    acquire: (
-      cost?: number | { readonly [dimension: string]: number },
-      acquireOptions?: Omit<ScheduleOptions, 'cost'>,
-    ) => {
-      const askedAt = now();
-      // To the microsecond: a difference of two clock readings carries float noise (1.8916679999999815).
-      const waited = () => Math.round((now() - askedAt) * 1_000) / 1_000;
-      return schedule(waited, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
-    },
+    wrap: wrapWith(schedule),
+    acquire: acquireWith(schedule, now),
     tryAcquire: (
       cost?: number | { readonly [dimension: string]: number },
       acquireOptions?: Pick<ScheduleOptions, 'channel'>,
@@ -282,13 +263,8 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       host.send(event);
     },
     stop: (stopOptions) => {
-      let drain: boolean;
-      try {
-        drain = stopDrains(stopOptions);
-      } catch (error) {
-        // stop() answers with a promise: a bad option rejects it (nothing stops), as every other outcome does.
-        return Promise.reject(error);
-      }
+      const drain = stopDrainsOrRefusal(stopOptions);
+      if (drain instanceof Error) return Promise.reject(drain);
       if (stopped) return Promise.resolve();
       if (drain) {
         stopping ??= activity.onIdle().then(stopNow);
