@@ -27,6 +27,7 @@ export {
   type ThrottlerEvent,
   ThrottlerExpiredError,
   type ThrottlerInput,
+  ThrottlerOverflowError,
   throttlerMachine,
   turnClock,
 } from './machine/index.js';

@@ -28,6 +28,12 @@ export interface ThrottlerOptions extends CommonOptions {
    * on either way. Default: `console.warn`, so a broken handler is seen and never becomes an uncaught error.
    */
   onHandlerError?: ((error: unknown, event: keyof ThrottlerTaskEvents | 'settle') => void) | undefined;
+  /**
+   * Task options every `schedule` starts from (p-queue's queue-level `timeout`, Bottleneck's limiter-wide
+   * retry): `{ timeout: '30s', retry: { retries: 2 } }`. A task's own option replaces a default whole;
+   * `timeout: Infinity` or `retry: { retries: 0 }` turns one off for a task. Checked at creation.
+   */
+  taskDefaults?: Pick<ScheduleOptions, 'timeout' | 'retry' | 'priority' | 'maxWait'> | undefined;
 }
 
 /** Bound to the throttler once it exists; then hears every task's outcome (value, or error when it threw). */
@@ -54,7 +60,7 @@ export interface ScheduleOptions<R = unknown> {
   deadline?: number | undefined;
   /** Reported with the task's events (`throttler.on`) and in its ThrottlerTimeoutError. */
   id?: TaskId | undefined;
-  /** How long a started attempt may run (`'30s'` or ms) before it is rejected with a ThrottlerTimeoutError. */
+  /** How long a started attempt may run (`'30s'` or ms; `Infinity`: no limit) before it is rejected with a ThrottlerTimeoutError. */
   timeout?: DurationInput | undefined;
   /** Run it again through the throttler when it fails: `{ retries: 3 }` (backoff, retryOn and budget optional). */
   retry?: RetryOptions | undefined;
@@ -88,7 +94,7 @@ export interface Throttler {
     fn: (this: This, ...args: A) => R | PromiseLike<R>,
     options?: ScheduleOptions<Awaited<R>>,
   ): (this: This, ...args: A) => Promise<Awaited<R>>;
-  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited. */
+  /** Waits for a permit of `cost` (default 1) and takes it; resolves with the milliseconds waited, to the microsecond. */
   acquire(
     cost?: number | { readonly [dimension: string]: number },
     options?: Omit<ScheduleOptions<number>, 'cost'>,

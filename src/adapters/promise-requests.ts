@@ -88,6 +88,15 @@ export function stopDrains(options: unknown): boolean {
   return drain ?? dropWaitingJobs === false;
 }
 
+/** `stopDrains`, or the error a bad option rejects stop()'s promise with: stop() never throws (nothing stops then). */
+export function stopDrainsOrRefusal(options: unknown): boolean | Error {
+  try {
+    return stopDrains(options);
+  } catch (error) {
+    return error as Error;
+  }
+}
+
 /** Whether a pause is in force, read from the machine's clearance. */
 export function isPausedNow(actor: Throttler['actor']): boolean {
   const context = actor.getSnapshot().context as unknown as MachineContext | undefined;

@@ -33,6 +33,7 @@ import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
 import { clockFor } from '../machine/precise-clock.js';
 import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
+import { scheduledFor } from './caller-frames.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type Throttler, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
@@ -44,13 +45,14 @@ import {
   notATaskError,
   pauseDuration,
   rateEvent,
-  stopDrains,
+  stopDrainsOrRefusal,
   tryAcquireNow,
   withCostByName,
 } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
+import { resolveTaskDefaults, withDefaults } from './task-defaults.js';
 import { TaskEvents } from './task-events.js';
 import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
@@ -58,12 +60,13 @@ import type { TaskContext } from './task-plan.js';
 import { type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
+import { acquireWith, wrapWith } from './task-shorthands.js';
 
 /** What a `schedule` call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
 /** createThrottler's own options, on top of the common ones. */
-const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError'];
+const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError', 'taskDefaults'];
 
 /**
  * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
@@ -73,8 +76,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
-  const { clock: givenClock, inspect, serverLimits, onHandlerError, ...throttleOptions } = options;
+  const { clock: givenClock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
+  const defaults = resolveTaskDefaults(taskDefaults);
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
@@ -175,12 +179,13 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
   const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
-    let options = scheduleOptions ?? NO_OPTIONS;
+    let options = NO_OPTIONS;
     if (typeof run !== 'function') return Promise.reject(new ThrottlerOptionError('task', 'a function', run));
     if (stopped || stopping !== undefined) return Promise.reject(new ThrottlerStoppedError());
     if (
       taskLease !== undefined &&
       scheduleOptions === undefined &&
+      defaults === undefined &&
       !runner.running &&
       pending.isEmpty &&
       taskLease.take()
@@ -189,19 +194,27 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     }
     let plan: TaskPlan | undefined;
     try {
+      // Read once (a getter or Proxy that throws rejects here), then laid over the throttler's defaults.
       if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions);
+      if (defaults !== undefined) options = withDefaults(defaults, options);
       plan = taskPlan(options, resolved.countUntil === 'done');
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
     }
     if (options.signal?.aborted) return Promise.reject(options.signal.reason);
+    const origin = scheduledFor(plan);
     if (plan?.retry !== undefined) {
-      TaskIntake.keep(plan, run, options);
+      TaskIntake.keep(plan, run, options, origin);
       retries.planned(plan);
     }
+    // One rule: nothing waits ahead, so it is handed over (and starts if allowed) now; not inside a task nor with a store.
+    const handOverNow = pending.isEmpty && !runner.running && !withStore;
     activity.added();
-    return new Promise<Awaited<R>>((resolve, reject) => intake.enqueue(run, options, plan, resolve, reject));
+    return new Promise<Awaited<R>>((resolve, reject) => {
+      intake.enqueue(run, options, plan, resolve, reject, origin);
+      if (handOverNow) sendWaiting();
+    });
   };
 
   const refuseIfStopped = (): void => {
@@ -219,21 +232,8 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
 
   const throttler: Throttler = {
     schedule,
-    wrap: <A extends unknown[], R, This = unknown>(
-      fn: (this: This, ...args: A) => R | PromiseLike<R>,
-      scheduleOptions?: ScheduleOptions,
-    ) =>
-      function (this: This, ...args: A): Promise<Awaited<R>> {
-        return schedule(() => fn.apply(this, args), scheduleOptions);
-      },
-    acquire: (cost, acquireOptions?: Omit<ScheduleOptions, 'cost'>) => {
-      const askedAt = now();
-      try {
-        return schedule(() => now() - askedAt, { ...acquireOptions, ...(cost === undefined ? {} : { cost }) });
-      } catch (error) {
-        return Promise.reject(error); // An options getter or Proxy that throws: refused as schedule refuses it.
-      }
-    },
+    wrap: wrapWith(schedule),
+    acquire: acquireWith(schedule, now),
     tryAcquire: (
       cost?: number | { readonly [dimension: string]: number },
       acquireOptions?: Pick<ScheduleOptions, 'channel'>,
@@ -264,7 +264,8 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       host.send(event);
     },
     stop: (stopOptions) => {
-      const drain = stopDrains(stopOptions);
+      const drain = stopDrainsOrRefusal(stopOptions);
+      if (drain instanceof Error) return Promise.reject(drain);
       if (stopped) return Promise.resolve();
       if (drain) {
         stopping ??= activity.onIdle().then(stopNow);

@@ -79,6 +79,25 @@ export class TaskActivity {
     if (this.isIdle) this.becameIdle();
   }
 
+  /**
+   * A task that settled inside the call that started it: counted running until the next microtask, as a
+   * task settling later is (its promise settles in one), so `pending` reads the same on every path.
+   */
+  settledSoon(failed: boolean, outcome: unknown, id: TaskId | undefined): void {
+    if (this.settlingSoon.length === 0) queueMicrotask(this.settleSoon);
+    this.settlingSoon.push(failed, outcome, id);
+  }
+
+  /** Outcomes of `settledSoon`, three entries each (failed, outcome, id): one array for a burst, no object per task. */
+  private settlingSoon: unknown[] = [];
+  private readonly settleSoon = (): void => {
+    const settling = this.settlingSoon;
+    this.settlingSoon = [];
+    for (let at = 0; at < settling.length; at += 3) {
+      this.settled(settling[at] as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
+    }
+  };
+
   /** A started attempt failed and will run again: it waits now (counted so before it stops running). */
   retrying(): void {
     this.waiting += 1;

@@ -42,7 +42,7 @@ function isAbortSignal(signal: unknown): signal is AbortSignal {
 }
 
 /** A plan that may retry keeps what its next attempts are made from. */
-type RetryingPlan = TaskPlan & { run: Run; options: ScheduleOptions };
+type RetryingPlan = TaskPlan & { run: Run; options: ScheduleOptions; origin: Error | undefined };
 
 export class TaskIntake {
   constructor(
@@ -55,8 +55,8 @@ export class TaskIntake {
   ) {}
 
   /** Keeps on a retrying plan what its later attempts are made from. */
-  static keep(plan: TaskPlan, run: Run, options: ScheduleOptions): void {
-    Object.assign(plan, { run, options });
+  static keep(plan: TaskPlan, run: Run, options: ScheduleOptions, origin: Error | undefined): void {
+    Object.assign(plan, { run, options, origin });
   }
 
   /** Hands one attempt of a task to the throttler; it is counted waiting already. */
@@ -66,9 +66,11 @@ export class TaskIntake {
     plan: TaskPlan | undefined,
     resolve: (value: any) => void,
     reject: (reason: unknown) => void,
+    origin?: Error,
   ): void {
     const { channel, cost, signal, priority, maxWait, deadline } = options;
     const task = new Task(run, channel, cost);
+    if (origin !== undefined) task.origin = origin;
     this.pending.enter(task);
     if (priority !== undefined || maxWait !== undefined || deadline !== undefined)
       task.timing(priority, deadline, maxWait);
@@ -83,13 +85,13 @@ export class TaskIntake {
 
   /** A retry's backoff is over: its next attempt goes in (unless its signal fired meanwhile). */
   readonly requeue = ({ plan, resolve, reject, signal }: RetryAttempt): void => {
-    const { run, options } = plan as RetryingPlan;
+    const { run, options, origin } = plan as RetryingPlan;
     if (signal?.aborted) {
       this.events.emit('dropped', signal.reason, plan.id);
       this.activity.left();
       reject(signal.reason);
       return;
     }
-    this.enqueue(run, options, plan, resolve, reject);
+    this.enqueue(run, options, plan, resolve, reject, origin);
   };
 }

@@ -32,7 +32,7 @@ export interface BackoffOptions {
 
 /** `retry`: a failed task runs again through the throttler, each attempt counting against its limits. */
 export interface RetryOptions {
-  /** How many times it may run again after it first fails (a non-negative integer). */
+  /** How many times it may run again after it first fails (a non-negative integer, or `Infinity` for no limit). */
   retries: number;
   /** Exponential backoff with jitter (the default), or a function of the retry number (1 for the first) and the error. */
   backoff?: (BackoffOptions | ((retry: number, error: unknown) => DurationInput)) | undefined;
@@ -113,7 +113,11 @@ export function taskPlan(
   }
   return {
     id,
-    timeout: timeout === undefined ? undefined : parseDuration(timeout as DurationInput, 'timeout'),
+    // Infinity is "no limit", as p-timeout reads it: no timer at all.
+    timeout:
+      timeout === undefined || timeout === Number.POSITIVE_INFINITY
+        ? undefined
+        : parseDuration(timeout as DurationInput, 'timeout'),
     retry: retry === undefined ? undefined : resolveRetry(retry),
     settle: settle as TaskPlan['settle'],
     attempt: 1,
@@ -125,8 +129,9 @@ function resolveRetry(retry: unknown): ResolvedRetry {
     throw new ThrottlerOptionError('retry', 'an object such as { retries: 3 }', retry);
   }
   const { retries, backoff, retryOn, budget } = retry as Partial<RetryOptions>;
-  if (!Number.isSafeInteger(retries) || (retries as number) < 0) {
-    throw new ThrottlerOptionError('retry.retries', 'a non-negative integer', retries);
+  // Infinity: no limit on the number (as p-retry reads it); the budget, retryOn and stop() still end it.
+  if ((!Number.isSafeInteger(retries) || (retries as number) < 0) && retries !== Number.POSITIVE_INFINITY) {
+    throw new ThrottlerOptionError('retry.retries', 'a non-negative integer, or Infinity for no limit', retries);
   }
   if (retryOn !== undefined && typeof retryOn !== 'function') {
     throw new ThrottlerOptionError('retry.retryOn', 'a function (error, attempt) => boolean', retryOn);

@@ -10,6 +10,7 @@
  * rejected then, like any waiting task). A `retryOn` or `backoff` that throws rejects the task with its error.
  */
 import type { Clock } from '../machine/index.js';
+import { withCallerFrames } from './caller-frames.js';
 import { LongTimer } from './long-timer.js';
 import { RetryLedger } from './retry-budget.js';
 import type { RunningTask } from './running-task.js';
@@ -119,7 +120,7 @@ export class TaskRetries {
     this.leave(backoff);
     this.events.emit('dropped', error as Error, backoff.plan.id);
     this.activity.left();
-    backoff.reject(error);
+    backoff.reject(withCallerFrames(error, (backoff.plan as { origin?: Error }).origin));
   }
 
   private leave(backoff: Backoff): void {

@@ -14,6 +14,7 @@
  */
 import type { Clock, MachineEvent } from '../machine/index.js';
 import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
+import { addCallerFrames } from './caller-frames.js';
 import { RunningTask } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
@@ -158,16 +159,23 @@ export class TaskRunner {
     try {
       result = run(attempt);
     } catch (error) {
-      this.finish(attempt, true, error, true);
-      return;
+      this.running = false;
+      // A slot reported free, or an outcome heard, goes the way a rejected promise's would: after this call.
+      if (!this.reportsSettling && this.hear === undefined) {
+        this.finish(attempt, true, error, true, true);
+        return;
+      }
+      result = Promise.reject(error);
     } finally {
       this.running = false;
     }
     if (plan?.timeout !== undefined && !attempt.finished) {
-      this.timeouts.arm(attempt, plan.timeout, (error) => this.finish(attempt, true, error, false));
+      this.timeouts.arm(attempt, plan.timeout, (error) =>
+        this.finish(attempt, true, addCallerFrames(error, attempt.task?.origin), false),
+      );
     }
     if (!this.reportsSettling && this.hear === undefined && !isThenable(result)) {
-      this.finish(attempt, false, result, true);
+      this.finish(attempt, false, result, true, true);
       return;
     }
     // What the server said is heard before anything else may start on the slot this task frees.
@@ -179,9 +187,11 @@ export class TaskRunner {
 
   /**
    * The attempt's outcome, or its timeout (`heard` false: the server said nothing), whichever comes
-   * first: heard by `serverLimits`, its slot reported free, then retried or settled.
+   * first: heard by `serverLimits`, retried or counted settled, its slot reported free (the next task,
+   * started at once, reads `pending` without it), then its promise settled. `synchronous`: it settled
+   * inside the call that started it, and counts as running until the next microtask, as on every other path.
    */
-  private finish(attempt: RunningTask, failed: boolean, outcome: unknown, heard: boolean): void {
+  private finish(attempt: RunningTask, failed: boolean, outcome: unknown, heard: boolean, synchronous = false): void {
     if (attempt.finished) return;
     const ownSignal = attempt.ownSignal;
     attempt.release();
@@ -190,13 +200,18 @@ export class TaskRunner {
     const { task, plan } = attempt;
     // The actual cost first: the slot SETTLED frees is then judged with it.
     if (!failed && plan?.settle !== undefined && task !== undefined) this.settleActual(task, plan.settle, outcome);
-    if (this.reportsSettling && task !== undefined) this.settled(task);
+    let retrying = false;
     if (failed && plan?.retry !== undefined) {
       const settleWith = this.retries.retry(attempt, ownSignal, outcome);
-      if (settleWith === RETRYING) return;
+      retrying = settleWith === RETRYING;
       outcome = settleWith;
     }
-    this.activity.settled(failed, outcome, plan?.id);
+    if (!retrying) {
+      if (synchronous) this.activity.settledSoon(failed, outcome, plan?.id);
+      else this.activity.settled(failed, outcome, plan?.id);
+    }
+    if (this.reportsSettling && task !== undefined) this.settled(task);
+    if (retrying) return;
     if (failed) attempt.reject(outcome);
     else attempt.resolve(outcome);
   }

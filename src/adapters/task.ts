@@ -8,6 +8,7 @@
  * closures hold.
  */
 import { SelfQueuedMessage } from '../engine/index.js';
+import { withCallerFrames } from './caller-frames.js';
 import type { TaskContext, TaskPlan } from './task-plan.js';
 
 function settleNothing(): void {}
@@ -50,6 +51,8 @@ export class Task extends SelfQueuedMessage {
   declare maxWait?: number | string | undefined;
   /** Its id, timeout and retry, when it was given any (declared: written only then). */
   declare plan: TaskPlan | undefined;
+  /** Where it was scheduled, for a task with a timeout or a retry (caller-frames.ts; declared: written only then). */
+  declare origin: Error | undefined;
 
   constructor(
     public run: (context: TaskContext) => unknown,
@@ -88,7 +91,7 @@ export class Task extends SelfQueuedMessage {
     const reject = this.reject;
     this.leave(keeper);
     this.releaseSettlers();
-    reject(error);
+    reject(withCallerFrames(error, this.origin));
     return true;
   }
 

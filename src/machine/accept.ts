@@ -16,6 +16,7 @@ import { type Cost, costInput } from '../rate/index.js';
 import { isRunning, type Send, sendNow, sendRecord, sendWhatIsDue } from './deliver.js';
 import { droppedEvent, type Effects, emitDiscarded, published, refuse } from './effects.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
+import { ThrottlerOverflowError } from './overflow-error.js';
 import { awaitsStart } from './target-start.js';
 import type { QueueEvent } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -103,11 +104,12 @@ export function acceptMessage(
       queued === 'rejected'
         ? 'the queue is full (overflow: "reject")'
         : 'the queue is full of messages of higher priority (it would be the first to be dropped)';
+    const policy = queued === 'rejected' ? 'reject' : dispatcher.options.overflow;
     effects.emit({
       type: 'rejected',
       message: event.message,
       reason: 'overflow',
-      error: new Error(`Message rejected: ${why}`),
+      error: new ThrottlerOverflowError(policy, `Message rejected: ${why}`),
     });
   }
   emitDiscarded(context, effects);

@@ -3,8 +3,14 @@ import { Dispatcher } from '../engine/dispatcher.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { MachineContext } from './machine-types.js';
 
-/** What `auditThrottler` reads: a throttler actor, or a snapshot it gave (not a persisted one: JSON has no audit). */
-export type AuditedThrottler = { getSnapshot(): { context: object } } | { context: object };
+/**
+ * What `auditThrottler` reads: a throttler actor, a `createThrottler()` throttler (its `actor`), or a snapshot
+ * an actor gave (not a persisted one: JSON has no audit).
+ */
+export type AuditedThrottler =
+  | { getSnapshot(): { context: object } }
+  | { readonly actor: { getSnapshot(): { context: object } } }
+  | { context: object };
 
 /**
  * The audit of every window the throttler's deliveries filled since it started (or was restored): per
@@ -12,15 +18,18 @@ export type AuditedThrottler = { getSnapshot(): { context: object } } | { contex
  * more than the limit (engine/audit/). A question: it changes nothing, and costs O(rates + live keys).
  */
 export function auditThrottler(throttler: AuditedThrottler): ThrottlerAuditReport {
-  const snapshot =
-    typeof throttler === 'object' && throttler !== null && 'getSnapshot' in throttler
-      ? throttler.getSnapshot()
+  // A createThrottler() throttler is audited through its actor, as instrumentThrottler takes it.
+  const audited =
+    typeof throttler === 'object' && throttler !== null && 'actor' in throttler && !('context' in throttler)
+      ? throttler.actor
       : throttler;
+  const snapshot =
+    typeof audited === 'object' && audited !== null && 'getSnapshot' in audited ? audited.getSnapshot() : audited;
   const dispatcher = (snapshot as { context?: Partial<MachineContext> } | null)?.context?.dispatcher;
   if (!(dispatcher instanceof Dispatcher)) {
     throw new ThrottlerOptionError(
       'throttler',
-      'a throttler actor or its snapshot (a persisted snapshot holds no audit: restore it first)',
+      "a throttler actor, a createThrottler() throttler or an actor's snapshot (a persisted snapshot holds no audit: restore it first)",
       throttler,
     );
   }

@@ -8,6 +8,7 @@ import { type AnyActorRef, type AnyEventObject, type EventObject, enqueueActions
 import type { DropReason } from '../engine/queue/message-queues.js';
 import { ThrottlerExpiredError } from './expired-error.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
+import { ThrottlerOverflowError } from './overflow-error.js';
 import type { DRAINED_EVENT, WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
 import type { ThrottlerEmitted } from './types.js';
 
@@ -30,10 +31,13 @@ const DROP_EXPLANATIONS: Record<DropReason, string> = {
 
 /** The `dropped` event for a message that leaves (or never enters) the queue undelivered. */
 export function droppedEvent(message: AnyEventObject, reason: DropReason, deadline?: number): ThrottlerEmitted {
+  const explained = `Message dropped: ${DROP_EXPLANATIONS[reason]}`;
   const error =
     reason === 'expired'
       ? new ThrottlerExpiredError(deadline)
-      : new Error(`Message dropped: ${DROP_EXPLANATIONS[reason]}`);
+      : reason === 'drop-oldest' || reason === 'drop-newest'
+        ? new ThrottlerOverflowError(reason, explained)
+        : new Error(explained);
   return { type: 'dropped', message, reason, error };
 }
 

@@ -10,6 +10,7 @@ export { ThrottlerExpiredError } from './expired-error.js';
 export { summarizeInspection } from './inspection.js';
 export { DELIVERY_GATE, type MachineEvent, MESSAGE_CHECK } from './machine-types.js';
 export { throttlerMachine } from './named-machine.js';
+export { ThrottlerOverflowError } from './overflow-error.js';
 export { LEASE_END_EVENT, leaseEvent, type OwnEvent } from './own-events.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
 export { preciseClock, turnClock } from './precise-clock.js';

@@ -61,16 +61,16 @@ describe('createThrottler: stop({ drain: true })', () => {
 
   it('refuses options it does not know, naming the field and the value', async () => {
     const throttler = createThrottler({ rate: '1/1s' });
-    expect(() => throttler.stop({ drain: 'yes' } as never)).toThrow(
+    await expect(throttler.stop({ drain: 'yes' } as never)).rejects.toThrow(
       'stop(options).drain must be true or false, got "yes"',
     );
-    expect(() => throttler.stop({ drain: true, dropWaitingJobs: true })).toThrow(
+    await expect(throttler.stop({ drain: true, dropWaitingJobs: true })).rejects.toThrow(
       'stop(options).dropWaitingJobs must be left out, or the opposite of drain (true), got true',
     );
-    expect(() => throttler.stop({ drian: true } as never)).toThrow(
+    await expect(throttler.stop({ drian: true } as never)).rejects.toThrow(
       'drian is not an option of stop(options) (got true): did you mean drain?',
     );
-    expect(() => throttler.stop(true as never)).toThrow(
+    await expect(throttler.stop(true as never)).rejects.toThrow(
       'stop(options) must be { drain?: boolean } or { dropWaitingJobs?: boolean }, got true',
     );
     await throttler.stop();

@@ -178,13 +178,15 @@ describe('createThrottler: after stop()', () => {
   });
 
   it('counts after a stop() from inside a task include the tasks rejected once the pass ended', async () => {
-    // token-bucket: no lease, so the three go out in one delivery pass (a leased task starts inside its schedule call).
+    // Held by a pause, then resumed: the three go out in one delivery pass (each would start inside its schedule call).
     const throttler = createThrottler({ rate: '10/1s', strategy: 'token-bucket' });
+    throttler.pause();
     const results = [0, 1, 2].map((n) =>
       throttler.schedule(() => {
         if (n === 0) throttler.stop();
       }),
     );
+    throttler.resume();
     await Promise.allSettled(results);
     expect(throttler.counts).toEqual({ queued: 0, delivered: 1, dropped: 2, rejected: 0 });
   });
@@ -212,6 +214,8 @@ describe('createThrottler: a signal shared by tasks of one synchronous stretch',
     const controller = new AbortController();
     const { out, track } = settlements();
     const startedAborted: boolean[] = [];
+    // The first is handed over inside its call (held by the pause), the others wait in the batch of this stretch.
+    throttler.pause(5);
     for (const name of ['t1', 't2', 't3']) {
       track(
         throttler.schedule(
@@ -236,6 +240,7 @@ describe('createThrottler: a signal shared by tasks of one synchronous stretch',
     const first = new AbortController();
     const second = new AbortController();
     const { out, track } = settlements();
+    throttler.pause(5);
     track(
       throttler.schedule(() => 'a', { signal: first.signal }),
       'a',
@@ -263,7 +268,8 @@ describe('createThrottler: a signal shared by tasks of one synchronous stretch',
     const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
     const controller = new AbortController();
     const { out, track } = settlements();
-    // A listener registered before the throttler's runs first, and makes the throttler deliver.
+    // A listener registered before the throttler's runs first, and makes the throttler deliver (the task waits for the pause).
+    throttler.pause();
     controller.signal.addEventListener('abort', () => throttler.resume());
     let ran = false;
     track(

@@ -185,7 +185,7 @@ describe('createThrottler: retry', () => {
     const throttler = createThrottler({ rate: '10/1s' });
     const cases: Array<[unknown, string]> = [
       [3, 'retry must be an object such as { retries: 3 }, got 3'],
-      [{ retries: -1 }, 'retry.retries must be a non-negative integer, got -1'],
+      [{ retries: -1 }, 'retry.retries must be a non-negative integer, or Infinity for no limit, got -1'],
       [{ retries: 1, backoff: 5 }, 'retry.backoff must be { initial?, factor?, max?, random? } or a function, got 5'],
       [{ retries: 1, backoff: { factor: 0.5 } }, 'retry.backoff.factor must be a finite number >= 1, got 0.5'],
       [{ retries: 1, backoff: { initial: 'now' } }, 'retry.backoff.initial must be a duration'],

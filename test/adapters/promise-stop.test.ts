@@ -159,7 +159,8 @@ describe('createThrottler: stop() rejects every task that has not started; readi
     const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
     const { order, track } = settlements();
     const run = vi.fn(() => 'ran');
-    // With options (no lease): each waits in the batch of this stretch, which the rate would let go at once.
+    // The first is handed over inside its call and held by the pause; the others wait in the batch of this stretch.
+    throttler.pause(5);
     const settled = [1, 2, 3].map((n) => track(throttler.schedule(run, { priority: 5 }), `${n}`));
     throttler.stop();
     await advance(1_000);
@@ -174,12 +175,16 @@ describe('createThrottler: stop() rejects every task that has not started; readi
     const run = vi.fn(() => 'ran');
     const leased = vi.fn(() => 'leased');
     const first = throttler.schedule(leased); // starts inside the call, on a lease
-    const second = throttler.schedule(run, { priority: 5 });
-    expect(throttler.counts).toEqual({ queued: 1, delivered: 1, dropped: 0, rejected: 0 });
+    throttler.pause(5);
+    const ahead = throttler.schedule(run, { priority: 5 }); // handed over inside the call, held by the pause
+    const second = throttler.schedule(run, { priority: 5 }); // behind it: in the batch of this stretch
+    expect(throttler.counts).toEqual({ queued: 2, delivered: 1, dropped: 0, rejected: 0 });
     expect(run).not.toHaveBeenCalled();
     expect(leased).toHaveBeenCalledTimes(1);
+    await advance(5);
+    await expect(ahead).resolves.toBe('ran');
     await expect(second).resolves.toBe('ran');
     await expect(first).resolves.toBe('leased');
-    expect(throttler.counts).toEqual({ queued: 0, delivered: 2, dropped: 0, rejected: 0 });
+    expect(throttler.counts).toEqual({ queued: 0, delivered: 3, dropped: 0, rejected: 0 });
   });
 });

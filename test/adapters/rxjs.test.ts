@@ -1,6 +1,7 @@
 import { from, Observable, range, Subject, take } from 'rxjs';
 import { TestScheduler } from 'rxjs/testing';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ThrottlerOverflowError } from '../../src/index.js';
 import { throttleQueue } from '../../src/rxjs/index.js';
 import { pendingTimers, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -109,7 +110,7 @@ describe('throttleQueue (marble tests)', () => {
       expectObservable(strict).toBe(
         'a-#',
         undefined,
-        new Error('Message rejected: the queue is full (overflow: "reject")'),
+        new ThrottlerOverflowError('reject', 'Message rejected: the queue is full (overflow: "reject")'),
       );
     });
     const dropped: Array<[string, string]> = [];

@@ -45,8 +45,9 @@ describe('the main entry point', () => {
   const main = surface.get(ENTRY_POINTS[0] as EntryPoint) ?? [];
   const byName = (name: string) => main.find((exported) => exported.name === name);
 
-  it('stays small: at most 30 names (p-queue exports 6)', () => {
-    expect(main.length).toBeLessThanOrEqual(30);
+  // 31: every reason a task is rejected has its class (ThrottlerOverflowError, issue 34).
+  it('stays small: at most 31 names (p-queue exports 6)', () => {
+    expect(main.length).toBeLessThanOrEqual(31);
   });
 
   it("keeps the machine's internals out of its public types", () => {

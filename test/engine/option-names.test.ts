@@ -25,7 +25,12 @@ describe('unknown option names', () => {
     [{ intervalCap: 10 }, 'intervalCap', 10, "rate: '10/<interval>' (p-queue's intervalCap per interval)"],
     [{ interval: 1000, limit: 5 }, 'interval', 1000, "rate: '5/1000ms' (the limit per interval in one string)"],
     [{ rate: '1/1s', highWater: 50 }, 'highWater', 50, "capacity: 50 (Bottleneck's highWater)"],
-    [{ rate: '1/1s', timeout: 500 }, 'timeout', 500, 'the per-task option: schedule(fn, { timeout })'],
+    [
+      { rate: '1/1s', timeout: 500 },
+      'timeout',
+      500,
+      'the per-task option: schedule(fn, { timeout }), or for every task taskDefaults: { timeout }',
+    ],
   ])('%j: refused, naming %s and its value, with what was meant', (options, name, value, meant) => {
     expectOptionError(create(options), {
       message: `${name} is not an option of createThrottler (got ${value}): did you mean ${meant}?`,
@@ -49,7 +54,7 @@ describe('unknown option names', () => {
 
   it('a name nowhere near a real one lists the options; __proto__ is a name like any other', () => {
     expect(create({ rate: '1/1s', colour: 'blue' })).toThrow(
-      /^colour is not an option of createThrottler \(got "blue"\); the options are rate, strategy, .*serverLimits, onHandlerError$/,
+      /^colour is not an option of createThrottler \(got "blue"\); the options are rate, strategy, .*serverLimits, onHandlerError, taskDefaults$/,
     );
     const hostile = JSON.parse('{"rate":"1/1s","__proto__":{"x":1}}');
     expect(create(hostile)).toThrow(/^__proto__ is not an option of createThrottler \(got \{"x":1\}\)/);

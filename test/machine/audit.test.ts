@@ -187,7 +187,7 @@ describe('auditThrottler: what every window held', () => {
     const { throttler } = auditedThrottler({ rate: '1/1s' });
     expect(() => auditThrottler({ context: {} })).toThrow(ThrottlerOptionError);
     expect(() => auditThrottler(JSON.parse(JSON.stringify(throttler.getPersistedSnapshot())))).toThrow(
-      /throttler must be a throttler actor or its snapshot/,
+      /throttler must be a throttler actor, a createThrottler\(\) throttler or an actor's snapshot/,
     );
     expect(auditThrottler(throttler.getSnapshot()).rates).toHaveLength(1);
   });

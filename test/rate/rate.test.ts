@@ -233,6 +233,12 @@ describe('parseDuration', () => {
     ['30d', 30 * DAY],
     [' 2 s ', 2 * SECOND],
     ['1H', HOUR],
+    // Compound, as Go's durations and the ms package users bring: the parts add up.
+    ['1m30s', 90 * SECOND],
+    ['1h 15m', HOUR + 15 * MINUTE],
+    ['2d12h', 2.5 * DAY],
+    ['1s500ms', 1_500],
+    ['1.5m30s', 2 * MINUTE],
   ])('reads %j as %d ms', (input, ms) => {
     expect(parseDuration(input, 'warmup')).toBe(ms);
   });
@@ -252,13 +258,16 @@ describe('parseDuration', () => {
     });
   });
 
-  it.each(['', 'abc', '-1s', '1 week', '1.s', '5'])('rejects the string %j as not a duration', (input) => {
-    expectOptionError(() => parseDuration(input, 'warmup'), {
-      message: `warmup must be ${DURATION_SHAPE}, got ${JSON.stringify(input)}`,
-      option: 'warmup',
-      value: input,
-    });
-  });
+  it.each(['', 'abc', '-1s', '1 week', '1.s', '5', '1m30', 'm30s', '1m-30s', '1m 30 weeks'])(
+    'rejects the string %j as not a duration',
+    (input) => {
+      expectOptionError(() => parseDuration(input, 'warmup'), {
+        message: `warmup must be ${DURATION_SHAPE}, got ${JSON.stringify(input)}`,
+        option: 'warmup',
+        value: input,
+      });
+    },
+  );
 
   it.each<[unknown, string]>([
     [true, 'true'],

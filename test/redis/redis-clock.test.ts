@@ -4,7 +4,7 @@ import { MAX_DRIFT, MIN_SEND_WINDOW_MS, RedisClock, SLOW_AFTER_REPLIES } from '.
 import { runs } from '../support/property-runs.js';
 
 /**
- * Mapping a grant's Redis time onto this process's clock (src/redis/redis-clock.ts), against the
+ * Mapping a grant's Redis time onto this process's clock (src/store/store-clock.ts), against the
  * truth: Redis' clock as a line of local time with some offset and a rate off by at most MAX_DRIFT.
  * Whatever the round trips were (the script ran anywhere inside each), every moment of a grant's
  * window is, on Redis' clock, at or after the grant and at most its grace after it.

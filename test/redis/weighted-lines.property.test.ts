@@ -6,7 +6,7 @@ import { fluidShares } from '../support/fair-oracle.js';
 import { runs } from '../support/property-runs.js';
 
 /**
- * Weighted fairness on the store, the process side (src/redis/weighted-turn.ts): the lines of a
+ * Weighted fairness on the store, the process side (src/store/weighted-turn.ts): the lines of a
  * store clearance are asked for in finish-tag order, and the store grants a prefix of each call (the
  * overall limit binds), the rest coming back. Against the fluid ideal (test/support/fair-oracle.ts):
  * after every call, each backlogged key has received its `w / Σw` of all that was granted, within

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type ClearanceRequest, resolveOptions, type StoreHooks } from '../../src/engine/index.js';
-import type { LineOutcome } from '../../src/redis/reserve-reply.js';
-import { RedisClearance } from '../../src/redis/store-clearance.js';
+import type { LineOutcome } from '../../src/store/protocol.js';
+import { RedisClearance } from '../../src/store/store-clearance.js';
 
 /**
  * A store clearance driven directly, its limiter a stub whose calls the test answers: whenever it

@@ -16,8 +16,9 @@ function showMetricLines(element: HTMLElement, lines: readonly MetricLine[]): vo
     const row = child(element, 'tr', { 'data-metric': line.name, 'data-attributes': line.attributes });
     child(row, 'td', {}, line.name.replace(/^throttler\./, ''));
     child(row, 'td', {}, line.attributes);
-    const value =
-      line.mean === undefined ? String(line.value) : `${line.value} (mean ${(line.mean * 1000).toFixed(0)} ms)`;
+    // Shown to 3 decimals at most (a ratio of 2/3 reads 0.667); data-value keeps the exact number for tests.
+    const shown = String(Math.round(line.value * 1000) / 1000);
+    const value = line.mean === undefined ? shown : `${shown} (mean ${(line.mean * 1000).toFixed(0)} ms)`;
     child(row, 'td', { class: 'value', 'data-value': String(line.value) }, value);
   }
 }

@@ -54,7 +54,7 @@ const FOREIGN: Readonly<Record<string, (value: unknown, options: Options) => str
   autoStart: () => "pause() right after createThrottler, and resume() to start (p-queue's autoStart: false)",
   queueSize: (value) => `capacity${example(value)}`,
   maxQueued: (value) => `capacity${example(value)}`,
-  timeout: () => 'the per-task option: schedule(fn, { timeout })',
+  timeout: () => 'the per-task option: schedule(fn, { timeout }), or for every task taskDefaults: { timeout }',
   // A task's options, as Bottleneck's job options and p-queue's add options name them.
   weight: (value) => `cost${example(value)} (Bottleneck's weight)`,
   expiration: (value) => `timeout${example(value)} (Bottleneck's expiration)`,
