@@ -62,6 +62,28 @@ export const PROVIDER_FIELDS: readonly string[] = FAMILIES.flatMap((family) =>
   ),
 );
 
+type QuotaFields = Readonly<Record<'limit' | 'remaining' | 'reset', string>>;
+
+/**
+ * Each family's field names per dimension, built once: a response is read against all six quotas, and
+ * names built per response cost more than the rest of the read when the fields are absent.
+ */
+const QUOTA_FIELDS: ReadonlyMap<Family, ReadonlyMap<LimitDimension, QuotaFields>> = new Map(
+  FAMILIES.map((family) => [
+    family,
+    new Map(
+      family.dimensions.map((dimension) => [
+        dimension,
+        {
+          limit: family.name(dimension, 'limit'),
+          remaining: family.name(dimension, 'remaining'),
+          reset: family.name(dimension, 'reset'),
+        },
+      ]),
+    ),
+  ]),
+);
+
 export interface ProviderLimits {
   readonly dimensions: Partial<Record<LimitDimension, DimensionLimit>>;
   /** One wait per exhausted quota with a reset ahead. */
@@ -99,9 +121,9 @@ function readQuota(
   maxWindow: number,
   ignored: IgnoredServerValue[],
 ): { limit: DimensionLimit; wait: PauseCandidate | undefined } | undefined {
-  const limitField = family.name(dimension, 'limit');
-  const remainingField = family.name(dimension, 'remaining');
-  const resetField = family.name(dimension, 'reset');
+  const quotaFields = QUOTA_FIELDS.get(family)?.get(dimension);
+  if (quotaFields === undefined) return undefined;
+  const { limit: limitField, remaining: remainingField, reset: resetField } = quotaFields;
   const limitText = fields.get(limitField);
   const remainingText = fields.get(remainingField);
   const resetText = fields.get(resetField);

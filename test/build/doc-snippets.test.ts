@@ -87,6 +87,24 @@ const RESOLUTIONS = {
   },
 } as const;
 
+/**
+ * Declaration files parsed once for both resolutions (most of the parsing: the libs, @types/node, the
+ * dependencies' types). A declaration file's syntax tree depends on the file and on what the host is
+ * asked for (language version, module format), never on the resolution (a declaration file is never
+ * forced to be a module by its format), so a tree keyed on those is the one the other program would
+ * parse; the binder binds a tree once, with options both programs share. The snippets and src/ are
+ * parsed per program.
+ */
+const declarationFiles = new Map<string, ts.SourceFile>();
+
+function declarationFileKey(name: string, languageVersionOrOptions: ts.ScriptTarget | ts.CreateSourceFileOptions) {
+  const { languageVersion, impliedNodeFormat, jsDocParsingMode } =
+    typeof languageVersionOrOptions === 'object'
+      ? languageVersionOrOptions
+      : { languageVersion: languageVersionOrOptions };
+  return JSON.stringify([name, languageVersion, impliedNodeFormat, jsDocParsingMode]);
+}
+
 /** Each snippet's diagnostics under one resolution, by its label. */
 function typeCheck(snippets: readonly Snippet[], resolution: keyof typeof RESOLUTIONS): Map<string, string[]> {
   const { extension, options: moduleOptions } = RESOLUTIONS[resolution];
@@ -114,9 +132,13 @@ function typeCheck(snippets: readonly Snippet[], resolution: keyof typeof RESOLU
   host.readFile = (name) => files.get(name)?.code ?? readFile.call(host, name);
   host.getSourceFile = (name, languageVersion, ...rest) => {
     const snippet = files.get(name);
-    return snippet === undefined
-      ? getSourceFile.call(host, name, languageVersion, ...rest)
-      : ts.createSourceFile(name, snippet.code, languageVersion, true);
+    if (snippet !== undefined) return ts.createSourceFile(name, snippet.code, languageVersion, true);
+    if (!name.endsWith('.d.ts') && !name.endsWith('.d.mts') && !name.endsWith('.d.cts'))
+      return getSourceFile.call(host, name, languageVersion, ...rest);
+    const key = declarationFileKey(name, languageVersion);
+    const parsed = declarationFiles.get(key) ?? getSourceFile.call(host, name, languageVersion, ...rest);
+    if (parsed !== undefined) declarationFiles.set(key, parsed);
+    return parsed;
   };
   const program = ts.createProgram([...files.keys()], options, host);
   const found = new Map<string, string[]>();
