@@ -212,7 +212,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     const handOverNow = pending.isEmpty && !runner.running && !withStore;
     activity.added();
     return new Promise<Awaited<R>>((resolve, reject) => {
-      intake.enqueue(run, options, plan, resolve, reject, origin);
+      intake.enqueue(run, options, plan, { resolve, reject }, origin);
       if (handOverNow) sendWaiting();
     });
   };

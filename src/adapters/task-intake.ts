@@ -64,8 +64,8 @@ export class TaskIntake {
     run: Run,
     options: ScheduleOptions,
     plan: TaskPlan | undefined,
-    resolve: (value: any) => void,
-    reject: (reason: unknown) => void,
+    /** The task's promise, settled once by whichever of its outcomes comes first. */
+    { resolve, reject }: { resolve: (value: any) => void; reject: (reason: unknown) => void },
     origin?: Error,
   ): void {
     const { channel, cost, signal, priority, maxWait, deadline } = options;
@@ -92,6 +92,6 @@ export class TaskIntake {
       reject(signal.reason);
       return;
     }
-    this.enqueue(run, options, plan, resolve, reject, origin);
+    this.enqueue(run, options, plan, { resolve, reject }, origin);
   };
 }

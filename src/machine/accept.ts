@@ -23,6 +23,12 @@ import { listensTo } from './xstate-internals.js';
 
 type Message = AnyEventObject;
 
+/** A message refused as it came in: counted rejected, and said. */
+function rejectInvalid(context: MachineContext, effects: Effects, message: unknown, error: unknown): void {
+  context.dispatcher.counts.rejected += 1;
+  effects.emit({ type: 'rejected', message: message as Message, reason: 'invalid', error: error as Error });
+}
+
 /**
  * Checks a QUEUE event's message and queues it, emitting what was rejected or
  * displaced; with `send` (the event's send record, when it may deliver and has a
@@ -49,8 +55,7 @@ export function acceptMessage(
     priority = checkPriority(event.priority);
     deadline = checkDeadline(event, arrivedAt);
   } catch (error) {
-    dispatcher.counts.rejected += 1;
-    effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    rejectInvalid(context, effects, event.message, error);
     return now;
   }
   // Taken back by its sender while this event waited or ran (a task aborted by one this batch started): its CANCEL finds nothing.
@@ -88,8 +93,7 @@ export function acceptMessage(
     queued = dispatcher.enqueue(event.message, event.channel, cost, event.id, arrivedAt, priority, deadline);
   } catch (error) {
     // Weighted fairness: the key's weight function threw or answered no positive finite number.
-    dispatcher.counts.rejected += 1;
-    effects.emit({ type: 'rejected', message: event.message, reason: 'invalid', error: error as Error });
+    rejectInvalid(context, effects, event.message, error);
     return now;
   }
   if ((queued === 'queued' || queued === 'head') && context.pacer.queueingHeard()) {

@@ -234,7 +234,7 @@ const LONG_FUNCTION_DEBTS: readonly Debt[] = [
   ['src/adapters/rxjs.ts', 'throttleQueue > (returned)', 81],
   ['src/adapters/rxjs.ts', 'throttleQueue > (returned) > (given to new Observable)', 81],
   ['src/engine/options/options.ts', 'resolveOptionsKnowing', 81],
-  ['src/machine/accept.ts', 'acceptMessage', 77],
+  ['src/machine/accept.ts', 'acceptMessage', 76],
   ['src/machine/throttler-machine.ts', 'machineKnowing', 170],
   ['src/otel/instrument.ts', 'instrumentThrottler', 74],
   ['src/redis/redis-store.ts', 'createRedisStore', 69],
