@@ -121,6 +121,7 @@ import {
   throttlerMachine,
 } from 'xstate-throttler';
 import { createRedisStore, type RedisClientLike, type RedisStoreOptions } from 'xstate-throttler/redis';
+import { createMemoryStore, type MemoryStoreOptions, type SharedStore, StoreConflictError } from 'xstate-throttler/store';
 import { throttleQueue, type ThrottleQueueOptions } from 'xstate-throttler/rxjs';
 import { applyServerLimits, type ReadServerLimitsOptions, readServerLimits, serverLimits } from 'xstate-throttler/server-limits';
 import { recordTimeline, renderTimeline, type TimelineOptions } from 'xstate-throttler/timeline';
@@ -172,6 +173,12 @@ export const machineWithStore = createActor(throttlerMachine, {
   input: { rate: '10/1s', store: sharedStore, strategy: slidingWindow, target },
 });
 export const restoredWithStore = (saved: unknown) => restoreThrottler(saved, { store: sharedStore, target });
+const memoryOptions: MemoryStoreOptions = { name: 'api', clock: undefined, grantGraceMs: maybe() };
+const memoryStore: SharedStore = createMemoryStore(memoryOptions);
+export const withMemoryStore = createThrottler({ rate: '10/1s', store: memoryStore, strategy: slidingWindow });
+export const leanWithMemoryStore = createLean({ rate: '10/1s', strategy: tokenBucket, store: memoryStore });
+export const redisIsShared: SharedStore = sharedStore;
+export const conflict = (error: unknown) => error instanceof StoreConflictError;
 const leanWithStore = createLean({ rate: '10/1s', strategy: timer, store: sharedStore, serverLimits: serverLimits() });
 export const leanAsMain: Throttler = leanWithStore;
 export const leanActorAsMain: ThrottlerActor = leanActor;

@@ -4,6 +4,7 @@ import { createActor } from 'xstate';
 import type { RateAudit } from '../../src/engine/audit/throttler-audit.js';
 import { auditThrottler, type ThrottlerEmitted, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
 import { parseRate, type Rate } from '../../src/rate/index.js';
+import { runs } from '../support/property-runs.js';
 import { createRecorder, msg } from '../support/recorder.js';
 import { advance, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 import { bruteForceFindings, type TimedCost } from '../support/window-oracle.js';
@@ -178,7 +179,7 @@ describe('the audit with settles that come after the rate’s own interval (virt
         )
           expect(audit.windowsOver).toBe(0);
       }),
-      { numRuns: 120, ...REPLAY },
+      { numRuns: runs(120), ...REPLAY },
     );
   });
 });

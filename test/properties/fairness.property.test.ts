@@ -265,7 +265,7 @@ describe("fairness: 'weighted', all keys backlogged under a binding overall slid
         }
         driven.actor.stop();
       }),
-      { numRuns: 20 },
+      { numRuns: runs(20) },
     );
   });
 

@@ -148,7 +148,7 @@ describe('WindowAudit.settle against a brute-force count over the costs as they 
           );
         }
       }),
-      { numRuns: 300 },
+      { numRuns: runs(300) },
     );
   });
 });
