@@ -61,6 +61,13 @@ export interface SizedEntry {
  * lines' weighted turn (weighted-turn.ts).
  * xstate-throttler/timeline grew from 7.1 to 8.3 kB: each lane's share of a window (`shares`) and costs per
  * dimension; /server-limits from 9.1 to 9.6 kB: a limit read into its dimension's SET_RATE.
+ * Issues 33 and 34's fixes, measured together (each budget raised by the growth, with 0.3-0.4 kB of
+ * room): 42.6 kB every name (was 40.0), 39.8 createThrottler (37.3), 30.5 the machine (29.2), 37.6 the lean
+ * createThrottler, 32.3 the operator, 24.7 /store, 35.4 /redis. The promise API's: timers armed in chunks
+ * (long-timer.ts), a task taken back during a pass dropped (withdrawn), options read once, taskDefaults,
+ * the caller's frames on a rejection, ThrottlerOverflowError, compound durations; the audit's settle
+ * retention (a late settle judged in every window of its delivery). Issue 35 asks the main entry's
+ * createThrottler down to 25 kB by loading such features only when configured: not done yet.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -71,35 +78,35 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 40_400,
+    budget: 43_000,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 37_700,
+    budget: 40_200,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 29_600,
+    budget: 30_900,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 36_100,
+    budget: 38_500,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 35_500,
+    budget: 38_000,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -107,7 +114,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 27_400,
+    budget: 28_700,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -122,7 +129,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 31_400,
+    budget: 32_700,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -158,7 +165,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
     // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 24_300,
+    budget: 25_000,
   },
   {
     name: 'xstate-throttler/redis',
@@ -174,7 +181,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // (lua/fair-tags.ts, its comments kept out of the shipped Lua) and the asks beyond the heads (fair-asks.ts).
     // 34.5 -> 34.8 kB with issue 33's lines held by their own rates only where they bind, and remembered
     // as waiting for the room their rates allow (fair-tags.ts).
-    budget: 35_000,
+    budget: 35_700,
   },
 ];
 
