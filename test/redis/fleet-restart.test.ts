@@ -27,6 +27,8 @@ const FLEET = 4;
 const TASKS = 40;
 const LIMIT = 20;
 const INTERVAL = 500;
+/** Each process's share of the limit while Redis is down (the worker's localShare). */
+const LOCAL_SHARE = 0.25;
 /** Every task of the fleet runs within this of Redis' restart (about 3 s on a quiet machine). */
 const DONE_WITHIN_MS = 60_000;
 
@@ -153,8 +155,11 @@ describe('a fleet of processes whose Redis is killed and restarted empty', () =>
       const downs = fleet.map((w) => w.events.find((e) => e.type === 'storeDown' && e.at >= killedAt)?.at);
       expect(downs.filter((down) => down !== undefined).length).toBeGreaterThan(0);
       for (const [index, w] of fleet.entries()) {
-        if (w.delivered.some((d) => d.at > backAt + 100))
-          expect(w.events.some((e) => e.type === 'storeUp' && e.at >= (downs[index] ?? killedAt))).toBe(true);
+        // A process that said storeDown says storeUp before it sends on grants again (one that had nothing to
+        // ask while Redis was down heard of no outage, and says neither).
+        const down = downs[index];
+        if (down !== undefined && w.delivered.some((d) => d.at > backAt + 100))
+          expect(w.events.some((e) => e.type === 'storeUp' && e.at >= down)).toBe(true);
       }
       const all = fleet.flatMap((w) => w.delivered);
       // On grants, counted at their Redis times: never over the limit, across the outage and the restart.
@@ -179,7 +184,58 @@ describe('a fleet of processes whose Redis is killed and restarted empty', () =>
       );
       // Local sends went (the outage was long enough for some), and are judged with the grants around them.
       expect(all.some((d) => !Number.isFinite(d.grantedAt))).toBe(true);
-      expect(windowsOverBut(counted, exempt)).toEqual([]);
+      // Redis back empty: a process granted before the others' reports of their local sends are in may fill
+      // a window those sends are in. Documented bound (docs/redis.md, "Redis down"): in the windows from
+      // Redis' return until every process that heard of it has reported, the limit plus the others' local
+      // shares; the limit everywhere else.
+      const lastUp = Math.max(...ups.filter((up) => up !== undefined && up <= firstUp + INTERVAL).map(Number));
+      const atReturn = (start: number) => start + INTERVAL > backAt && start <= lastUp + 2 * INTERVAL;
+      const RETURN_BOUND = LIMIT * (1 + (FLEET - 1) * LOCAL_SHARE);
+      const overNow = windowsOverBut(counted, exempt).filter(
+        ({ start, count }) => !(atReturn(start) && count <= RETURN_BOUND),
+      );
+      if (overNow.length > 0) {
+        const w0 = overNow[0] as { start: number };
+        const rel = (t: number) => Math.round(t - backAt);
+        console.log(
+          'DIAG killedAt',
+          rel(killedAt),
+          'downs',
+          downs.map((d) => d && rel(d)),
+          'ups',
+          ups.map((u) => u && rel(u)),
+          'lastHeld',
+          rel(lastHeld),
+        );
+        fleet.forEach((w, index) => {
+          const inWin = w.delivered.filter((d) => {
+            const t = Number.isFinite(d.grantedAt) ? d.grantedAt : d.at;
+            return t >= w0.start && t < w0.start + INTERVAL;
+          });
+          console.log(
+            'DIAG p',
+            index,
+            inWin
+              .map((d) => (Number.isFinite(d.grantedAt) ? 'g' + rel(d.grantedAt) + '/s' + rel(d.at) : 'L' + rel(d.at)))
+              .join(' '),
+          );
+          console.log(
+            'DIAG ev',
+            index,
+            w.events
+              .filter((e) => e.at > killedAt - 100)
+              .map(
+                (e) =>
+                  e.type +
+                  '@' +
+                  rel(e.at) +
+                  ((e as { reason?: string }).reason ? ':' + (e as { reason?: string }).reason : ''),
+              )
+              .join(' '),
+          );
+        });
+      }
+      expect(overNow).toEqual([]);
       const exempted = windowsOverBut(counted, []).length;
       if (lateHearers.length > 0)
         console.info(
