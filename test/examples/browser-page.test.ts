@@ -18,6 +18,7 @@ import { type PageServer, servePage } from '../../examples/browser/serve.js';
 import type { MetricLine } from '../../examples/browser/src/lane-metrics.js';
 import type { LivePageReport } from '../../examples/browser/src/main.js';
 import { chromiumArgs, findChromium, missingChromiumIsAnError, NO_CHROMIUM } from '../support/chromium.js';
+import { bruteForceFindings } from '../support/window-oracle.js';
 
 const executablePath = findChromium();
 const screenshotPath = process.env.LIVE_PAGE_SCREENSHOT ?? join(tmpdir(), 'xstate-throttler-live-page.png');
@@ -76,19 +77,16 @@ function mostInAnyWindow(deliveries: ReadonlyArray<{ at: number; cost: number }>
   return most;
 }
 
-/** How many deliveries closed a window (t - interval, t] holding more than `limit`: the brute force. */
+/**
+ * How many deliveries closed a window (t - interval, t] holding more than `limit`, those at t's own time all
+ * in it, as the audit counts (test/support/window-oracle.ts): the brute force.
+ */
 function windowsOverLimit(
   deliveries: ReadonlyArray<{ at: number; cost: number }>,
   interval: number,
   limit: number,
 ): number {
-  let over = 0;
-  for (const [k, closing] of deliveries.entries()) {
-    let cost = 0;
-    for (const delivery of deliveries.slice(0, k + 1)) if (delivery.at + interval > closing.at) cost += delivery.cost;
-    if (cost > limit) over += 1;
-  }
-  return over;
+  return bruteForceFindings(deliveries, limit, interval).windowsOver;
 }
 
 /** Waits until both throttlers are idle with `delivered` messages each, as their cards show. */
