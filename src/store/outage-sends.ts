@@ -27,8 +27,21 @@ export class OutageSends {
   /** The local window holds sends until then (the last local send + the longest window). */
   private holdsUntil = Number.NEGATIVE_INFINITY;
 
-  /** `longestMs`: the longest interval of any rate, plus the grace the store spaces grants by. */
-  constructor(private readonly longestMs: number) {}
+  /**
+   * `longestMs`: the longest interval of any rate, plus the grace the store spaces grants by.
+   * `holdAfterOutage`: with onStoreDown 'local', the local window also stays in force for `longestMs`
+   * after the store is back, whether or not this process sent locally: another process's local sends
+   * may not be reported yet, and a store back empty would grant this one the whole limit on top of them.
+   */
+  constructor(
+    private readonly longestMs: number,
+    private readonly holdAfterOutage = false,
+  ) {}
+
+  /** The store answered again after an outage, at `now`. */
+  recovered(now: number): void {
+    if (this.holdAfterOutage) this.holdsUntil = Math.max(this.holdsUntil, now + this.longestMs);
+  }
 
   record(channel: string | undefined, cost: Cost, at: number): void {
     this.unreported.push({ channel, cost, at });

@@ -338,6 +338,7 @@ export class ReserveCalls {
     this.heardAt = this.hooks.now();
     if (this.down === undefined) return;
     this.down = undefined;
+    this.outage.recovered(this.heardAt);
     this.hooks.status(true);
   }
 }

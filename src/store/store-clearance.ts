@@ -78,7 +78,7 @@ export class RedisClearance implements StoreClearance {
       hooks.now(),
     );
     this.inFlight = new StoreInFlight(options);
-    this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs);
+    this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs, whenDown.onStoreDown === 'local');
     const callEnded = () => this.rewinds.callEnded();
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     this.calls.replied = this.perChannel && ((channel) => this.perChannel?.replied(channel));
