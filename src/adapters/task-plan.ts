@@ -128,6 +128,8 @@ function resolveRetry(retry: unknown): ResolvedRetry {
   if (typeof retry !== 'object' || retry === null) {
     throw new ThrottlerOptionError('retry', 'an object such as { retries: 3 }', retry);
   }
+  // An unknown field (p-retry's minTimeout, maxRetryTime, forever) would otherwise be ignored quietly.
+  checkOptionNames(retry, ['retries', 'backoff', 'retryOn', 'budget'], 'retry');
   const { retries, backoff, retryOn, budget } = retry as Partial<RetryOptions>;
   // Infinity: no limit on the number (as p-retry reads it); the budget, retryOn and stop() still end it.
   if ((!Number.isSafeInteger(retries) || (retries as number) < 0) && retries !== Number.POSITIVE_INFINITY) {
@@ -155,6 +157,7 @@ function backoffDelay(backoff: unknown): (retry: number, error: unknown) => numb
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
     throw new ThrottlerOptionError('retry.backoff', '{ initial?, factor?, max?, random? } or a function', backoff);
   }
+  if (backoff !== undefined) checkOptionNames(backoff, ['initial', 'factor', 'max', 'random'], 'retry.backoff');
   const options = (backoff ?? {}) as BackoffOptions;
   const initial =
     options.initial === undefined ? DEFAULT_BACKOFF.initial : parseDuration(options.initial, 'retry.backoff.initial');
