@@ -141,9 +141,10 @@ describe('p-queue basic.ts, ported', () => {
     await until(queue.onIdle());
   });
 
-  skipped('no live timeout setter; taskDefaults are fixed at creation (docs/coming-from.md, From p-queue: timeout (setter))', [
-    '.add() - change timeout in between',
-  ]);
+  skipped(
+    'no live timeout setter; taskDefaults are fixed at creation (docs/coming-from.md, From p-queue: timeout (setter))',
+    ['.add() - change timeout in between'],
+  );
 
   it('.onEmpty()', async () => {
     const queue = queueOf({ concurrency: 1 });
