@@ -1,0 +1,189 @@
+/**
+ * p-queue's own tests, test/rate-limit.ts, validation.ts, debug.ts and priority-queue.ts (sindresorhus/p-queue
+ * at 180ab9e, v9.3.3), every test ported onto createThrottler in virtual time, keeping p-queue's title; the
+ * mapping is p-queue-port.ts and docs/coming-from.md, "From p-queue". Where our behaviour differs by design
+ * the test asserts ours (or is skipped) and cites the docs that say so.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createThrottler, ThrottlerOptionError, ThrottlerTimeoutError } from '../../../src/index.js';
+import { restoreRealTime, useVirtualTime } from '../../support/virtual-time.js';
+import { advance, delay, queueOf, skipped, timeSpan, until } from './p-queue-port.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+const rateEvents =
+  'no isRateLimited, onRateLimit(), onRateLimitCleared() or rate-limit events (docs/coming-from.md, From p-queue)';
+
+describe('p-queue rate-limit.ts, ported', () => {
+  it('rate-limit rapid pause/start cycles', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1, autoStart: false });
+    const results: number[] = [];
+    const promises = [0, 1, 2, 3].map((index) => queue.schedule(async () => results.push(index)));
+    for (let cycle = 0; cycle < 3; cycle++) {
+      queue.resume();
+      await advance(25);
+      queue.pause();
+      await advance(50);
+    }
+    queue.resume();
+    await until(Promise.all(promises));
+    expect(results).toHaveLength(4);
+  });
+
+  // Design difference: a task scheduled from inside a running task starts once the throttler's delivery
+  // pass is done, not inside the call (docs/reference.md, `schedule`), so only task 0 has started when
+  // addTask(0) returns, where p-queue reads [0, 1]; the window (2 per 100 ms) holds as in p-queue.
+  it('rate-limit preserves the interval count for re-entrant task additions', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 2 });
+    const starts: Array<[number, number]> = [];
+    const elapsed = timeSpan();
+    const addTask = (index: number): void => {
+      queue.schedule(() => {
+        starts.push([index, elapsed()]);
+        if (index < 4) addTask(index + 1);
+      });
+    };
+    addTask(0);
+    expect(starts).toEqual([[0, 0]]);
+    await until(queue.onIdle());
+    expect(starts).toEqual([
+      [0, 0],
+      [1, 0],
+      [2, 100],
+      [3, 100],
+      [4, 200],
+    ]);
+  });
+
+  it('rate-limit preserves the interval count for re-entrant active listeners', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 2 });
+    const starts: number[] = [];
+    let nextTask = 0;
+    queue.on('active', () => {
+      if (nextTask < 5) {
+        const taskIndex = nextTask++;
+        queue.schedule(() => {
+          starts.push(taskIndex);
+        });
+      }
+    });
+    queue.schedule(() => {
+      starts.push(-1);
+    });
+    expect(starts).toHaveLength(2);
+    await until(queue.onIdle());
+    expect(starts).toHaveLength(6);
+  });
+
+  // Design difference: an interval of 0 is refused: a rate is required (docs/coming-from.md).
+  it('rate-limit edge case with zero-interval', () => {
+    expect(() => createThrottler({ rate: '1/0ms' })).toThrow(ThrottlerOptionError);
+  });
+
+  skipped(rateEvents, [
+    'rate-limit state consistency with sync microtask scheduling',
+    'rate-limit with queue manipulation during rate-limit event',
+    'onRateLimit() with microtask race condition',
+    'onRateLimitCleared() with microtask race condition',
+    'onRateLimit() called during state transition',
+    'onRateLimit/onRateLimitCleared rapid transitions',
+    'onRateLimit() resolves when rate limit is triggered',
+  ]);
+});
+
+describe('p-queue validation.ts, ported', () => {
+  skipped(rateEvents, ['backlog drains before interval reset - triggers rate-limit-cleared']);
+  skipped('no setPriority() (docs/coming-from.md, From p-queue)', ['setPriority validates input']);
+
+  // The queue-level timeout is taskDefaults.timeout (docs/reference.md, `taskDefaults`). Design difference:
+  // Infinity is "no timeout" (docs/reference.md, `timeout`: "`Infinity`: no limit, as with p-timeout").
+  it('timeout validation in constructor', () => {
+    expect(() => queueOf({ timeout: -1 })).toThrow(/taskDefaults\.timeout/);
+    expect(() => queueOf({ timeout: Number.NaN })).toThrow(/taskDefaults\.timeout/);
+    expect(() => queueOf({ timeout: Number.POSITIVE_INFINITY })).not.toThrow();
+    expect(() => queueOf({ timeout: 1000 })).not.toThrow();
+  });
+
+  it('timeout validation in add', async () => {
+    await expect(queueOf({ timeout: 10 }).schedule(async () => delay(30), { timeout: 0 })).rejects.toThrow(/timeout/);
+    await expect(queueOf().schedule(async () => 'ignored', { timeout: -1 })).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it('abort before start frees concurrency immediately', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(queue.schedule(async () => 'ignored', { signal: controller.signal })).rejects.toThrow();
+    const started: number[] = [];
+    await until(queue.schedule(async () => started.push(1)));
+    expect(started).toEqual([1]);
+  });
+
+  skipped(rateEvents, [
+    'carryover mode with no backlog does not report limited',
+    'clear() triggers immediate state drop while rate-limited',
+  ]);
+
+  it('abort before start rolls back interval count', async () => {
+    const queue = queueOf({ interval: 1000, intervalCap: 1 });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(queue.schedule(async () => 'test', { signal: controller.signal })).rejects.toHaveProperty(
+      'name',
+      'AbortError',
+    );
+    await until(queue.schedule(async () => delay(10)));
+    await advance(1050);
+    const elapsed = timeSpan();
+    await until(queue.schedule(async () => delay(10)));
+    expect(elapsed()).toBeLessThan(100);
+  });
+});
+
+describe('p-queue debug.ts, ported', () => {
+  skipped('no runningTasks or isSaturated (docs/coming-from.md, From p-queue)', [
+    'runningTasks returns current running tasks',
+    'runningTasks returns empty array when no tasks running',
+    'runningTasks updates as tasks complete',
+    'runningTasks includes timeout information',
+    'runningTasks returns fresh arrays',
+    'runningTasks includes timeoutRemaining for tasks with timeout',
+    'runningTasks timeoutRemaining is undefined when no timeout is set',
+    'runningTasks timeoutRemaining decreases over time',
+    'runningTasks handles tasks without IDs',
+    'runningTasks works with interval rate limiting',
+    'isSaturated property detects when queue is at capacity',
+    'isSaturated with paused queue',
+    'isSaturated with rate-limited queue',
+  ]);
+
+  // Design difference: the timeout error names the task and its timeout (docs/reference.md,
+  // `ThrottlerTimeoutError`: `timeout` and `id`), not the queue's state.
+  it('improved timeout error includes queue state', async () => {
+    const queue = queueOf({ concurrency: 2, timeout: 50 });
+    const others = [
+      queue.schedule(async () => delay(100), { id: 'slow-task-1' }).catch(() => {}),
+      queue.schedule(async () => delay(100), { id: 'slow-task-2' }).catch(() => {}),
+      queue.schedule(async () => delay(10), { id: 'fast-task' }),
+    ];
+    const error = await until(queue.schedule(async () => delay(100), { id: 'timeout-task' }).catch((e: unknown) => e));
+    expect(error).toBeInstanceOf(ThrottlerTimeoutError);
+    expect(error).toMatchObject({ id: 'timeout-task', timeout: 50 });
+    expect((error as Error).message).toMatch(/timeout-task/);
+    await until(Promise.allSettled(others));
+  });
+});
+
+describe('p-queue priority-queue.ts, ported', () => {
+  skipped("tests p-queue's internal PriorityQueue class (queueClass has no equivalent, docs/coming-from.md)", [
+    'PriorityQueue ignores dequeued items in queue operations',
+    'PriorityQueue inserts high-priority items correctly after partial dequeue',
+    'PriorityQueue appends same-priority and lower-priority items correctly after partial dequeue',
+    'PriorityQueue removes the live duplicate id after partial dequeue',
+    'PriorityQueue removes by run after partial dequeue',
+    'PriorityQueue ignores consumed items with no live match',
+    'PriorityQueue stays ordered after cursor compaction',
+    'PriorityQueue setPriority works when only one live item remains',
+  ]);
+});
