@@ -307,7 +307,7 @@ describe('General', () => {
 
   describe('Reservoir Increase', () => {
     skipped(
-      'a reservoir that starts other than full has no equivalent: a token bucket starts at maxBurst (docs/coming-from.md, From Bottleneck)',
+      'a reservoir that starts full has no equivalent: a token bucket starts empty (docs/coming-from.md, From Bottleneck: reservoirIncrease)',
       ['Should auto-increase the reservoir', 'Should auto-increase the reservoir up to a maximum'],
     );
 
