@@ -129,7 +129,7 @@ function resolveRetry(retry: unknown): ResolvedRetry {
     throw new ThrottlerOptionError('retry', 'an object such as { retries: 3 }', retry);
   }
   // An unknown field (p-retry's minTimeout, maxRetryTime, forever) would otherwise be ignored quietly.
-  checkOptionNames(retry, ['retries', 'backoff', 'retryOn', 'budget'], 'retry');
+  checkFieldNames(retry, ['retries', 'backoff', 'retryOn', 'budget'], 'retry');
   const { retries, backoff, retryOn, budget } = retry as Partial<RetryOptions>;
   // Infinity: no limit on the number (as p-retry reads it); the budget, retryOn and stop() still end it.
   if ((!Number.isSafeInteger(retries) || (retries as number) < 0) && retries !== Number.POSITIVE_INFINITY) {
@@ -146,6 +146,18 @@ function resolveRetry(retry: unknown): ResolvedRetry {
   };
 }
 
+/** checkOptionNames for a nested object, its error naming the field by its path (`retry.minTimeout`). */
+function checkFieldNames(value: object, known: readonly string[], where: string): void {
+  try {
+    checkOptionNames(value, known, where);
+  } catch (error) {
+    if (!(error instanceof ThrottlerOptionError)) throw error;
+    const named = new ThrottlerOptionError(`${where}.${error.option}`, '', error.value);
+    named.message = `${where}.${error.message}`;
+    throw named;
+  }
+}
+
 function backoffDelay(backoff: unknown): (retry: number, error: unknown) => number {
   if (typeof backoff === 'function') {
     return (retry, error) => {
@@ -157,7 +169,7 @@ function backoffDelay(backoff: unknown): (retry: number, error: unknown) => numb
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
     throw new ThrottlerOptionError('retry.backoff', '{ initial?, factor?, max?, random? } or a function', backoff);
   }
-  if (backoff !== undefined) checkOptionNames(backoff, ['initial', 'factor', 'max', 'random'], 'retry.backoff');
+  if (backoff !== undefined) checkFieldNames(backoff, ['initial', 'factor', 'max', 'random'], 'retry.backoff');
   const options = (backoff ?? {}) as BackoffOptions;
   const initial =
     options.initial === undefined ? DEFAULT_BACKOFF.initial : parseDuration(options.initial, 'retry.backoff.initial');

@@ -193,6 +193,19 @@ describe('createThrottler: retry', () => {
       [{ retries: 1, budget: 2 }, 'retry.budget.ratio must be a number from 0 to 1, got 2'],
       [{ retries: 1, budget: { ratio: 0.1, window: 0 } }, 'retry.budget.window must be a positive'],
       [{ retries: 1, budget: { ratio: 0.1, min: -1 } }, 'retry.budget.min must be an integer >= 0, got -1'],
+      // An unknown field is refused, not ignored: a typo, or p-retry's names (minTimeout, maxRetryTime).
+      [
+        { retries: 1, retyrOn: () => true },
+        'retry.retyrOn is not an option of retry (got a function): did you mean retryOn?',
+      ],
+      [
+        { retries: 1, minTimeout: 100 },
+        'retry.minTimeout is not an option of retry (got 100); the options are retries',
+      ],
+      [
+        { retries: 1, backoff: { initial: 1, maxx: 2 } },
+        'retry.backoff.maxx is not an option of retry.backoff (got 2): did you mean max?',
+      ],
     ];
     for (const [retry, message] of cases) {
       await expect(throttler.schedule(() => 1, { retry } as never)).rejects.toThrow(message);

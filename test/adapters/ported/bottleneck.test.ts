@@ -202,7 +202,7 @@ describe('General', () => {
     it('Should support faulty event listeners', async () => {
       const heard: unknown[] = [];
       const limiter = limiterOf(1, 100, { onHandlerError: (error) => heard.push(error) });
-      limiter.on('idle', () => {
+      limiter.on('empty', () => {
         throw new Error('Oh noes!');
       });
       expect(await limiter.schedule(() => 1)).toBe(1);
@@ -213,7 +213,7 @@ describe('General', () => {
     it('Should wait for async event listeners', async () => {
       const heard: unknown[] = [];
       const limiter = limiterOf(1, 100, { onHandlerError: (error) => heard.push(error) });
-      limiter.on('idle', async () => {
+      limiter.on('empty', async () => {
         await delay(100);
         throw new Error('It broke!');
       });
