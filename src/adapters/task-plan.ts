@@ -138,6 +138,10 @@ function resolveRetry(retry: unknown): ResolvedRetry {
   if (retryOn !== undefined && typeof retryOn !== 'function') {
     throw new ThrottlerOptionError('retry.retryOn', 'a function (error, attempt) => boolean', retryOn);
   }
+  // Its answer is read at once: an async one's promise would count as "retry" whatever it resolves to.
+  if (retryOn?.constructor.name === 'AsyncFunction') {
+    throw new ThrottlerOptionError('retry.retryOn', 'a synchronous function (error, attempt) => boolean', retryOn);
+  }
   return {
     retries: retries as number,
     delay: backoffDelay(backoff),

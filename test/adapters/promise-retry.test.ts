@@ -190,6 +190,10 @@ describe('createThrottler: retry', () => {
       [{ retries: 1, backoff: { factor: 0.5 } }, 'retry.backoff.factor must be a finite number >= 1, got 0.5'],
       [{ retries: 1, backoff: { initial: 'now' } }, 'retry.backoff.initial must be a duration'],
       [{ retries: 1, retryOn: true }, 'retry.retryOn must be a function (error, attempt) => boolean, got true'],
+      [
+        { retries: 1, retryOn: async () => true },
+        'retry.retryOn must be a synchronous function (error, attempt) => boolean',
+      ],
       [{ retries: 1, budget: 2 }, 'retry.budget.ratio must be a number from 0 to 1, got 2'],
       [{ retries: 1, budget: { ratio: 0.1, window: 0 } }, 'retry.budget.window must be a positive'],
       [{ retries: 1, budget: { ratio: 0.1, min: -1 } }, 'retry.budget.min must be an integer >= 0, got -1'],
