@@ -9,12 +9,15 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../../rate/index.js';
+import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
+import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
 export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
+export type { TransitInput, TransitSetting } from './transit-option.js';
 
 /** In what order queued messages leave. */
 export type Ordering = (typeof ORDERINGS)[number];
@@ -119,6 +122,15 @@ export interface CommonOptions {
    * maxPriorityWait, nothing that arrives later goes before it. No message starves.
    */
   maxPriorityWait?: DurationInput | undefined;
+  /**
+   * How much the uplink to the server that counts the requests may vary, so that the SERVER's windows hold
+   * the limit too, not only the sender's (docs/guarantees.md, "What the server sees"). A duration states the
+   * spread (`'150ms'`): sliding-window counts each window that much longer, token-bucket stores that many
+   * permits fewer (timer and warming-up refuse it). `'measured'` or `{ measure: true, max: '2s' }`: the
+   * promise API measures it from its tasks' round trips (the largest recent one, at most `max`); the default
+   * of `createThrottler` with `serverLimits`. 0 or absent: none (the default otherwise).
+   */
+  transit?: TransitInput | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -146,6 +158,10 @@ export interface ResolvedOptions {
   readonly timerPrecision: TimerPrecision;
   readonly maxDeliveriesPerTurn: number;
   readonly maxPriorityWait: number;
+  /** The transit spread as saved: J in ms (0: none), or measured. */
+  readonly transit: TransitSetting;
+  /** With a measured transit: the meter the promise API reports its tasks to (never saved). */
+  readonly transitMeter: TransitMeter | undefined;
 }
 
 /** How long a wait outweighs any priority, by default (CommonOptions.maxPriorityWait). */
@@ -252,6 +268,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
   for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
   if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
+  const transit = resolveTransit(options.transit, strategyValue, rateLists);
   return {
     rates,
     dimensions,
@@ -262,7 +279,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     ordering,
     fairness,
     weight,
-    strategyOptions: resolveStrategyOptions(strategyValue, options, rateLists),
+    strategyOptions: resolveStrategyOptions(strategyValue, options, rateLists, transit.spread),
     capacity,
     overflow,
     countUntil,
@@ -271,5 +288,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     timerPrecision,
     maxDeliveriesPerTurn,
     maxPriorityWait,
+    transit: transit.setting,
+    transitMeter: transit.meter,
   };
 }
