@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TransitMeter, type TransitTicket } from '../../src/engine/clearance/transit-meter.js';
-import { runs } from '../support/property-runs.js';
+import { TransitMeter, type TransitTicket } from '../../../src/engine/clearance/transit-meter.js';
+import { runs } from '../../support/property-runs.js';
 
 type Step =
   | { readonly kind: 'start'; readonly gap: number }
