@@ -118,6 +118,14 @@ describe('the transit option', () => {
     ).toThrow(/transit must be a duration or 0 with a store: every process widens/);
   });
 
+  it('stated with a store is kept by a sliding window only, and refused by name by its token bucket', () => {
+    const store = createMemoryStore({ name: 'transit-bucket' });
+    expect(() => createThrottler({ rate: '4/1s', strategy: 'token-bucket', transit: 100, store })).toThrow(
+      /^transit must be 0 with a shared store unless strategy is "sliding-window"/,
+    );
+    createThrottler({ rate: '4/1s', strategy: 'sliding-window', transit: 100, store }).stop();
+  });
+
   it("widens every window of the machine by J, the lean one too; the rates saved are the user's", () => {
     for (const [machine, strategy] of [
       [throttlerMachine, 'sliding-window'],
