@@ -66,13 +66,15 @@ describe('retry.place', () => {
   it('keeps its priority and goes before tasks of its priority that arrived after it, never before earlier ones', async () => {
     const throttler = createThrottler({ rate: '1/1s', strategy: 'sliding-window' });
     const log: string[] = [];
-    const task = (name: string, fail = false) => () => {
-      log.push(`${name}@${now()}`);
-      if (fail && !log.includes(`${name} failed`)) {
-        log.push(`${name} failed`);
-        throw new Error(name);
-      }
-    };
+    const task =
+      (name: string, fail = false) =>
+      () => {
+        log.push(`${name}@${now()}`);
+        if (fail && !log.includes(`${name} failed`)) {
+          log.push(`${name} failed`);
+          throw new Error(name);
+        }
+      };
     const options = { retry: { retries: 1, backoff: () => 10 } };
     const jobs = [
       throttler.schedule(task('r', true), options),
@@ -138,10 +140,12 @@ describe('retry.place', () => {
     const throttler = createThrottler({ rate: '10/1s' });
     const refused = throttler.schedule(() => 1, { retry: { retries: 1, place: 'front' as 'keep' } });
     await expect(refused).rejects.toThrow(ThrottlerOptionError);
-    await expect(refused).rejects.toThrow('retry.place must be "keep" (its place in line, the default) or "back", got "front"');
-    expect(() => createThrottler({ rate: '10/1s', taskDefaults: { retry: { retries: 1, place: 1 as never } } })).toThrow(
-      /taskDefaults\.retry\.place/,
+    await expect(refused).rejects.toThrow(
+      'retry.place must be "keep" (its place in line, the default) or "back", got "front"',
     );
+    expect(() =>
+      createThrottler({ rate: '10/1s', taskDefaults: { retry: { retries: 1, place: 1 as never } } }),
+    ).toThrow(/taskDefaults\.retry\.place/);
     void throttler.stop();
   });
 });
