@@ -37,8 +37,10 @@ const planArbitrary = fc.record({
   backoff: fc.integer({ min: 0, max: 400 }),
 });
 
-async function run(limit: number, interval: number, plans: readonly Plan[]): Promise<Attempt[]> {
-  const throttler = createThrottler({ rate: { limit, interval }, strategy: 'sliding-window' });
+async function run(limit: number, interval: number, plans: readonly Plan[], bounded: boolean): Promise<Attempt[]> {
+  // Bounded: tasks go in one QUEUE each (never refused here), else one QUEUE_BATCH a stretch.
+  const capacity = bounded ? { capacity: 1_000 } : {};
+  const throttler = createThrottler({ rate: { limit, interval }, strategy: 'sliding-window', ...capacity });
   // Scheduled in arrival order: by time, then as listed.
   const order = plans
     .map((plan, index) => ({ plan, index }))
@@ -77,8 +79,9 @@ describe('retries keep their place', () => {
         fc.integer({ min: 1, max: 3 }),
         fc.integer({ min: 50, max: 300 }),
         fc.array(planArbitrary, { minLength: 1, maxLength: 12 }),
-        async (limit, interval, plans) => {
-          const attempts = await run(limit, interval, plans);
+        fc.boolean(),
+        async (limit, interval, plans, bounded) => {
+          const attempts = await run(limit, interval, plans, bounded);
           const starts = attempts.map((attempt) => attempt.startedAt).sort((a, b) => a - b);
           // Every window [t, t + interval) beginning at a start holds at most `limit` starts.
           for (const [index, from] of starts.entries()) {

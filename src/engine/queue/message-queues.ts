@@ -191,7 +191,7 @@ export class MessageQueues<TMessage> {
       this.nextPlaceAt = undefined;
     }
     const place = entry.place;
-    if (place !== undefined && !(place.at <= now && place.seq < entry.seq)) writable.place = undefined;
+    if (place !== undefined && !(place.at <= now && place.seq <= entry.seq)) writable.place = undefined;
     return entry;
   }
 
