@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler, ThrottlerOptionError } from '../../src/index.js';
+import { createMemoryStore } from '../../src/store/index.js';
 import { now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 /**
@@ -134,6 +135,62 @@ describe('retry.place', () => {
     await Promise.all([retried, ...others]);
     expect(log).toEqual(['slow r1@0', 'other@0', 'slow r2@1000', 'slow 1@2000', 'slow 2@3000']);
     await throttler.stop();
+  });
+
+  it('with a store: the retry takes the next grant ahead of the backlog (the head takes the earliest grant of its kind)', async () => {
+    for (const place of ['keep', 'back'] as const) {
+      const throttler = createThrottler({
+        rate: '1/100ms',
+        store: createMemoryStore({ name: `retry-place-${place}` }),
+      });
+      const log: string[] = [];
+      let calls = 0;
+      const start = now();
+      const flaky = throttler.schedule(
+        () => {
+          calls += 1;
+          log.push(`r${calls}`);
+          if (calls <= 2) throw new Error('boom');
+        },
+        { retry: { retries: 2, backoff: () => 100, place } },
+      );
+      const backlog = Array.from({ length: 5 }, (_, index) => throttler.schedule(() => void log.push(`t${index}`)));
+      await advance(5_000);
+      await Promise.all([flaky, ...backlog]);
+      await throttler.stop();
+      if (place === 'keep') expect(log).toEqual(['r1', 'r2', 'r3', 't0', 't1', 't2', 't3', 't4']);
+      else expect(log).toEqual(['r1', 't0', 't1', 't2', 't3', 't4', 'r2', 'r3']);
+      expect(now() - start).toBe(5_000);
+    }
+  });
+
+  it("with fairness 'weighted': ahead of its own key's later tasks, the keys sharing as their weights say", async () => {
+    const throttler = createThrottler({
+      rate: '1/100ms',
+      strategy: 'sliding-window',
+      keys: { rate: '100/1s' },
+      fairness: 'weighted',
+    });
+    const log: string[] = [];
+    let calls = 0;
+    const flaky = throttler.schedule(
+      () => {
+        calls += 1;
+        log.push(`a-r${calls}`);
+        if (calls === 1) throw new Error('once');
+      },
+      { channel: 'a', retry: { retries: 1, backoff: () => 50 } },
+    );
+    const tasks = ['a', 'b', 'a', 'b', 'a', 'b'].map((key, index) =>
+      throttler.schedule(() => void log.push(`${key}${index}`), { channel: key }),
+    );
+    await advance(5_000);
+    await Promise.all([flaky, ...tasks]);
+    await throttler.stop();
+    // From 100 ms a and b alternate (a's first attempt went straight through, before either was backlogged):
+    // a's retry is a's turn, taken before a's tasks that arrived after it; ties between the keys' tags go to
+    // the earlier place, the retry's.
+    expect(log).toEqual(['a-r1', 'a-r2', 'b1', 'a0', 'b3', 'a2', 'b5', 'a4']);
   });
 
   it('retry.place is checked, naming the field and the value', async () => {
