@@ -68,6 +68,11 @@ export interface SizedEntry {
  * the caller's frames on a rejection, ThrottlerOverflowError, compound durations; the audit's settle
  * retention (a late settle judged in every window of its delivery). Issue 35 asks the main entry's
  * createThrottler down to 25 kB by loading such features only when configured: not done yet.
+ * Issue 34's retries that keep their place (each budget raised by the growth, 0.2-0.4 kB of room kept): 43.4
+ * kB every name (was 42.6), 40.5 createThrottler (39.8), 31.0 the machine (30.5), 38.3 the lean createThrottler,
+ * 32.8 the operator. A lane's retries held apart by place in two indexed heaps (retry-lane.ts), the order by
+ * place everywhere a queue compares arrivals (placedBefore), a saved retry's arrivedAt read and checked, the
+ * retryStarted event, retry.place checked.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -78,35 +83,35 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 43_000,
+    budget: 43_800,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 40_200,
+    budget: 40_900,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 30_900,
+    budget: 31_400,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 38_500,
+    budget: 39_400,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 38_000,
+    budget: 38_700,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -114,7 +119,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 28_700,
+    budget: 29_200,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -129,7 +134,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 32_700,
+    budget: 33_200,
   },
   {
     name: 'xstate-throttler/server-limits',
