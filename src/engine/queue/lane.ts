@@ -52,11 +52,15 @@ export class Lane<TMessage> {
   /** Adds a message in its place; true when it goes first in this lane. */
   push(entry: QueuedMessage<TMessage>): boolean {
     this.length += 1;
-    const last = this.entries.peekLast();
-    // A message that is no retry always stands behind every other: the common case stays O(1).
-    if (entry.place === undefined || last === undefined || !placedBefore(entry, last)) {
+    // A message that is no retry arrived after every other (a retry's place is earlier): O(1), the common case.
+    if (entry.place === undefined) {
       this.entries.push(entry);
-      return this.length === 1 || this.head === entry;
+      return this.length === 1;
+    }
+    const last = this.entries.peekLast();
+    if (last === undefined || !placedBefore(entry, last)) {
+      this.entries.push(entry);
+      return this.head === entry;
     }
     this.retries ??= new RetryLane<TMessage>();
     this.retries.push(entry);
