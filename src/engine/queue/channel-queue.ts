@@ -7,15 +7,16 @@ import { levelOf, PRIORITY_LEVELS, placedAt, placedBefore, type QueuedMessage } 
  * go: one lane per priority level, each in arrival order, and the head is the
  * lane head of lowest rank, `queuedAt − level × levelWorth` (a tie going to the
  * one that arrived first). A retry that keeps its place counts from its first
- * arrival (`place`, queued-message.ts): its rank is what its first attempt's was. Every `levelWorth` ms a message waits is worth one
- * level, so priority reorders messages that arrived close together and never
+ * arrival (`place`, queued-message.ts): its rank is what its first attempt's
+ * was. Every `levelWorth` ms a message waits is worth one level, so priority
+ * reorders messages that arrived close together and never
  * holds one back for ever: one that has waited `9 × levelWorth` (maxPriorityWait)
  * goes before every message that arrives after that. Ranks are fixed on
  * arrival, so the order never changes by itself as time passes.
  *
- * Adding a message costs O(1) (within a lane a newcomer never goes first, but a
- * retry: O(log retries), lane.ts); taking
- * one out costs O(lanes in use) to find the next head, at most 10.
+ * Adding a message costs O(1) (within a lane a newcomer never goes first; a
+ * retry costs O(log retries), lane.ts); taking one out costs O(lanes in use)
+ * to find the next head, at most 10.
  */
 export class ChannelQueue<TMessage> {
   /** The channel whose messages wait here (undefined: no channel, or FIFO mode's one queue). */
@@ -26,7 +27,7 @@ export class ChannelQueue<TMessage> {
   head: QueuedMessage<TMessage> | undefined = undefined;
   /** The head's rank (see above). */
   headRank = 0;
-  /** The message placed first in line (the one that has waited longest, a retry from its first arrival); undefined when none waits. */
+  /** The message placed first in line (waiting longest, a retry from its first arrival); undefined when none waits. */
   oldest: QueuedMessage<TMessage> | undefined = undefined;
 
   /** Positions in the heaps of queues by oldest message and, per level, by what overflow looks at (kept by MessageQueues). */
