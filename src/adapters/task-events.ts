@@ -31,6 +31,11 @@ export interface ThrottlerTaskEvents {
   rejected: [error: Error, id: TaskId | undefined];
   /** A failed attempt will run again after `delay` ms; `attempt` is the number of the attempt to come (2 = first retry). */
   retry: [error: unknown, id: TaskId | undefined, retry: { attempt: number; delay: number }];
+  /**
+   * A retry is starting (just before its `active`): `waited` ms after the failure it retries, its backoff `delay` and
+   * then its wait in line (for the limits, the tasks ahead of it, a pause); `attempt` as in `retry`.
+   */
+  retryStarted: [id: TaskId | undefined, retry: { attempt: number; delay: number; waited: number }];
 }
 
 export type TaskEventName = keyof ThrottlerTaskEvents;
@@ -46,6 +51,7 @@ const EVENT_NAMES: readonly TaskEventName[] = [
   'dropped',
   'rejected',
   'retry',
+  'retryStarted',
 ];
 
 /** What a handler's failure is handed to: the `onHandlerError` option. */

@@ -75,6 +75,8 @@ export class TaskIntake {
     if (priority !== undefined || maxWait !== undefined || deadline !== undefined)
       task.timing(priority, deadline, maxWait);
     if (plan !== undefined) task.plan = plan;
+    // A retry keeps the first attempt's place in line (retry.place 'keep').
+    if (plan?.place !== undefined && plan.attempt > 1) task.place = plan.place;
     task.resolve = resolve;
     task.reject = reject;
     // A task with a settle is named by itself in its ACTUAL_COST, as in its CANCEL.

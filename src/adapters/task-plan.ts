@@ -7,7 +7,7 @@
  * 30 s, random `Math.random` (give `backoff.random` for a fixed sequence in tests). Half the delay is
  * fixed, so retries never bunch at zero; the other half spreads them.
  */
-import { checkOptionNames } from '../engine/index.js';
+import { checkOptionNames, type Place } from '../engine/index.js';
 import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { type ResolvedBudget, type RetryBudgetOptions, resolveBudget } from './retry-budget.js';
 import type { TaskId } from './task-events.js';
@@ -40,7 +40,16 @@ export interface RetryOptions {
   retryOn?: ((error: unknown, attempt: number) => boolean) | undefined;
   /** Retries at most this share of recent first attempts: `0.1`, or `{ ratio, window, min }` (retry-budget.ts). */
   budget?: number | RetryBudgetOptions | undefined;
+  /**
+   * Where a retry waits once its backoff is over: `'keep'` (the default) keeps the task's place in line, its
+   * priority and first arrival, so it goes before the tasks that arrived after it; `'back'` queues it behind
+   * every task waiting then, as a new arrival.
+   */
+  place?: RetryPlace | undefined;
 }
+
+/** `retry.place`: keep the task's place in line (the default), or go to the back. */
+export type RetryPlace = 'keep' | 'back';
 
 export interface ResolvedRetry {
   readonly retries: number;
@@ -48,6 +57,8 @@ export interface ResolvedRetry {
   readonly delay: (retry: number, error: unknown) => number;
   readonly retryOn: ((error: unknown, attempt: number) => boolean) | undefined;
   readonly budget: ResolvedBudget | undefined;
+  /** `place: 'keep'`: a retry is queued at its first arrival's place. */
+  readonly keepsPlace: boolean;
 }
 
 /** What a task with an id, a timeout or a retry carries from attempt to attempt. */
@@ -62,6 +73,11 @@ export interface TaskPlan {
   attempt: number;
   /** With a retry: how many clear()s came before it was scheduled (task-retry.ts); one after that ends its retries. */
   clearsBefore?: number;
+  /** With `place: 'keep'`: the first attempt's place in line, which its retries take (set as it starts). */
+  place?: Place;
+  /** With a retry under way: when the last attempt failed, and the backoff it was given (for `retryStarted`). */
+  failedAt?: number;
+  backoff?: number;
 }
 
 export const DEFAULT_BACKOFF = { initial: 1_000, factor: 2, max: 30_000 } as const;
@@ -129,8 +145,8 @@ function resolveRetry(retry: unknown): ResolvedRetry {
     throw new ThrottlerOptionError('retry', 'an object such as { retries: 3 }', retry);
   }
   // An unknown field (p-retry's minTimeout, maxRetryTime, forever) would otherwise be ignored quietly.
-  checkFieldNames(retry, ['retries', 'backoff', 'retryOn', 'budget'], 'retry');
-  const { retries, backoff, retryOn, budget } = retry as Partial<RetryOptions>;
+  checkFieldNames(retry, ['retries', 'backoff', 'retryOn', 'budget', 'place'], 'retry');
+  const { retries, backoff, retryOn, budget, place } = retry as Partial<RetryOptions>;
   // Infinity: no limit on the number (as p-retry reads it); the budget, retryOn and stop() still end it.
   if ((!Number.isSafeInteger(retries) || (retries as number) < 0) && retries !== Number.POSITIVE_INFINITY) {
     throw new ThrottlerOptionError('retry.retries', 'a non-negative integer, or Infinity for no limit', retries);
@@ -142,11 +158,15 @@ function resolveRetry(retry: unknown): ResolvedRetry {
   if (retryOn?.constructor.name === 'AsyncFunction') {
     throw new ThrottlerOptionError('retry.retryOn', 'a synchronous function (error, attempt) => boolean', retryOn);
   }
+  if (place !== undefined && place !== 'keep' && place !== 'back') {
+    throw new ThrottlerOptionError('retry.place', '"keep" (its place in line, the default) or "back"', place);
+  }
   return {
     retries: retries as number,
     delay: backoffDelay(backoff),
     retryOn,
     budget: budget === undefined ? undefined : resolveBudget(budget),
+    keepsPlace: place !== 'back',
   };
 }
 

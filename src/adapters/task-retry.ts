@@ -1,7 +1,10 @@
 /**
  * Retries (ScheduleOptions.retry): a failed attempt runs again through the throttler, as a new queue
  * entry with the task's channel, cost and priority, so every attempt counts against the limits and
- * waits its turn. It waits out its backoff first, counted as waiting (`size`); a pause that
+ * waits its turn. It waits out its backoff first, counted as waiting (`size`), then (`place: 'keep'`,
+ * the default) takes the place in line of the task's first arrival (`QueuedMessage.place`): it goes
+ * before the tasks that arrived after that, as Bottleneck's retries do, not behind a backlog that
+ * arrived while it ran and backed off (`'back'`). `retryStarted` says how long it waited in all. A pause that
  * `serverLimits` set from the failure's Retry-After (heard before the attempt settles) holds it after
  * that, so it starts no earlier than the later of the two. The promise settles with the last outcome.
  *
@@ -14,6 +17,7 @@ import { withCallerFrames } from './caller-frames.js';
 import { LongTimer } from './long-timer.js';
 import { RetryLedger } from './retry-budget.js';
 import type { RunningTask } from './running-task.js';
+import type { Task } from './task.js';
 import type { TaskActivity } from './task-activity.js';
 import type { TaskEvents } from './task-events.js';
 import type { TaskPlan } from './task-plan.js';
@@ -61,6 +65,23 @@ export class TaskRetries {
     this.ledger.uses(budget);
   }
 
+  /**
+   * An attempt of a task with a retry starts: the first takes note of its place in line (its queue entry's,
+   * or now before anything waiting if it went straight through), which its retries keep; a retry says how
+   * long it waited since the failure (`retryStarted`).
+   */
+  starting(task: Task, plan: TaskPlan): void {
+    if (plan.attempt === 1) {
+      if (plan.retry?.keepsPlace)
+        plan.place = task.reachedQueue ? { at: task.queuedAt, seq: task.seq } : { at: this.now(), seq: -1 };
+      return;
+    }
+    if (!this.events.hears('retryStarted')) return;
+    // To the microsecond: a float's tail tells nothing.
+    const waited = Math.round((this.now() - (plan.failedAt as number)) * 1000) / 1000;
+    this.events.emit('retryStarted', plan.id, { attempt: plan.attempt, delay: plan.backoff as number, waited });
+  }
+
   /** `attempt` failed with `error`: RETRYING when it will run again, else the error its promise rejects with. */
   retry(attempt: RunningTask, signal: AbortSignal | undefined, error: unknown): unknown {
     const plan = attempt.plan as TaskPlan;
@@ -76,6 +97,8 @@ export class TaskRetries {
     }
     if (retry.budget !== undefined && !(this.ledger as RetryLedger).grant(retry.budget)) return error;
     plan.attempt += 1;
+    plan.failedAt = this.now();
+    plan.backoff = delay;
     this.activity.retrying();
     const backoff: Backoff = {
       plan,

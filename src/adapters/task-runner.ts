@@ -108,6 +108,7 @@ export class TaskRunner {
       return;
     }
     const { run, resolve, reject, plan } = task;
+    if (plan?.retry !== undefined) this.retries.starting(task, plan);
     const attempt = new RunningTask(task, plan, resolve, reject, signal, this.withSignal);
     // Counted running before it stops waiting: 'idle' is never seen in between.
     this.activity.starting();

@@ -298,8 +298,10 @@ export class Dispatcher<TMessage> {
    */
   load(state: RestoredState<TMessage>, shift: number, settledAt: number): void {
     this.clearance.load(state, shift, settledAt);
-    for (const { message, channel, cost, id, queuedAt, priority, deadline } of state.queue) {
+    for (const { message, channel, cost, id, queuedAt, priority, deadline, arrivedAt } of state.queue) {
       const until = deadline === undefined ? undefined : deadline + shift;
+      // A retry keeps the place it had in line (saved in that order: each goes in behind those before it).
+      if (arrivedAt !== undefined) this.queues.placeNext(arrivedAt + shift);
       this.enqueue(message, channel, cost, id, queuedAt + shift, priority, until);
     }
     Object.assign(this.counts, state.counts, { queued: this.counts.queued });

@@ -3,7 +3,7 @@ import type { Clearance } from './clearance/clearance.js';
 import { FairShare, fairlyBefore } from './fair-share.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type HeapSlot, IndexedHeap } from './queue/indexed-heap.js';
-import type { QueuedMessage } from './queue/queued-message.js';
+import { placedBefore, type QueuedMessage } from './queue/queued-message.js';
 
 /** What the schedule needs to know about a queue head; the dispatcher answers from its policies. */
 export interface HeadRules<TMessage> {
@@ -21,9 +21,10 @@ export interface HeadRules<TMessage> {
   othersAllow(cost: Cost, now: number): number;
 }
 
-/** Of two heads allowed at the same time, whether `a` goes first: the lower rank, then the earlier arrival. */
+/** Of two heads allowed at the same time, whether `a` goes first: the lower rank, then the earlier arrival (a retry's first). */
 function goesBefore<TMessage>(a: ChannelQueue<TMessage>, b: ChannelQueue<TMessage>): boolean {
-  return a.headRank < b.headRank || (a.headRank === b.headRank && a.headSeq < b.headSeq);
+  if (a.headRank !== b.headRank) return a.headRank < b.headRank;
+  return placedBefore(a.head as QueuedMessage<TMessage>, b.head as QueuedMessage<TMessage>);
 }
 
 /** The heads of one cost: the overall rate treats them all alike. */

@@ -64,6 +64,8 @@ export function queuesQuietly(context: MachineContext, event: MachineEvent): boo
   if (event.type !== 'QUEUE') return false;
   const { channel, priority, deadline, maxWait, cost } = event;
   if (channel !== undefined || priority !== undefined || deadline !== undefined || maxWait !== undefined) return false;
+  // A retry that keeps its place (the promise API's) may go before the head: the ordinary path looks again.
+  if ((event.message as { place?: unknown } | null | undefined)?.place !== undefined) return false;
   if (context.pacer.isHolding || messageRefusal(context, event.message) !== undefined) return false;
   const now = context.now();
   const { dispatcher } = context;

@@ -1,19 +1,22 @@
 import type { IndexedHeap } from './indexed-heap.js';
 import { Lane } from './lane.js';
-import { levelOf, PRIORITY_LEVELS, type QueuedMessage } from './queued-message.js';
+import { levelOf, PRIORITY_LEVELS, placedAt, placedBefore, type QueuedMessage } from './queued-message.js';
 
 /**
  * The messages of one channel (in FIFO mode, every message) in the order they
  * go: one lane per priority level, each in arrival order, and the head is the
  * lane head of lowest rank, `queuedAt − level × levelWorth` (a tie going to the
- * one that arrived first). Every `levelWorth` ms a message waits is worth one
- * level, so priority reorders messages that arrived close together and never
+ * one that arrived first). A retry that keeps its place counts from its first
+ * arrival (`place`, queued-message.ts): its rank is what its first attempt's
+ * was. Every `levelWorth` ms a message waits is worth one level, so priority
+ * reorders messages that arrived close together and never
  * holds one back for ever: one that has waited `9 × levelWorth` (maxPriorityWait)
  * goes before every message that arrives after that. Ranks are fixed on
  * arrival, so the order never changes by itself as time passes.
  *
- * Adding a message costs O(1) (within a lane a newcomer never goes first); taking
- * one out costs O(lanes in use) to find the next head, at most 10.
+ * Adding a message costs O(1) (within a lane a newcomer never goes first; a
+ * retry costs O(log retries), lane.ts); taking one out costs O(lanes in use)
+ * to find the next head, at most 10.
  */
 export class ChannelQueue<TMessage> {
   /** The channel whose messages wait here (undefined: no channel, or FIFO mode's one queue). */
@@ -24,8 +27,8 @@ export class ChannelQueue<TMessage> {
   head: QueuedMessage<TMessage> | undefined = undefined;
   /** The head's rank (see above). */
   headRank = 0;
-  /** The arrival order of the message that has waited longest (-1 when none waits). */
-  oldestSeq = -1;
+  /** The message placed first in line (waiting longest, a retry from its first arrival); undefined when none waits. */
+  oldest: QueuedMessage<TMessage> | undefined = undefined;
 
   /** Positions in the heaps of queues by oldest message and, per level, by what overflow looks at (kept by MessageQueues). */
   oldestSlot = -1;
@@ -53,11 +56,6 @@ export class ChannelQueue<TMessage> {
     this.levelWorth = levelWorth;
   }
 
-  /** The head's arrival order (only while something waits: heaps of queues hold no empty one). */
-  get headSeq(): number {
-    return (this.head as QueuedMessage<TMessage>).seq;
-  }
-
   /** Whether every message waiting here is of this one priority level (and one is). */
   holdsOnly(level: number): boolean {
     return this.occupied === 1 << level;
@@ -66,16 +64,6 @@ export class ChannelQueue<TMessage> {
   /** The lane of one priority level; undefined when none of that level ever waited here. */
   lane(level: number): Lane<TMessage> | undefined {
     return this.lanes[level];
-  }
-
-  /** The message that has waited longest; undefined when none waits. */
-  get oldest(): QueuedMessage<TMessage> | undefined {
-    let oldest: QueuedMessage<TMessage> | undefined;
-    for (let bits = this.occupied; bits !== 0; bits &= bits - 1) {
-      const first = (this.lanes[31 - Math.clz32(bits & -bits)] as Lane<TMessage>).head as QueuedMessage<TMessage>;
-      if (oldest === undefined || first.seq < oldest.seq) oldest = first;
-    }
-    return oldest;
   }
 
   /** Entries held, tombstones included (what the queue costs in memory). */
@@ -93,14 +81,20 @@ export class ChannelQueue<TMessage> {
       lane = new Lane<TMessage>(this.initialCapacity);
       this.lanes[level] = lane;
     }
-    lane.push(entry);
+    const first = lane.push(entry);
     this.length += 1;
-    if (lane.length > 1) return false;
+    if (!first) return false;
     this.occupied |= 1 << level;
-    if (this.length === 1) this.oldestSeq = entry.seq;
-    const rank = entry.queuedAt - level * this.levelWorth;
-    // Equal ranks: the head arrived first and stays.
-    if (this.head !== undefined && !(rank < this.headRank)) return false;
+    if (this.oldest === undefined || placedBefore(entry, this.oldest)) this.oldest = entry;
+    const rank = placedAt(entry) - level * this.levelWorth;
+    // Equal ranks: the one placed first (the head, but for a retry) goes first.
+    const head = this.head;
+    if (
+      head !== undefined &&
+      head !== entry &&
+      !(rank < this.headRank || (rank === this.headRank && placedBefore(entry, head)))
+    )
+      return false;
     this.head = entry;
     this.headRank = rank;
     return true;
@@ -136,21 +130,18 @@ export class ChannelQueue<TMessage> {
     return tombstone;
   }
 
-  /** The live messages, a lane at a time (not in arrival order), at most `perLane` from each lane. */
+  /**
+   * The live messages, a lane at a time (not in arrival order), and the first `perLane` of each lane among
+   * them when it is given (Lane.live).
+   */
   *entries(perLane = Number.POSITIVE_INFINITY): IterableIterator<QueuedMessage<TMessage>> {
-    for (const lane of this.lanes) {
-      if (lane === undefined) continue;
-      let taken = 0;
-      for (const entry of lane) {
-        if (taken++ === perLane) break;
-        yield entry;
-      }
-    }
+    for (const lane of this.lanes) if (lane !== undefined) yield* lane.live(perLane);
   }
 
-  /** Whether every live message is in one lane (then a lane's order is the arrival order). */
-  get inOneLane(): boolean {
-    return (this.occupied & (this.occupied - 1)) === 0;
+  /** Whether every live message is in one lane and no retry is held apart (then `entries` is in arrival order). */
+  get inArrivalOrder(): boolean {
+    if ((this.occupied & (this.occupied - 1)) !== 0) return false;
+    return this.occupied === 0 || !(this.lanes[31 - Math.clz32(this.occupied)] as Lane<TMessage>).holdsRetries;
   }
 
   /** A message of `level` left: the head and the oldest are found again among the lane heads. */
@@ -159,20 +150,20 @@ export class ChannelQueue<TMessage> {
     if ((this.lanes[level] as Lane<TMessage>).length === 0) this.occupied &= ~(1 << level);
     let head: QueuedMessage<TMessage> | undefined;
     let headRank = 0;
-    let oldestSeq = -1;
+    let oldest: QueuedMessage<TMessage> | undefined;
     for (let bits = this.occupied; bits !== 0; bits &= bits - 1) {
       const lowest = bits & -bits;
       const laneLevel = 31 - Math.clz32(lowest);
       const first = (this.lanes[laneLevel] as Lane<TMessage>).head as QueuedMessage<TMessage>;
-      const rank = first.queuedAt - laneLevel * this.levelWorth;
-      if (head === undefined || rank < headRank || (rank === headRank && first.seq < head.seq)) {
+      const rank = placedAt(first) - laneLevel * this.levelWorth;
+      if (head === undefined || rank < headRank || (rank === headRank && placedBefore(first, head))) {
         head = first;
         headRank = rank;
       }
-      if (oldestSeq < 0 || first.seq < oldestSeq) oldestSeq = first.seq;
+      if (oldest === undefined || placedBefore(first, oldest)) oldest = first;
     }
     this.head = head;
     this.headRank = headRank;
-    this.oldestSeq = oldestSeq;
+    this.oldest = oldest;
   }
 }

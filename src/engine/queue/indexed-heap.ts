@@ -92,6 +92,11 @@ export class IndexedHeap<T> {
     return found;
   }
 
+  /** The items in heap order (not sorted), without taking them out. */
+  *[Symbol.iterator](): IterableIterator<T> {
+    yield* this.items;
+  }
+
   private restore(position: number, item: T): void {
     const parent = (position - 1) >> 1;
     if (position > 0 && this.before(item, this.items[parent] as T)) this.siftUp(position, item);

@@ -9,11 +9,23 @@ import {
   DEFAULT_PRIORITY,
   isWithdrawn,
   levelOf,
+  type Place,
   PRIORITY_LEVELS,
+  placedBefore,
   type QueuedMessage,
   queueEntry,
   SelfQueuedMessage,
 } from './queued-message.js';
+
+/** A waiting queue's oldest message (heaps of queues hold no empty one). */
+function oldestOf<TMessage>(queue: ChannelQueue<TMessage>): QueuedMessage<TMessage> {
+  return queue.oldest as QueuedMessage<TMessage>;
+}
+
+/** Sorts messages in their places in line (arrival, or a retry's first arrival). */
+function inLine(a: QueuedMessage<unknown>, b: QueuedMessage<unknown>): number {
+  return placedBefore(a, b) ? -1 : placedBefore(b, a) ? 1 : 0;
+}
 
 /** A CANCEL id only the library holds (the promise API's `clear()`): every waiting message goes. */
 export const ALL_WAITING: unique symbol = Symbol('xstate-throttler all waiting');
@@ -75,15 +87,20 @@ export class MessageQueues<TMessage> {
   private readonly fifo: ChannelQueue<TMessage> | undefined;
   private readonly byChannel = new Map<string | undefined, ChannelQueue<TMessage>>();
   /** Per-channel mode: the queues by their oldest message (what a lost target reports, and inspectors). */
-  private readonly byOldest = new IndexedHeap<ChannelQueue<TMessage>>((a, b) => a.oldestSeq < b.oldestSeq, {
-    get: (queue) => queue.oldestSlot,
-    set: (queue, slot) => (queue.oldestSlot = slot),
-  });
+  private readonly byOldest = new IndexedHeap<ChannelQueue<TMessage>>(
+    (a, b) => placedBefore(oldestOf(a), oldestOf(b)),
+    {
+      get: (queue) => queue.oldestSlot,
+      set: (queue, slot) => (queue.oldestSlot = slot),
+    },
+  );
   /** With a capacity and overflow 'drop-oldest' or 'drop-newest': which message a full queue gives up. */
   private readonly overflowChoice: OverflowChoice<TMessage> | undefined;
   private readonly deadlines = new Deadlines<TMessage>();
   private readonly byId = new Map<unknown, QueuedMessage<TMessage> | SameIdEntries<TMessage>>();
   private nextSeq = 0;
+  /** Set by `placeNext` for the next message queued only. */
+  private nextPlaceAt: number | undefined = undefined;
   private readonly headChanged: (queue: ChannelQueue<TMessage>) => void;
 
   /** `headChanged(queue)` runs whenever a queue's head changes, including when the queue empties. */
@@ -137,7 +154,7 @@ export class MessageQueues<TMessage> {
       else queue.popLane(level);
       this.detach(queue, displaced, wasHead, this.overflow as 'drop-oldest' | 'drop-newest');
     }
-    const entry = queueEntry(this.nextSeq++, message, channel, cost, now, id, priority, deadline);
+    const entry = this.placed(queueEntry(this.nextSeq++, message, channel, cost, now, id, priority, deadline), now);
     let queue = this.queueOf(channel);
     if (queue === undefined) {
       queue = new ChannelQueue<TMessage>(channel, 4, this.levelWorth);
@@ -146,11 +163,35 @@ export class MessageQueues<TMessage> {
     const wasEmpty = queue.length === 0;
     const headMoved = queue.push(entry);
     if (wasEmpty && queue !== this.fifo) this.byOldest.push(queue);
+    else if (queue.oldest === entry && queue !== this.fifo) this.byOldest.update(queue);
     this.overflowChoice?.laneChanged(queue, levelOf(entry), 1);
     if (headMoved) this.headChanged(queue);
     if (deadline !== undefined) this.deadlines.add(entry);
     if (id !== undefined) this.rememberId(id, entry);
     this.counts.queued += 1;
+    return entry;
+  }
+
+  /**
+   * The next message queued takes its place in line from `at` (a restored retry's first arrival, at or
+   * before the time it is queued), as a retry that keeps its place does (`QueuedMessage.place`).
+   */
+  placeNext(at: number): void {
+    this.nextPlaceAt = at;
+  }
+
+  /**
+   * A retry's place as it is queued: the one `placeNext` gave, or the one a self-queued message carries,
+   * kept only if it lies in the past (`at` no later than now, `seq` taken already), else it queues at the back.
+   */
+  private placed(entry: QueuedMessage<TMessage>, now: number): QueuedMessage<TMessage> {
+    const writable = entry as { place?: Place | undefined };
+    if (this.nextPlaceAt !== undefined) {
+      writable.place = { at: this.nextPlaceAt, seq: entry.seq };
+      this.nextPlaceAt = undefined;
+    }
+    const place = entry.place;
+    if (place !== undefined && !(place.at <= now && place.seq <= entry.seq)) writable.place = undefined;
     return entry;
   }
 
@@ -216,11 +257,11 @@ export class MessageQueues<TMessage> {
 
   /** The waiting messages in arrival order (for persistence and stop; O(n log n), never on a hot path). */
   waiting(): QueuedMessage<TMessage>[] {
-    if (this.fifo?.inOneLane) return [...this.fifo.entries()];
+    if (this.fifo?.inArrivalOrder) return [...this.fifo.entries()];
     const all: QueuedMessage<TMessage>[] = [];
     for (const queue of this.fifo === undefined ? this.byChannel.values() : [this.fifo])
       for (const entry of queue.entries()) all.push(entry);
-    return all.sort((a, b) => a.seq - b.seq);
+    return all.sort(inLine);
   }
 
   /**
@@ -232,7 +273,7 @@ export class MessageQueues<TMessage> {
     const queues = this.fifo !== undefined ? [this.fifo] : this.byOldest.first(limit);
     const first: QueuedMessage<TMessage>[] = [];
     for (const queue of queues) for (const entry of queue.entries(limit)) first.push(entry);
-    return first.sort((a, b) => a.seq - b.seq).slice(0, limit);
+    return first.sort(inLine).slice(0, limit);
   }
 
   /** Queue entries held, tombstones included, and the queues holding them: what waiting costs in memory. */

@@ -1,7 +1,7 @@
 import type { ChannelQueue } from './channel-queue.js';
 import { IndexedHeap } from './indexed-heap.js';
 import type { Lane } from './lane.js';
-import { PRIORITY_LEVELS, type QueuedMessage } from './queued-message.js';
+import { PRIORITY_LEVELS, placedBefore, type QueuedMessage } from './queued-message.js';
 
 /** Where the message a full queue gives up waits. */
 export interface OverflowVictim<TMessage> {
@@ -20,6 +20,9 @@ export interface OverflowVictim<TMessage> {
  * A count per level finds the lowest level in O(levels); in per-channel mode a
  * heap per level of the queues holding that level, by their oldest (or newest)
  * message of it, finds the queue in O(log channels).
+ *
+ * A retry that keeps its place is as old as its first arrival (`placedBefore`): 'drop-oldest' may give it
+ * up before messages that arrived after its first attempt, 'drop-newest' gives those up first.
  */
 export class OverflowChoice<TMessage> {
   private readonly waitingByLevel = new Array<number>(PRIORITY_LEVELS).fill(0);
@@ -56,12 +59,12 @@ export class OverflowChoice<TMessage> {
   }
 
   private heapOfLevel(level: number): IndexedHeap<ChannelQueue<TMessage>> {
-    const seqAt = (queue: ChannelQueue<TMessage>): number => {
+    const endOf = (queue: ChannelQueue<TMessage>): QueuedMessage<TMessage> => {
       const lane = queue.lane(level) as Lane<TMessage>;
-      return ((this.oldest ? lane.head : lane.tail) as QueuedMessage<TMessage>).seq;
+      return (this.oldest ? lane.head : lane.tail) as QueuedMessage<TMessage>;
     };
     return new IndexedHeap<ChannelQueue<TMessage>>(
-      this.oldest ? (a, b) => seqAt(a) < seqAt(b) : (a, b) => seqAt(a) > seqAt(b),
+      this.oldest ? (a, b) => placedBefore(endOf(a), endOf(b)) : (a, b) => placedBefore(endOf(b), endOf(a)),
       {
         get: (queue) => queue.overflowSlots?.[level] ?? -1,
         set: (queue, slot) => {

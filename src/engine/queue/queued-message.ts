@@ -32,11 +32,44 @@ export interface QueuedMessage<TMessage> {
    * key's scope), kept while it waits so that its name is looked up once; only a message on a channel has one.
    */
   scope?: unknown;
+  /** A retry's place in line (its first attempt's arrival); undefined: its own arrival (`queuedAt`, `seq`). */
+  readonly place?: Place | undefined;
+  /** Its positions in its lane's heaps of retries (lane.ts), while it waits there. */
+  placeSlot?: number | undefined;
+  lastPlaceSlot?: number | undefined;
   /**
    * A message cancelled in the middle of its queue stays there as a tombstone, skipped, until the
    * queue is compacted (removal from the middle would be O(n)); a plain entry lets go of its `message` at once.
    */
   cancelled: boolean;
+}
+
+/**
+ * Where a retry waits in line: the arrival of its first attempt, `at` on the throttler's clock and `seq` its
+ * arrival order then (-1: it was sent as it arrived, before anything that waits now). A retry so placed goes
+ * before every message that arrived after its first attempt, at its priority, as if it had waited all along.
+ */
+export interface Place {
+  readonly at: number;
+  readonly seq: number;
+}
+
+/** The time a message's rank counts from: its arrival, or a retry's first arrival. */
+export function placedAt(entry: QueuedMessage<unknown>): number {
+  return entry.place === undefined ? entry.queuedAt : entry.place.at;
+}
+
+/**
+ * Whether `a` stands before `b` in line: the earlier arrival (a retry's first), then the earlier arrival order.
+ * For messages that are no retries this is their arrival order (`seq`), since `queuedAt` never runs backwards.
+ */
+export function placedBefore(a: QueuedMessage<unknown>, b: QueuedMessage<unknown>): boolean {
+  const atA = placedAt(a);
+  const atB = placedAt(b);
+  if (atA !== atB) return atA < atB;
+  const seqA = a.place === undefined ? a.seq : a.place.seq;
+  const seqB = b.place === undefined ? b.seq : b.place.seq;
+  return seqA < seqB || (seqA === seqB && a.seq < b.seq);
 }
 
 /** The priority level a waiting message is filed under. */
@@ -111,6 +144,10 @@ export abstract class SelfQueuedMessage {
   declare deadlineSlot?: number;
   /** Written by the clearance for a task on a channel only. */
   declare scope?: unknown;
+  /** A retry's place in line (written by the adapter before it is queued, for a retry only). */
+  declare place?: Place | undefined;
+  declare placeSlot?: number | undefined;
+  declare lastPlaceSlot?: number | undefined;
 
   get message(): this {
     return this;

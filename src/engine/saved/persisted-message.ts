@@ -2,7 +2,8 @@
  * A waiting message as a persisted snapshot keeps it, and the reading of one
  * back (persisted-format.ts reads the rest). Priority and deadline came with
  * format 3: absent, as in formats 1 and 2, they read as the default priority
- * and no deadline.
+ * and no deadline. A retry that keeps its place (QueuedMessage.place) is saved
+ * with `arrivedAt`, its first attempt's arrival, so that it keeps it restored.
  */
 import { field, readCost, readPastTime, readRecord } from '../../policies/saved-fields.js';
 import { type Cost, type CostInput, costInput, type Dimensions, ThrottlerOptionError } from '../../rate/index.js';
@@ -23,6 +24,8 @@ export interface SavedMessage<TMessage> {
   priority?: number | undefined;
   /** Left out (undefined) for none, and before format 3. */
   deadline?: number | undefined;
+  /** A retry's place in line: its first attempt's arrival, at or before `queuedAt`; left out for any other message. */
+  arrivedAt?: number | undefined;
 }
 
 /** A saved message as read back: its cost resolved as the restoring throttler holds it. */
@@ -34,8 +37,8 @@ export function savedMessage<TMessage>(
   shift: number,
   dimensions: Dimensions | undefined,
 ): SavedMessage<TMessage> {
-  const { message, channel, cost, queuedAt, id, priority, deadline } = entry;
-  return {
+  const { message, channel, cost, queuedAt, id, priority, deadline, place } = entry;
+  const saved: SavedMessage<TMessage> = {
     message,
     channel,
     // By dimension name, not number: what it means does not hang on the order of the restoring rates.
@@ -45,11 +48,13 @@ export function savedMessage<TMessage>(
     priority,
     deadline: deadline === undefined ? undefined : deadline + shift,
   };
+  if (place !== undefined) saved.arrivedAt = place.at + shift;
+  return saved;
 }
 
 /** Whether a saved message needs format 3 to be read as it was: an older reader would drop these fields. */
 export function needsPriorityFormat(message: SavedMessage<unknown>): boolean {
-  return message.priority !== undefined || message.deadline !== undefined;
+  return message.priority !== undefined || message.deadline !== undefined || message.arrivedAt !== undefined;
 }
 
 /** One saved message, every field checked; `savedAt` bounds its arrival (Infinity when unknown). */
@@ -59,7 +64,11 @@ export function readMessage<TMessage>(
   options: ResolvedOptions,
   savedAt: number,
 ): RestoredMessage<TMessage> {
-  const entry = readRecord(value, path, 'an object { message, channel, cost, queuedAt, id, priority?, deadline? }');
+  const entry = readRecord(
+    value,
+    path,
+    'an object { message, channel, cost, queuedAt, id, priority?, deadline?, arrivedAt? }',
+  );
   const message = readRecord(field(entry, 'message'), `${path}.message`, 'an object (the message)');
   // Delivered as an event, as a queued message must be: a message without a string type is refused here too.
   const invalidMessage = messageError(message, `${path}.message`);
@@ -80,6 +89,8 @@ export function readMessage<TMessage>(
   // A deadline passed while saved is kept: the message is dropped (expired) once restored, never delivered.
   const deadline = field(entry, 'deadline');
   if (deadline !== undefined) saved.deadline = readDeadline(deadline, `${path}.deadline`);
+  const arrivedAt = field(entry, 'arrivedAt');
+  if (arrivedAt !== undefined) saved.arrivedAt = readArrival(arrivedAt, `${path}.arrivedAt`, queuedAt);
   return saved;
 }
 
@@ -100,6 +111,14 @@ function readSavedCost(value: unknown, path: string, dimensions: Dimensions | un
 function readDeadline(value: unknown, path: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new ThrottlerOptionError(path, 'a wall-clock time in ms (finite)', value);
+  }
+  return value;
+}
+
+/** A retry's first arrival: a finite time no later than its `queuedAt` (a place in line it took already). */
+function readArrival(value: unknown, path: string, queuedAt: number): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value > queuedAt) {
+    throw new ThrottlerOptionError(path, `a wall-clock time in ms no later than queuedAt (${queuedAt})`, value);
   }
   return value;
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ordering, Overflow } from '../../../src/engine/options/options.js';
 import type { ChannelQueue } from '../../../src/engine/queue/channel-queue.js';
 import { type DropReason, MessageQueues } from '../../../src/engine/queue/message-queues.js';
+import { type Place, SelfQueuedMessage } from '../../../src/engine/queue/queued-message.js';
 import { runs } from '../../support/property-runs.js';
 
 /**
@@ -11,7 +12,8 @@ import { runs } from '../../support/property-runs.js';
  * several messages), takes, discards, expiries and the passing of time: the
  * same messages wait, each queue's head is the one of lowest rank, the counts
  * agree, every change of a queue's head is reported, and tombstones never
- * outnumber the live.
+ * outnumber the live. A retry (a message taken earlier, queued again with its
+ * first place, as the promise API's retries are) stands where its place puts it.
  */
 
 /** maxPriorityWait in these runs: a level is worth 100 ms. */
@@ -26,6 +28,24 @@ interface Waiting {
   priority: number | undefined;
   queuedAt: number;
   deadline: number | undefined;
+  place?: Place | undefined;
+}
+
+/** A retry as the promise API queues one: its own queue entry, carrying the place of its first attempt. */
+class Retry extends SelfQueuedMessage implements Waiting {
+  cost: unknown = 1;
+  declare id: number | undefined;
+  declare priority: number | undefined;
+  declare deadline: number | undefined;
+  constructor(
+    public channel: string | undefined,
+    id: number | undefined,
+    place: Place,
+  ) {
+    super();
+    if (id !== undefined) this.id = id;
+    this.place = place;
+  }
 }
 
 type Command =
@@ -36,13 +56,20 @@ type Command =
       priority: number | undefined;
       maxWait: number | undefined;
     }
+  | { kind: 'retry'; pick: number; id: number | undefined; maxWait: number | undefined }
   | { kind: 'cancel'; id: number }
   | { kind: 'take' | 'discard'; channel: string | undefined }
   | { kind: 'advance'; by: number }
   | { kind: 'expire'; atNowToo: boolean };
 
-const rankOf = (w: Waiting) => w.queuedAt - (w.priority ?? 5) * (MAX_PRIORITY_WAIT / 9);
-const goesBefore = (a: Waiting, b: Waiting) => rankOf(a) < rankOf(b) || (rankOf(a) === rankOf(b) && a.seq < b.seq);
+/** Where a message stands in line: its arrival, or a retry's first; then its own arrival order. */
+const placeOf = (w: Waiting): [number, number, number] => [w.place?.at ?? w.queuedAt, w.place?.seq ?? w.seq, w.seq];
+const inLine = (a: Waiting, b: Waiting) => {
+  const [pa, pb] = [placeOf(a), placeOf(b)];
+  return pa[0] - pb[0] || pa[1] - pb[1] || pa[2] - pb[2];
+};
+const rankOf = (w: Waiting) => placeOf(w)[0] - (w.priority ?? 5) * (MAX_PRIORITY_WAIT / 9);
+const goesBefore = (a: Waiting, b: Waiting) => rankOf(a) < rankOf(b) || (rankOf(a) === rankOf(b) && inLine(a, b) < 0);
 
 const channelArbitrary = fc.constantFrom(...CHANNELS);
 const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
@@ -52,7 +79,17 @@ const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant('enqueue' as const),
       channel: channelArbitrary,
       id: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
-      priority: fc.option(fc.integer({ min: 0, max: 9 }), { nil: undefined }),
+      // Often the default level: a retry lands among messages of its own level.
+      priority: fc.oneof(fc.constant(undefined), fc.constant(undefined), fc.integer({ min: 0, max: 9 })),
+      maxWait: fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('retry' as const),
+      pick: fc.nat(),
+      id: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
       maxWait: fc.option(fc.integer({ min: 0, max: 500 }), { nil: undefined }),
     }),
   },
@@ -83,6 +120,8 @@ function checkAgainstModel(
   let delivered = 0;
   let droppedTotal = 0;
   let dropped: Array<[number, DropReason]> = [];
+  /** Messages delivered, which may come back as retries. */
+  const taken: Waiting[] = [];
   const queueKey = (channel: string | undefined) => (ordering === 'fifo' ? 'one' : channel);
   const headOf = (channel: string | undefined) =>
     model
@@ -95,10 +134,22 @@ function checkAgainstModel(
   };
 
   for (const command of commands) {
-    if (command.kind === 'enqueue') {
-      const { channel, id, priority, maxWait } = command;
+    if (command.kind === 'enqueue' || command.kind === 'retry') {
+      const { id, maxWait } = command;
+      let message: Waiting;
+      if (command.kind === 'enqueue') {
+        const { channel, priority } = command;
+        const deadline = maxWait === undefined ? undefined : time + maxWait;
+        message = { seq: nextSeq, channel, id, priority, queuedAt: time, deadline };
+      } else {
+        // A message taken earlier comes back with its first place, channel and priority, once.
+        if (taken.length === 0) continue;
+        const [first] = taken.splice(command.pick % taken.length, 1) as [Waiting];
+        message = new Retry(first.channel, id, first.place ?? { at: first.queuedAt, seq: first.seq });
+        if (first.priority !== undefined) message.priority = first.priority;
+      }
+      const { channel, priority } = message;
       const deadline = maxWait === undefined ? undefined : time + maxWait;
-      const message: Waiting = { seq: nextSeq, channel, id, priority, queuedAt: time, deadline };
       let expected: 'queued' | 'rejected' = 'queued';
       if (model.length >= capacity) {
         // The lowest priority waiting gives way, its oldest or newest; a newcomer below them all is refused.
@@ -107,12 +158,14 @@ function checkAgainstModel(
         if (overflow === 'reject' || (priority ?? 5) < lowest) expected = 'rejected';
         else remove((overflow === 'drop-oldest' ? ofLowest[0] : ofLowest.at(-1)) as Waiting, overflow);
       }
-      if (expected === 'queued') {
-        model.push(message);
-        nextSeq += 1;
-      } else rejected += 1;
       const entry = queues.enqueue(message, channel, 1, id, time, priority, deadline);
       expect(entry === undefined ? 'rejected' : 'queued').toBe(expected);
+      if (expected === 'queued') {
+        model.push(message);
+        // In line by place: a retry may stand before messages that arrived after its first attempt.
+        model.sort(inLine);
+        nextSeq += 1;
+      } else rejected += 1;
       if (entry !== undefined) expect(entry.message).toBe(message);
     } else if (command.kind === 'advance') {
       time += command.by;
@@ -127,7 +180,10 @@ function checkAgainstModel(
       const next = Math.min(...model.map((w) => w.deadline ?? Number.POSITIVE_INFINITY));
       expect(queues.nextDeadline).toBe(next);
     } else if (command.kind === 'cancel') {
-      const entry = model.find((w) => w.id === command.id);
+      // Of several under one id, the one queued first (a retry counts from when it was queued again).
+      const entry = model
+        .filter((w) => w.id === command.id)
+        .reduce<Waiting | undefined>((first, w) => (first === undefined || w.seq < first.seq ? w : first), undefined);
       if (entry !== undefined) remove(entry, 'cancelled');
       expect(queues.cancel(command.id)).toBe(entry !== undefined);
     } else {
@@ -138,6 +194,7 @@ function checkAgainstModel(
       if (command.kind === 'take') {
         model = model.filter((w) => w !== head);
         delivered += 1;
+        taken.push(head);
         expect(queues.take(queue).message).toBe(head);
       } else {
         remove(head, 'cost-exceeds-limit');
@@ -177,6 +234,20 @@ describe('MessageQueues', () => {
         checkAgainstModel,
       ),
       { numRuns: runs(400) },
+    );
+  });
+
+  it('puts a retry at its first place, through long runs of takes and retries among the rest', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<Ordering>('fifo', 'per-channel'),
+        fc.oneof(fc.constant(Number.POSITIVE_INFINITY), fc.integer({ min: 4, max: 12 })),
+        fc.constantFrom<Overflow>('reject', 'drop-oldest', 'drop-newest'),
+        // Long runs: a retry needs a take before it, and others waiting behind its first place.
+        fc.array(commandArbitrary, { minLength: 40, maxLength: 80 }),
+        checkAgainstModel,
+      ),
+      { numRuns: runs(60) },
     );
   });
 
