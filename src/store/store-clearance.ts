@@ -73,8 +73,9 @@ export class RedisClearance implements StoreClearance {
       );
       hooks = this.perChannel.refilingOnWake(hooks);
     }
+    // Widened by the grace: a grant sent on it counts at its Redis time, up to the grace before it went.
     this.local = new LocalClearance(
-      whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare) : options,
+      whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare, limiter.grantGraceMs) : options,
       hooks.now(),
     );
     this.inFlight = new StoreInFlight(options);
@@ -284,6 +285,13 @@ export class RedisClearance implements StoreClearance {
   private hear(notice: StoreNotice): void {
     if (this.closed) return;
     const now = this.hooks.now();
+    if (notice.type === 'fresh') {
+      // Redis lost the state, perhaps with a restart this process never saw fail: others' local sends may
+      // not be reported yet, so the local window holds as after an outage (outage-sends.ts). Before the
+      // reply's grants are filed: none goes past it.
+      this.outage.recovered(now);
+      return;
+    }
     if (notice.type === 'rates') {
       this.local.setRates(notice.rates, undefined, now);
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
