@@ -142,8 +142,9 @@ export class RedisClearance implements StoreClearance {
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
       const { from, until } = this.calls.sendWindow(grant.redisTime);
-      // After an outage on the local window, that window stays in force too (outage-sends.ts).
-      const localAt = this.outage.holds(now) ? this.local.clearAt(request, now) : now;
+      // After an outage on the local window, that window stays in force too (outage-sends.ts), and for
+      // every grant asked meanwhile, whenever it goes.
+      const localAt = this.outage.holds(now) || grant.onLocal ? this.local.clearAt(request, now) : now;
       const inTime = sendAt <= until && from <= until;
       // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
       if (inTime && from >= this.pausedUntil && localAt <= until) {
@@ -197,7 +198,7 @@ export class RedisClearance implements StoreClearance {
       this.outage.record(request.channel, request.cost, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     } else {
-      if (this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
+      if (grant.onLocal || this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
       // Half the grants held are used: the next batch is asked for while the rest are sent.
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
