@@ -57,6 +57,9 @@ export function decodeHeader(reply: unknown[]): { header: ReplyHeader; rest: num
   };
 }
 
+/** How long a limiter's keys outlive its horizon (prelude.ts: `lifeMs`), at least. */
+const KEY_MARGIN_MS = 10_000;
+
 /**
  * What this process knows of the shared state: the epoch and the highest sequence number it has
  * seen, until when the state must still exist (so that a missing one is a loss, not an expiry),
@@ -99,6 +102,9 @@ export class Knowledge {
 
   /** Learns from a reply that arrived at local time `arrived`. */
   learn(header: ReplyHeader, arrived: number): void {
+    // A new state where the old one cannot have expired by itself yet (its keys outlive the horizon by
+    // KEY_MARGIN_MS): Redis lost it (a restart, a flush). Before the first reply there was none to lose.
+    const fresh = header.epoch !== this.epoch && this.epoch !== '' && arrived <= this.expectUntil + KEY_MARGIN_MS;
     if (header.epoch !== this.epoch) {
       this.epoch = header.epoch;
       this.seq = header.seq;
@@ -123,6 +129,7 @@ export class Knowledge {
       this.quarantineId = header.quarantineId;
       if (header.quarantineUs > 0) this.emit({ type: 'quarantined', forMs: header.quarantineUs / 1000 });
     }
+    if (fresh) this.emit({ type: 'fresh' });
   }
 
   /** Learns from a notice published by any process (including this one). */

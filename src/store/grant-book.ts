@@ -30,6 +30,11 @@ export interface Grant {
   retiming: boolean;
   /** How often it was moved: one late again after MAX_RETIMES moves is given back (late-grants.ts). */
   retimes: number;
+  /**
+   * Asked or answered while the local window held after an outage (outage-sends.ts): it goes on that
+   * window too whenever it is sent, so that no grant asked before others' reports were in outlives it.
+   */
+  onLocal: boolean;
 }
 
 export class GrantBook {
@@ -46,8 +51,8 @@ export class GrantBook {
     return this.bySeq.size;
   }
 
-  add(request: ClearanceRequest, redisTime: number, reservation: Reservation): void {
-    const grant: Grant = { redisTime, reservation, request, spent: false, retiming: false, retimes: 0 };
+  add(request: ClearanceRequest, redisTime: number, reservation: Reservation, onLocal = false): void {
+    const grant: Grant = { redisTime, reservation, request, spent: false, retiming: false, retimes: 0, onLocal };
     this.bySeq.set(request.seq, grant);
     let byCost = this.byKind.get(request.channel);
     if (byCost === undefined) {

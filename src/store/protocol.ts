@@ -106,7 +106,13 @@ export type StoreNotice =
   /** A pause was lifted by `resume`. */
   | { readonly type: 'resumed' }
   /** The limiter's state was lost (FLUSHALL, eviction, failover): nothing is granted for `forMs`. */
-  | { readonly type: 'quarantined'; readonly forMs: number };
+  | { readonly type: 'quarantined'; readonly forMs: number }
+  /**
+   * The limiter's state is new, where the one this process last heard could not have expired yet (Redis
+   * restarted empty, a flush): what other processes sent on their local windows meanwhile may not be
+   * reported yet (onStoreDown 'local').
+   */
+  | { readonly type: 'fresh' };
 
 /** One throttler's view of the shared limiter. Every method is one round trip. */
 export interface SharedLimiter {

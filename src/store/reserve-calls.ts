@@ -271,12 +271,14 @@ export class ReserveCalls {
     this.up();
     const late: Reservation[] = [];
     const held: ClearanceRequest[] = [];
+    // Asked before other processes' local sends may be reported: these grants go on the local window too.
+    const onLocal = this.outage.holds(askedAt) || this.outage.holds(now);
     for (const [index, outcome] of outcomes.entries()) {
       const request = batch[index] as ClearanceRequest;
       this.replied?.(request.channel);
       if (outcome.kind === 'granted') {
         if (this.toReserve.withdrawnMeanwhile(request.seq) || this.closed) late.push(outcome.reservation);
-        else this.grants.add(request, outcome.redisTime, outcome.reservation);
+        else this.grants.add(request, outcome.redisTime, outcome.reservation, onLocal);
       } else if (outcome.kind === 'refused') {
         if (!this.toReserve.withdrawnMeanwhile(request.seq)) this.refused.add(request.seq);
       } else if (outcome.kind === 'line-later') {

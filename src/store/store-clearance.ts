@@ -73,8 +73,9 @@ export class RedisClearance implements StoreClearance {
       );
       hooks = this.perChannel.refilingOnWake(hooks);
     }
+    // Widened by the grace: a grant sent on it counts at its Redis time, up to the grace before it went.
     this.local = new LocalClearance(
-      whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare) : options,
+      whenDown.onStoreDown === 'local' ? shareOf(options, whenDown.localShare, limiter.grantGraceMs) : options,
       hooks.now(),
     );
     this.inFlight = new StoreInFlight(options);
@@ -141,8 +142,9 @@ export class RedisClearance implements StoreClearance {
       // behind the clock by then, and the message goes right after this answer.
       const sendAt = this.hooks.now();
       const { from, until } = this.calls.sendWindow(grant.redisTime);
-      // After an outage on the local window, that window stays in force too (outage-sends.ts).
-      const localAt = this.outage.holds(now) ? this.local.clearAt(request, now) : now;
+      // After an outage on the local window, that window stays in force too (outage-sends.ts), and for
+      // every grant asked meanwhile, whenever it goes.
+      const localAt = this.outage.holds(now) || grant.onLocal ? this.local.clearAt(request, now) : now;
       const inTime = sendAt <= until && from <= until;
       // Living on grants asks Redis nothing: the timer may also wake earlier, to check that it answers.
       if (inTime && from >= this.pausedUntil && localAt <= until) {
@@ -196,7 +198,7 @@ export class RedisClearance implements StoreClearance {
       this.outage.record(request.channel, request.cost, at);
       if (request.seq >= 0) this.toReserve.withdraw(request.seq);
     } else {
-      if (this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
+      if (grant.onLocal || this.outage.holds(at)) this.local.recordDelivery(request, at, requestedAt);
       // Half the grants held are used: the next batch is asked for while the rest are sent.
       if (this.grants.size === MAX_HELD / 2 && this.toReserve.length > 0) this.calls.askSoon();
     }
@@ -284,6 +286,13 @@ export class RedisClearance implements StoreClearance {
   private hear(notice: StoreNotice): void {
     if (this.closed) return;
     const now = this.hooks.now();
+    if (notice.type === 'fresh') {
+      // Redis lost the state, perhaps with a restart this process never saw fail: others' local sends may
+      // not be reported yet, so the local window holds as after an outage (outage-sends.ts). Before the
+      // reply's grants are filed: none goes past it.
+      this.outage.recovered(now);
+      return;
+    }
     if (notice.type === 'rates') {
       this.local.setRates(notice.rates, undefined, now);
       for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);

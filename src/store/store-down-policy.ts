@@ -13,10 +13,17 @@ export interface StoreDownPolicy {
   readonly localShare: number;
 }
 
-/** The options with every limit cut to `share` of itself (at least 1): the local window while the store is down. */
-export function shareOf(options: ResolvedOptions, share: number): ResolvedOptions {
+/**
+ * The options with every limit cut to `share` of itself (at least 1) and every interval widened by
+ * `widenMs`: the local window while the store is down, and after it while its sends may be unreported.
+ */
+export function shareOf(options: ResolvedOptions, share: number, widenMs = 0): ResolvedOptions {
   const cut = (rates: Rate[]): Rate[] =>
-    rates.map((rate) => ({ ...rate, limit: Math.max(1, Math.floor(rate.limit * share)) }));
+    rates.map((rate) => ({
+      ...rate,
+      limit: Math.max(1, Math.floor(rate.limit * share)),
+      interval: rate.interval + widenMs,
+    }));
   const channels = new Map<string, Rate[]>();
   for (const [name, rates] of options.channels) channels.set(name, cut(rates));
   const keys = options.keys && { ...options.keys, rates: cut(options.keys.rates) };

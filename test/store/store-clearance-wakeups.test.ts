@@ -9,7 +9,9 @@ import { RedisClearance } from '../../src/store/store-clearance.js';
  * turn (issue 33: a throttler left with nothing out and no timer waits for good): after an outage on
  * the local window, a head the local window allows while the outage's sends are all reported; and a
  * line held by its own channel (per-channel ordering) while the store is down with onStoreDown 'pause'
- * (no ask takes a held line, so no answer and no failure comes).
+ * (no ask takes a held line, so no answer and no failure comes). Also (issue 33): after an outage on the
+ * local window, a grant sent late within its grace counts on that window at its Redis time (the window
+ * spans the interval plus the grace), so the process's share holds on the grants' times.
  */
 interface Call {
   readonly requests: ReadonlyArray<{ channel: string | undefined }>;
@@ -143,6 +145,48 @@ describe('a store clearance never answers Infinity with nothing under way', () =
     const step = await answerAt(second, 150);
     expect(waitsForSomething(step)).toBe(true);
     expect(calls.at(-1)?.requests.length).toBe(1);
+    clearance.close();
+  });
+});
+
+describe("after an outage on the local window ('local'), a grant sent late within its grace", () => {
+  it('counts on the local window at its Redis time: it does not go where that would put one over the share', async () => {
+    const { clearance, calls, request, answerAt, turn, setNow } = stubbed('local');
+    const first = request(undefined);
+    expect(waitsForSomething(await answerAt(first, 0))).toBe(true);
+    calls[0]?.fail(new Error('connect ECONNREFUSED'));
+    await turn();
+    // Down: its whole share (5 of 20 a 500 ms) on the local window, at 0, 100, ..., 400.
+    let sending = first;
+    for (const at of [0, 100, 200, 300, 400]) {
+      expect((await answerAt(sending, at)).answer).toBe(at);
+      setNow(at);
+      clearance.recordDelivery(sending, at, at);
+      sending = request(undefined);
+    }
+    // Back at 450: the call out since the first retry is answered (what it reported, and a message that
+    // went locally since, given back), then the next message is asked for with the rest of the reports and
+    // granted at 490 on Redis' clock (the host's here).
+    setNow(450);
+    const granted = (at: number, i: number, waitMs = 0) => ({
+      kind: 'granted' as const,
+      waitMs,
+      redisTime: at,
+      reservation: `e ${at * 1000 + i}:1:0:n -`,
+    });
+    const out = calls.at(-1);
+    out?.answer(out.requests.map((_, i) => granted(450, i)));
+    await turn();
+    // The answer asked for it at once, with the reports left first.
+    expect(calls.length).toBe(3);
+    const ask = calls.at(-1);
+    const reports = (ask?.requests.length ?? 1) - 1;
+    ask?.answer([...Array.from({ length: reports }, (_, i) => granted(450, 10 + i)), granted(490, 0, 40)]);
+    await turn();
+    // At 505, within the grace (20 ms), the local window of 500 ms alone would let it go: counted at 490, it
+    // would be the sixth in [0, 500). It waits for the window, or goes back to be asked for again.
+    const late = await answerAt(sending, 505);
+    expect(late.answer).toBeGreaterThan(505);
     clearance.close();
   });
 });

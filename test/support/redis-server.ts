@@ -20,12 +20,25 @@ export interface RedisServer {
 
 const run = promisify(execFile);
 
-/** A free loopback port whose Cluster bus port (+10000) is free too. */
+/**
+ * A free loopback port whose Cluster bus port (+10000) is free too. `REDIS_TEST_PORTS` (`low-high`)
+ * keeps the choice in a range: engineers sharing one machine each take their own.
+ */
 export async function freePort(): Promise<number> {
+  const [low, high] = portRange(process.env.REDIS_TEST_PORTS);
   for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 25000);
+    const port = low + Math.floor(Math.random() * (high - low + 1));
     if ((await isFree(port)) && (await isFree(port + 10000))) return port;
   }
+}
+
+function portRange(text: string | undefined): [number, number] {
+  const match = /^(\d+)-(\d+)$/.exec(text ?? '');
+  if (match === null) {
+    if (text !== undefined) throw new Error(`REDIS_TEST_PORTS must be low-high, not ${text}`);
+    return [20000, 44999];
+  }
+  return [Number(match[1]), Number(match[2])];
 }
 
 function isFree(port: number): Promise<boolean> {
