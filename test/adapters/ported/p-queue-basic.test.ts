@@ -593,6 +593,8 @@ describe('p-queue basic.ts, ported', () => {
     const task = queue.schedule(async () => {
       throw new Error('Task failed');
     });
+    // Observed now: it rejects while `until` runs time, before the allSettled below sees it.
+    task.catch(() => {});
     await expect(until(errorPromise)).rejects.toThrow('Task failed');
     await Promise.allSettled([task]);
   });
@@ -621,6 +623,8 @@ describe('p-queue basic.ts, ported', () => {
     const task = queue.schedule(async () => {
       throw new Error('Failed task');
     });
+    // Observed now: it rejects while `until` runs time, before the allSettled below sees it.
+    task.catch(() => {});
     queue.schedule(async () => delay(150));
     await expect(until(racePromise)).rejects.toThrow('Failed task');
     queue.pause();
@@ -633,9 +637,12 @@ describe('p-queue basic.ts, ported', () => {
     queue.schedule(async () => delay(50));
     const error1 = onError(queue);
     const error2 = onError(queue);
+    error2.catch(() => {}); // observed below, after error1: it rejects first
     const task = queue.schedule(async () => {
       throw new Error('Task error');
     });
+    // Observed now: it rejects while `until` runs time, before the allSettled below sees it.
+    task.catch(() => {});
     await expect(until(error1)).rejects.toThrow('Task error');
     await expect(error2).rejects.toThrow('Task error');
     await Promise.allSettled([task]);
@@ -647,6 +654,8 @@ describe('p-queue basic.ts, ported', () => {
     const task = queue.schedule(async () => {
       throw new Error('Early error');
     });
+    // Observed now: it rejects while `until` runs time, before the allSettled below sees it.
+    task.catch(() => {});
     await Promise.allSettled([task]);
     await expect(errorPromise).rejects.toThrow('Early error');
   });
