@@ -13,6 +13,7 @@
  * rejected then, like any waiting task). A `retryOn` or `backoff` that throws rejects the task with its error.
  */
 import type { Clock } from '../machine/index.js';
+import { ThrottlerOptionError } from '../rate/index.js';
 import { withCallerFrames } from './caller-frames.js';
 import { LongTimer } from './long-timer.js';
 import { RetryLedger } from './retry-budget.js';
@@ -90,7 +91,14 @@ export class TaskRetries {
     if (plan.clearsBefore !== this.clears) return error;
     let delay: number;
     try {
-      if (retry.retryOn !== undefined && !retry.retryOn(error, plan.attempt)) return error;
+      if (retry.retryOn !== undefined) {
+        const answer: unknown = retry.retryOn(error, plan.attempt);
+        // A promise (a plain function returning one) would be truthy whatever it resolves to: say so instead.
+        if (typeof answer !== 'boolean') {
+          return new ThrottlerOptionError('retry.retryOn', 'a function returning true or false at once', answer);
+        }
+        if (!answer) return error;
+      }
       delay = retry.delay(plan.attempt, error);
     } catch (callbackError) {
       return callbackError;

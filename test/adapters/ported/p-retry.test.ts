@@ -275,9 +275,9 @@ describe('p-retry, ported', () => {
     expect(attempts).toBe(0);
   });
 
-  // Bug (reported): a plain function returning a promise slips past that check, and its promise is taken as
-  // "retry" whatever it resolves to: this retryOn declines, and the task is retried anyway.
-  it.fails('not a p-retry test: a retryOn returning a promise is taken as retry (a bug)', async () => {
+  // A plain function returning a promise slips past that check: its answer is refused as the task fails, so the
+  // task is not retried on a promise whatever it resolves to, and rejects with an error naming retry.retryOn.
+  it('not a p-retry test: a retryOn returning a promise rejects the task, naming retry.retryOn', async () => {
     let attempts = 0;
     const result = settled(
       retrying(
@@ -289,8 +289,9 @@ describe('p-retry, ported', () => {
       ),
     );
     await advance(1_000);
-    await result;
+    const outcome = await result;
     expect(attempts).toBe(1);
+    expect(String(outcome)).toMatch(/retry\.retryOn must be a function returning true or false at once, got/);
   });
 
   it('onFailedAttempt provides correct error details', async () => {
