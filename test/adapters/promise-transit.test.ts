@@ -59,6 +59,16 @@ describe('createThrottler with transit "measured"', () => {
     expect(starts).toEqual([0, 1300, 2600]);
   });
 
+  it('without max, a task hanging in flight counts at most 1 s, never slowing the throttler for ever', async () => {
+    const starts = await startsOf(
+      { rate: '1/1s', strategy: 'sliding-window', transit: 'measured' },
+      [60_000, 10, 10],
+      80_000,
+    );
+    // The first answers after a minute: its age bounds the uplink, capped at the default 1 s.
+    expect(starts).toEqual([0, 2000, 4000]);
+  });
+
   it('is the default with serverLimits, and off without', async () => {
     const withLimits = await startsOf(
       { rate: '2/1s', strategy: 'sliding-window', serverLimits: serverLimits() },

@@ -42,9 +42,16 @@ export function resolveTransit(
     );
   }
   if (typeof setting === 'number') return { setting, spread: statedSpread(setting), meter: undefined };
-  const meter = new TransitMeter(longestIntervalOf(rateLists), setting.max);
+  const meter = new TransitMeter(longestIntervalOf(rateLists), setting.max ?? DEFAULT_MEASURED_TRANSIT_MAX);
   return { setting, spread: meter, meter };
 }
+
+/**
+ * The most a measured J may reach without a stated `max`: an uplink slower than a second is taken as a long
+ * answer, not a long uplink, so that one task hanging without a timeout cannot slow the throttler to a crawl
+ * (its age would count in flight for ever).
+ */
+const DEFAULT_MEASURED_TRANSIT_MAX = 1_000;
 
 function readTransitSetting(input: unknown): TransitSetting {
   if (input === undefined || input === 0) return 0;
