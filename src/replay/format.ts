@@ -25,6 +25,12 @@ export interface RecordingHeader {
 /** How a recorded task ended: returned, threw, or was answered 429 (with `retryAfter` ms when the server said). */
 export type RecordedOutcome = 'ok' | 'error' | '429';
 
+/** What a task's end says: how it ended, and with a 429 the server's Retry-After in ms. */
+export interface TaskEnd {
+  outcome: RecordedOutcome;
+  retryAfter?: number | undefined;
+}
+
 /** One arrival, as a line holds it. Times are ms since the recording began, on the throttler's clock. */
 export interface RecordedArrival {
   /** When it arrived. Never less than the line before's. */
