@@ -101,9 +101,13 @@ class ReplayRun {
     this.actor.on('dropped', (event) => this.removed(event.message as ArrivalMessage, 'dropped', event.reason));
     this.actor.on('rejected', (event) => this.removed(event.message as ArrivalMessage, 'rejected', event.reason));
     this.actor.on('invalidEvent', () => this.invalidEvents++);
+    // A configuration the throttler refuses (its context threw) is thrown here, never started.
+    const created = this.actor.getSnapshot();
+    if (created.status === 'error') {
+      this.target.stop();
+      throw created.error;
+    }
     this.actor.start();
-    const snapshot = this.actor.getSnapshot();
-    if (snapshot.status === 'error') throw snapshot.error;
   }
 
   arrive(recorded: RecordedArrival, arrival: number, line: number): void {
