@@ -14,6 +14,7 @@ export type { OutcomeReader } from './outcome.js';
 export { type RecordingItem, type RecordingSource, readRecording, recordingFile } from './read.js';
 export {
   type ActorRecording,
+  type RecordableThrottler,
   type RecorderOptions,
   type Recording,
   recordActor,

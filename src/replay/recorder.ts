@@ -32,18 +32,21 @@ export interface Recording {
 }
 
 /** The promise API's throttler as the recorder uses it: its schedule, its events, and its actor's clock. */
-interface RecordedThrottler {
-  schedule<R>(task: (context: never) => R | PromiseLike<R>, options?: object): Promise<Awaited<R>>;
-  on(event: 'dropped' | 'rejected', handler: (error: Error) => void): void;
-  off(event: 'dropped' | 'rejected', handler: (error: Error) => void): void;
+export interface RecordableThrottler {
+  // biome-ignore lint/suspicious/noExplicitAny: any throttler's schedule, whatever its task's and options' types
+  schedule(task: (context: any) => unknown, options?: any): Promise<unknown>;
+  on(event: 'dropped' | 'rejected', handler: (error: Error, id: string | number | undefined) => void): void;
+  off(event: 'dropped' | 'rejected', handler: (error: Error, id: string | number | undefined) => void): void;
   readonly actor: AnyActorRef;
 }
 
 /** `recordThrottler`'s answer: schedule through it, and each task is recorded. */
-export interface ThrottlerRecording extends Recording {
+export interface ThrottlerRecording<Schedule = RecordableThrottler['schedule']> extends Recording {
   /** The throttler's `schedule`, recording the task: its arrival, its start, how long it ran and how it ended. */
-  schedule: RecordedThrottler['schedule'];
+  schedule: Schedule;
 }
+
+type Task = (context: unknown) => unknown;
 
 /** `recordActor`'s answer. */
 export interface ActorRecording extends Recording {
@@ -99,7 +102,8 @@ function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number
   const { cost, channel, priority, deadline, maxWait } = fields;
   let wait: number | undefined;
   try {
-    wait = maxWait === undefined ? undefined : parseDuration(maxWait as number, 'maxWait');
+    // A number as it is (the machine takes 0: expire unless sent at once); a string as a duration.
+    wait = typeof maxWait === 'string' ? parseDuration(maxWait, 'maxWait') : (maxWait as number | undefined);
   } catch {
     wait = undefined; // refused by the throttler as it arrives: recorded as rejected
   }
@@ -109,7 +113,7 @@ function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number
     channel: typeof channel === 'string' ? channel : undefined,
     priority: priority as number | undefined,
     deadline: typeof deadline === 'number' && Number.isFinite(deadline) ? deadline - startedAt : undefined,
-    maxWait: wait !== undefined && Number.isFinite(wait) ? wait : undefined,
+    maxWait: typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 ? wait : undefined,
   };
 }
 
@@ -127,7 +131,10 @@ function ended(recording: Start, entry: LogEntry, end: TaskEnd): void {
  * throttler's own, with the task wrapped to read its start and end). Tasks scheduled on the throttler
  * directly are not recorded. A task with `retry` is recorded as one arrival: its first start, its last end.
  */
-export function recordThrottler(throttler: RecordedThrottler, options: RecorderOptions): ThrottlerRecording {
+export function recordThrottler<T extends RecordableThrottler>(
+  throttler: T,
+  options: RecorderOptions,
+): ThrottlerRecording<T['schedule']> {
   const recording = start(options, clockOf(throttler?.actor, 'throttler'));
   const { log, now, startedAt, readOutcome } = recording;
   const failures = new WeakMap<object, 'dropped' | 'rejected'>();
@@ -136,20 +143,20 @@ export function recordThrottler(throttler: RecordedThrottler, options: RecorderO
   throttler.on('dropped', onDropped);
   throttler.on('rejected', onRejected);
   let arrivals = 0;
-  const schedule = <R>(task: (context: never) => R | PromiseLike<R>, taskOptions: object = {}) => {
+  const schedule = (task: Task, taskOptions: object = {}): Promise<unknown> => {
     arrivals++;
     const entry = log.open(arrivalOf(taskOptions as Record<string, unknown>, now() - startedAt, startedAt));
     // Called as the throttler would call the task, so a synchronous task stays synchronous.
-    const run = (context: never): R | PromiseLike<R> => {
+    const run = (context: unknown): unknown => {
       entry.arrival.sent ??= now() - startedAt;
-      let result: R | PromiseLike<R>;
+      let result: unknown;
       try {
         result = task(context);
       } catch (error) {
         ended(recording, entry, readOutcome(undefined, error, true));
         throw error;
       }
-      if (typeof (result as PromiseLike<R> | null)?.then !== 'function') {
+      if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
         ended(recording, entry, readOutcome(result, undefined, false));
         return result;
       }
@@ -176,7 +183,7 @@ export function recordThrottler(throttler: RecordedThrottler, options: RecorderO
     return result;
   };
   return {
-    schedule,
+    schedule: schedule as T['schedule'],
     get arrivals() {
       return arrivals;
     },

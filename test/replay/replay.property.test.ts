@@ -28,7 +28,15 @@ const arrival = fc.record({
   cost: fc.integer({ min: 1, max: 2 }),
 });
 
-function recordRun(options: ReplayConfiguration, arrivals: readonly fc.RecordValue<typeof arrival>[]) {
+interface Arrival {
+  gap: number;
+  channel: string;
+  priority: number;
+  maxWait: number | undefined;
+  cost: number;
+}
+
+function recordRun(options: ReplayConfiguration, arrivals: readonly Arrival[]) {
   let text = '';
   const target = createActor(fromCallback(() => undefined)).start();
   const throttler = createActor(throttlerMachine, { input: { ...options, target } });
