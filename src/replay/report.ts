@@ -126,6 +126,13 @@ function rows(report: ReplayReport): Map<string, string> {
   return row;
 }
 
+/** Where a figure's row goes, so that rows one report lacks still fall in their place. */
+const ROW_ORDER = ['arrivals', 'delivered', 'dropped', 'rejected', 'unfinished', 'wait', 'throughput', 'windows', 'busiest'];
+
+function rowRank(name: string): number {
+  return ROW_ORDER.findIndex((start) => name.startsWith(start));
+}
+
 /**
  * The reports side by side as a markdown table: one row per figure, one column per configuration, a
  * figure that differs from the first column's in bold, and a figure one configuration lacks (a rate it does
@@ -135,6 +142,7 @@ export function comparisonTable(reports: readonly ReplayReport[]): string {
   const columns = reports.map(rows);
   const names: string[] = [];
   for (const column of columns) for (const name of column.keys()) if (!names.includes(name)) names.push(name);
+  names.sort((a, b) => rowRank(a) - rowRank(b)); // stable: within a kind, in the order first seen
   const escape = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
   const lines = [
     `| | ${reports.map((report) => escape(report.name)).join(' | ')} |`,
