@@ -117,17 +117,26 @@ function unknownField(fields: ReadonlySet<string>, value: Line, line: number): v
 export function readHeader(text: string, line: number): RecordingHeader {
   const value = parseLine(text, line);
   if (value.format !== RECORDING_FORMAT) {
-    throw new RecordingFormatError(line, 'format', `must be ${JSON.stringify(RECORDING_FORMAT)} (the header line), got ${describeValue(value.format)}`);
+    throw new RecordingFormatError(
+      line,
+      'format',
+      `must be ${JSON.stringify(RECORDING_FORMAT)} (the header line), got ${describeValue(value.format)}`,
+    );
   }
   unknownField(HEADER_FIELDS, value, line);
   if (value.version !== RECORDING_VERSION) {
-    throw new RecordingFormatError(line, 'version', `must be ${RECORDING_VERSION}, got ${describeValue(value.version)}`);
+    throw new RecordingFormatError(
+      line,
+      'version',
+      `must be ${RECORDING_VERSION}, got ${describeValue(value.version)}`,
+    );
   }
   const { configuration, clock, startedAt, wallClock } = value;
   if (typeof configuration !== 'object' || configuration === null || Array.isArray(configuration)) {
     throw new RecordingFormatError(line, 'configuration', `must be an object, got ${describeValue(configuration)}`);
   }
-  if (typeof clock !== 'string') throw new RecordingFormatError(line, 'clock', `must be a string, got ${describeValue(clock)}`);
+  if (typeof clock !== 'string')
+    throw new RecordingFormatError(line, 'clock', `must be a string, got ${describeValue(clock)}`);
   if (typeof startedAt !== 'number' || !Number.isFinite(startedAt)) {
     throw new RecordingFormatError(line, 'startedAt', `must be a finite number, got ${describeValue(startedAt)}`);
   }
@@ -159,7 +168,11 @@ function checkCost(cost: unknown, line: number): void {
     throw new RecordingFormatError(line, 'cost', `must be a positive integer, got ${describeValue(cost)}`);
   }
   if (typeof cost !== 'object' || cost === null || Array.isArray(cost) || Object.keys(cost).length === 0) {
-    throw new RecordingFormatError(line, 'cost', `must be a positive integer or a map of dimension to cost, got ${describeValue(cost)}`);
+    throw new RecordingFormatError(
+      line,
+      'cost',
+      `must be a positive integer or a map of dimension to cost, got ${describeValue(cost)}`,
+    );
   }
   for (const [dimension, each] of Object.entries(cost)) {
     if (typeof each !== 'number' || !Number.isInteger(each) || each < 0) {
@@ -171,16 +184,28 @@ function checkCost(cost: unknown, line: number): void {
 function checkDecision(value: Line, line: number): void {
   const decided = ['sent', 'dropped', 'rejected'].filter((field) => value[field] !== undefined);
   if (decided.length > 1) {
-    throw new RecordingFormatError(line, decided[1], `only one of sent, dropped and rejected may be given (also ${decided[0]})`);
+    throw new RecordingFormatError(
+      line,
+      decided[1],
+      `only one of sent, dropped and rejected may be given (also ${decided[0]})`,
+    );
   }
   if (typeof value.sent === 'number' && value.sent < (value.t as number)) {
     throw new RecordingFormatError(line, 'sent', `must not be before t (${value.t}), got ${value.sent}`);
   }
   if (value.outcome !== undefined && !OUTCOMES.includes(value.outcome as string)) {
-    throw new RecordingFormatError(line, 'outcome', `must be one of 'ok', 'error', '429', got ${describeValue(value.outcome)}`);
+    throw new RecordingFormatError(
+      line,
+      'outcome',
+      `must be one of 'ok', 'error', '429', got ${describeValue(value.outcome)}`,
+    );
   }
   if (value.retryAfter !== undefined && value.outcome !== '429') {
-    throw new RecordingFormatError(line, 'retryAfter', `is only for outcome '429', got outcome ${describeValue(value.outcome)}`);
+    throw new RecordingFormatError(
+      line,
+      'retryAfter',
+      `is only for outcome '429', got outcome ${describeValue(value.outcome)}`,
+    );
   }
 }
 
@@ -191,12 +216,19 @@ export function readArrival(text: string, line: number, after: number): Recorded
   if (value.t === undefined) throw new RecordingFormatError(line, 't', 'is required (the arrival time)');
   finiteAtLeast(value, 't', 0, line);
   if ((value.t as number) < after) {
-    throw new RecordingFormatError(line, 't', `must not be before the previous arrival's (${after}): arrivals come in order, got ${value.t}`);
+    throw new RecordingFormatError(
+      line,
+      't',
+      `must not be before the previous arrival's (${after}): arrivals come in order, got ${value.t}`,
+    );
   }
   checkCost(value.cost, line);
   nonEmptyString(value, 'channel', line);
   const { priority } = value;
-  if (priority !== undefined && (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0 || priority > 9)) {
+  if (
+    priority !== undefined &&
+    (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 0 || priority > 9)
+  ) {
     throw new RecordingFormatError(line, 'priority', `must be an integer from 0 to 9, got ${describeValue(priority)}`);
   }
   if (value.deadline !== undefined && value.maxWait !== undefined) {
@@ -238,7 +270,8 @@ function jsonValue(value: unknown): unknown {
   if (typeof value === 'object' && value !== null) {
     const name = (value as { name?: unknown }).name;
     // A strategy given as a value (xstate-throttler/strategies) is saved by its name, as a snapshot saves it.
-    if (typeof name === 'string' && typeof (value as { createPolicy?: unknown }).createPolicy === 'function') return name;
+    if (typeof name === 'string' && typeof (value as { createPolicy?: unknown }).createPolicy === 'function')
+      return name;
     return jsonConfiguration(value);
   }
   return value;

@@ -2,7 +2,7 @@
  * A recording read line by line, each checked (format.ts) as it comes: the reader holds one line at a
  * time, so a replay's memory is bounded by the throttler's queue, never by the recording's length.
  */
-import { type RecordedArrival, type RecordingHeader, RecordingFormatError, readArrival, readHeader } from './format.js';
+import { type RecordedArrival, RecordingFormatError, type RecordingHeader, readArrival, readHeader } from './format.js';
 
 /**
  * Where a recording comes from: its whole NDJSON text, or its lines one by one, at once or as they are
@@ -52,7 +52,8 @@ export async function* readRecording(source: RecordingSource): AsyncGenerator<Re
     after = arrival.t;
     yield { kind: 'arrival', arrival, line };
   }
-  if (header === undefined) throw new RecordingFormatError(Math.max(line, 1), undefined, 'no header line: the recording is empty');
+  if (header === undefined)
+    throw new RecordingFormatError(Math.max(line, 1), undefined, 'no header line: the recording is empty');
 }
 
 /**

@@ -8,7 +8,13 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { ArrivalLog, checkMaxPending, checkSink, type LogEntry, type RecordingSink } from './arrival-log.js';
-import { jsonConfiguration, RECORDING_FORMAT, RECORDING_VERSION, type RecordedArrival, type TaskEnd } from './format.js';
+import {
+  jsonConfiguration,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  type RecordedArrival,
+  type TaskEnd,
+} from './format.js';
 import { defaultOutcome, type OutcomeReader, reasonOfFailure } from './outcome.js';
 
 /** What both recorders take. */
@@ -33,7 +39,6 @@ export interface Recording {
 
 /** The promise API's throttler as the recorder uses it: its schedule, its events, and its actor's clock. */
 export interface RecordableThrottler {
-  // biome-ignore lint/suspicious/noExplicitAny: any throttler's schedule, whatever its task's and options' types
   schedule(task: (context: any) => unknown, options?: any): Promise<unknown>;
   on(event: 'dropped' | 'rejected', handler: (error: Error, id: string | number | undefined) => void): void;
   off(event: 'dropped' | 'rejected', handler: (error: Error, id: string | number | undefined) => void): void;
@@ -82,7 +87,11 @@ function start(options: RecorderOptions, now: () => number): Start {
     throw new ThrottlerOptionError('configuration', "the throttler's options (an object)", options.configuration);
   }
   if (options.outcome !== undefined && typeof options.outcome !== 'function') {
-    throw new ThrottlerOptionError('outcome', 'a function (value, error, failed) => { outcome, retryAfter? }', options.outcome);
+    throw new ThrottlerOptionError(
+      'outcome',
+      'a function (value, error, failed) => { outcome, retryAfter? }',
+      options.outcome,
+    );
   }
   const startedAt = now();
   const header = {
@@ -200,7 +209,9 @@ function queuedOf(event: InspectionEvent, actor: AnyActorRef): Record<string, un
   if (event.type !== '@xstate.event' || event.actorRef !== actor) return [];
   const sent = event.event as { type: string; messages?: unknown } & Record<string, unknown>;
   if (sent.type === 'QUEUE') return [sent];
-  return sent.type === 'QUEUE_BATCH' && Array.isArray(sent.messages) ? (sent.messages as Record<string, unknown>[]) : [];
+  return sent.type === 'QUEUE_BATCH' && Array.isArray(sent.messages)
+    ? (sent.messages as Record<string, unknown>[])
+    : [];
 }
 
 /**
@@ -210,7 +221,10 @@ function queuedOf(event: InspectionEvent, actor: AnyActorRef): Record<string, un
  * until the app calls `finished(message, end)` (or `maxPending` later arrivals pass it), else it is written
  * once decided. One recorded arrival per message object at a time.
  */
-export function recordActor(actor: AnyActorRef, options: RecorderOptions & { awaitEnds?: boolean | undefined }): ActorRecording {
+export function recordActor(
+  actor: AnyActorRef,
+  options: RecorderOptions & { awaitEnds?: boolean | undefined },
+): ActorRecording {
   const recording = start(options, clockOf(actor, 'actor'));
   const { log, now, startedAt } = recording;
   const awaitEnds = options.awaitEnds === true;

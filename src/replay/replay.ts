@@ -10,7 +10,7 @@ import { type AnyActorRef, createActor, fromCallback } from 'xstate';
 import type { CommonOptions } from '../machine/index.js';
 import { auditThrottler, throttlerMachine } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
-import { type RecordedArrival, type RecordedOutcome, jsonConfiguration } from './format.js';
+import { jsonConfiguration, type RecordedArrival, type RecordedOutcome } from './format.js';
 import { type RecordingSource, readRecording } from './read.js';
 import { comparisonTable, type ReplayReport, ReportTally } from './report.js';
 import { VirtualClock } from './virtual-clock.js';

@@ -121,13 +121,26 @@ function rows(report: ReplayReport): Map<string, string> {
   row.set('throughput (/s)', ROUND(report.throughput));
   row.set('windows over', String(report.windowsOver));
   for (const rate of report.rates.filter((each) => each.scope === 'overall')) {
-    row.set(`busiest window of ${rate.rate}${rate.dimension ? ` (${rate.dimension})` : ''}`, `${rate.most} / ${rate.limit}`);
+    row.set(
+      `busiest window of ${rate.rate}${rate.dimension ? ` (${rate.dimension})` : ''}`,
+      `${rate.most} / ${rate.limit}`,
+    );
   }
   return row;
 }
 
 /** Where a figure's row goes, so that rows one report lacks still fall in their place. */
-const ROW_ORDER = ['arrivals', 'delivered', 'dropped', 'rejected', 'unfinished', 'wait', 'throughput', 'windows', 'busiest'];
+const ROW_ORDER = [
+  'arrivals',
+  'delivered',
+  'dropped',
+  'rejected',
+  'unfinished',
+  'wait',
+  'throughput',
+  'windows',
+  'busiest',
+];
 
 function rowRank(name: string): number {
   return ROW_ORDER.findIndex((start) => name.startsWith(start));
@@ -143,9 +156,9 @@ export function comparisonTable(reports: readonly ReplayReport[]): string {
   const names: string[] = [];
   for (const column of columns) for (const name of column.keys()) if (!names.includes(name)) names.push(name);
   names.sort((a, b) => rowRank(a) - rowRank(b)); // stable: within a kind, in the order first seen
-  const escape = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
   const lines = [
-    `| | ${reports.map((report) => escape(report.name)).join(' | ')} |`,
+    `| | ${reports.map((report) => cell(report.name)).join(' | ')} |`,
     `| --- |${reports.map(() => ' ---: |').join('')}`,
   ];
   for (const name of names) {
@@ -154,7 +167,7 @@ export function comparisonTable(reports: readonly ReplayReport[]): string {
       const value = column.get(name) ?? '-';
       return value === first ? value : `**${value}**`;
     });
-    lines.push(`| ${escape(name)} | ${cells.join(' | ')} |`);
+    lines.push(`| ${cell(name)} | ${cells.join(' | ')} |`);
   }
   return `${lines.join('\n')}\n`;
 }

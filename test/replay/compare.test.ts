@@ -4,7 +4,13 @@ import { compare, type RecordedArrival, replay } from '../../src/replay/index.js
 /** compare: one reading of a recording, one report per configuration, and the table of their differences. */
 
 function recording(arrivals: readonly RecordedArrival[], configuration: object = { rate: '5/100ms' }): string[] {
-  const header = { format: 'xstate-throttler-recording', version: 1, configuration, clock: 'performance.now', startedAt: 0 };
+  const header = {
+    format: 'xstate-throttler-recording',
+    version: 1,
+    configuration,
+    clock: 'performance.now',
+    startedAt: 0,
+  };
   return [JSON.stringify(header), ...arrivals.map((arrival) => JSON.stringify(arrival))];
 }
 
@@ -28,7 +34,13 @@ describe('compare', () => {
     }
     const { reports, table } = await compare(once(), [
       { name: 'overall only', rate: '10/100ms', strategy: 'sliding-window', keys: { rate: '100/100ms' } },
-      { name: 'per tenant', rate: '10/100ms', strategy: 'sliding-window', keys: { rate: '6/100ms' }, ordering: 'per-channel' },
+      {
+        name: 'per tenant',
+        rate: '10/100ms',
+        strategy: 'sliding-window',
+        keys: { rate: '6/100ms' },
+        ordering: 'per-channel',
+      },
     ]);
     expect(reads).toBe(1);
     const [overall, perTenant] = reports;
@@ -66,10 +78,14 @@ describe('compare', () => {
   });
 
   it('replays as recorded without a configuration, and refuses a wrong one by name', async () => {
-    const report = await replay(recording([{ t: 0 }, { t: 0 }, { t: 0 }], { rate: '2/1s', strategy: 'sliding-window' }));
+    const report = await replay(
+      recording([{ t: 0 }, { t: 0 }, { t: 0 }], { rate: '2/1s', strategy: 'sliding-window' }),
+    );
     expect(report).toMatchObject({ name: 'as recorded', delivered: 3, waits: { max: 1000 }, windowsOver: 0 });
     await expect(replay(recording([]), { rate: 'fast' })).rejects.toThrow(/rate/);
-    await expect(replay(recording([]), { rate: '1/1s', serverAnswers: 'obey' as never })).rejects.toThrow(/serverAnswers/);
+    await expect(replay(recording([]), { rate: '1/1s', serverAnswers: 'obey' as never })).rejects.toThrow(
+      /serverAnswers/,
+    );
     await expect(compare(recording([]), [])).rejects.toThrow(/configurations/);
   });
 });

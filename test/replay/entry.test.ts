@@ -6,7 +6,13 @@ import { importsOf, moduleGraph, repo } from '../support/module-graph.js';
 /** The replay is its own entry point: the core never loads it, and it reaches the core only through its faces. */
 describe('the replay entry point', () => {
   it('is reachable from no other entry point', () => {
-    for (const entry of ['src/index.ts', 'src/lean/index.ts', 'src/timeline/index.ts', 'src/otel/index.ts', 'src/store/index.ts']) {
+    for (const entry of [
+      'src/index.ts',
+      'src/lean/index.ts',
+      'src/timeline/index.ts',
+      'src/otel/index.ts',
+      'src/store/index.ts',
+    ]) {
       expect([...moduleGraph(entry)].filter((path) => path.startsWith('src/replay/'))).toEqual([]);
     }
   });

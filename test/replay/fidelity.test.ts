@@ -67,7 +67,9 @@ describe('a replay through the recorded configuration', () => {
     const arrivals = await recorded(text);
     expect(arrivals).toHaveLength(42);
     expect(arrivals.filter((arrival) => arrival.dropped === 'expired').length).toBeGreaterThan(0);
-    expect(arrivals.filter((arrival) => arrival.sent !== undefined && arrival.sent > arrival.t).length).toBeGreaterThan(5);
+    expect(arrivals.filter((arrival) => arrival.sent !== undefined && arrival.sent > arrival.t).length).toBeGreaterThan(
+      5,
+    );
     const decisions = await replayed(text);
     expect(decisions.map((decision) => decision.sent ?? decision.dropped ?? decision.rejected)).toEqual(
       arrivals.map((arrival) => arrival.sent ?? arrival.dropped ?? arrival.rejected),
@@ -90,11 +92,15 @@ describe('a replay through the recorded configuration', () => {
       }
       const arrivals = await recorded(text);
       const decisions = await replayed(text);
-      expect(arrivals.filter((arrival) => arrival.sent !== undefined && arrival.sent - arrival.t > 10).length).toBeGreaterThan(5);
+      expect(
+        arrivals.filter((arrival) => arrival.sent !== undefined && arrival.sent - arrival.t > 10).length,
+      ).toBeGreaterThan(5);
       expect(waitsApart(arrivals, decisions)).toEqual([]);
       return;
     }
-    context.skip(`timers came up to ${latenesses.map((ms) => ms.toFixed(0)).join(', ')} ms late in 3 runs: too busy a machine to compare`);
+    context.skip(
+      `timers came up to ${latenesses.map((ms) => ms.toFixed(0)).join(', ')} ms late in 3 runs: too busy a machine to compare`,
+    );
   });
 });
 
@@ -130,6 +136,8 @@ function waitsApart(arrivals: readonly RecordedArrival[], decisions: readonly Re
     }
     const real = arrival.sent - arrival.t;
     const virtual = decision.sent - decision.t;
-    return Math.abs(real - virtual) <= Math.max(0.01 * real, 5) ? [] : [`#${at}: waited ${real} ms, replayed ${virtual} ms`];
+    return Math.abs(real - virtual) <= Math.max(0.01 * real, 5)
+      ? []
+      : [`#${at}: waited ${real} ms, replayed ${virtual} ms`];
   });
 }

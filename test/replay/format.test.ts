@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type RecordingItem, RecordingFormatError, type RecordingSource, readRecording } from '../../src/replay/index.js';
+import {
+  RecordingFormatError,
+  type RecordingItem,
+  type RecordingSource,
+  readRecording,
+} from '../../src/replay/index.js';
 
 /** Every field of a recording is checked as it is read, and a wrong one named with its line. */
 

@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createActor, fromCallback } from 'xstate';
 import { throttlerMachine } from '../../src/index.js';
-import { type RecordedArrival, type ReplayConfiguration, readRecording, recordActor, replay } from '../../src/replay/index.js';
+import {
+  type RecordedArrival,
+  type ReplayConfiguration,
+  readRecording,
+  recordActor,
+  replay,
+} from '../../src/replay/index.js';
 import { runs } from '../support/property-runs.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -13,9 +19,14 @@ import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtua
  */
 
 const configuration = fc.record({
-  rate: fc.tuple(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 10, max: 100 })).map(([limit, ms]) => `${limit}/${ms}ms`),
+  rate: fc
+    .tuple(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 10, max: 100 }))
+    .map(([limit, ms]) => `${limit}/${ms}ms`),
   strategy: fc.constantFrom('sliding-window', 'token-bucket', 'timer'),
-  keys: fc.option(fc.integer({ min: 1, max: 3 }).map((limit) => ({ rate: `${limit}/50ms` })), { nil: undefined }),
+  keys: fc.option(
+    fc.integer({ min: 1, max: 3 }).map((limit) => ({ rate: `${limit}/50ms` })),
+    { nil: undefined },
+  ),
   capacity: fc.option(fc.integer({ min: 3, max: 20 }), { nil: undefined }),
   overflow: fc.constantFrom('reject', 'drop-oldest', 'drop-newest'),
 });
