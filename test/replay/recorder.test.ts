@@ -26,7 +26,13 @@ describe('recordThrottler', () => {
     const recording = recordThrottler(throttler, { to: (line) => (text += line), configuration });
     const answer429 = { status: 429, headers: new Headers({ 'retry-after': '2' }) };
     const tasks = [
-      recording.schedule(async () => (await sleep(30), answer429), { channel: undefined }),
+      recording.schedule(
+        async () => {
+          await sleep(30);
+          return answer429;
+        },
+        { channel: undefined },
+      ),
       recording.schedule(async () => {
         await sleep(10);
         throw new Error('boom');
