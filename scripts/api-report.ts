@@ -31,6 +31,7 @@ export const ENTRY_POINTS: readonly EntryPoint[] = [
   { name: 'server-limits', specifier: 'xstate-throttler/server-limits', file: 'src/server-limits/index.ts' },
   { name: 'timeline', specifier: 'xstate-throttler/timeline', file: 'src/timeline/index.ts' },
   { name: 'otel', specifier: 'xstate-throttler/otel', file: 'src/otel/index.ts' },
+  { name: 'replay', specifier: 'xstate-throttler/replay', file: 'src/replay/index.ts' },
 ];
 
 /** One exported name: its kind, the event types of a union of events, the members of an interface. */

@@ -36,6 +36,14 @@ const expectedOutput: Record<string, OutputCheck[]> = {
     /upload 2\/200ms: busiest window 2\/2\n/,
     /timeline of \d+ events written to .*\.svg\n/,
   ],
+  'replay-what-if.ts': [
+    /recorded 116 arrivals to .*\.ndjson\n/,
+    /\| \| as configured \| per tenant \| half the rate \|\n/,
+    /\| arrivals \| 116 \| 116 \| 116 \|\n/,
+    // Strict windows in every configuration, whatever the recorded run's timing.
+    /\| windows over \| 0 \| 0 \| 0 \|\n/,
+    /\| busiest window of 10\/100ms \| - \| - \| \*\*10 \/ 10\*\* \|\n/,
+  ],
   'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
   'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
   'keyed-limits.ts': [

@@ -131,6 +131,7 @@ import {
   THROTTLER_METRICS,
   type ThrottlerInstrumentation,
 } from 'xstate-throttler/otel';
+import { compare, type ReplayConfiguration, type ReplayReport, recordActor, recordThrottler, replay } from 'xstate-throttler/replay';
 import { createThrottler as createLean, restoreThrottler as restoreLean, throttlerMachine as leanMachine } from 'xstate-throttler/lean';
 import { slidingWindow, type Strategy, timer, tokenBucket, warmingUp } from 'xstate-throttler/strategies';
 
@@ -154,6 +155,13 @@ export const store = (redis: RedisClientLike) => createRedisStore({ ...storeOpti
 
 const timelineOptions: TimelineOptions = { width: maybe(), layout: undefined };
 export const svg: string = renderTimeline({ events: [], rate: '1/1s' }, timelineOptions);
+
+const replayConfiguration: ReplayConfiguration = { rate: '2/1s', name: undefined, serverAnswers: undefined, keys: undefined };
+export const replayed: Promise<ReplayReport> = replay('', replayConfiguration);
+export const compared = compare(['{}'], [replayConfiguration], { onDecision: undefined });
+const recorded = recordThrottler(throttler, { to: () => undefined, configuration: options, maxPending: maybe() });
+export const recordedTask: Promise<number> = recorded.schedule(() => 1, taskOptions);
+export const recordedActor = recordActor(actor, { to: { write: () => true }, configuration: {}, awaitEnds: undefined, outcome: undefined });
 
 const instrumentOptions: InstrumentOptions = { meter: metrics.getMeter('consumer'), name: undefined, channels: undefined };
 export const instrumentation = instrumentThrottler(throttler, instrumentOptions);

@@ -1,0 +1,275 @@
+/**
+ * Recorders: what reaches a throttler written as a recording (format.ts), without changing what it decides.
+ * `recordThrottler` records a `createThrottler()` throttler's tasks through its own `schedule`, which knows
+ * each task's start, run time and end; `recordActor` records a machine actor from what it already tells
+ * (the QUEUE events it receives, seen by inspection, and its `delivered` / `dropped` / `rejected` events),
+ * and a task's end where the app reports it (`finished`). Both hold only arrivals not yet complete (arrival-log.ts).
+ */
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
+import { ArrivalLog, checkMaxPending, checkSink, type LogEntry, type RecordingSink } from './arrival-log.js';
+import {
+  jsonConfiguration,
+  RECORDING_FORMAT,
+  RECORDING_VERSION,
+  type RecordedArrival,
+  type TaskEnd,
+} from './format.js';
+import { defaultOutcome, type OutcomeReader, reasonOfFailure } from './outcome.js';
+
+/** What both recorders take. */
+export interface RecorderOptions {
+  /** Where the lines go: a function handed each line (with its newline), or a writable (`createWriteStream(path)`). */
+  to: RecordingSink;
+  /** The options the throttler was created with, for the header (what JSON can hold of them): a replay's default. */
+  configuration: object;
+  /** How a task's end is read: default, a value or error with `status` 429 is `'429'` with its Retry-After. */
+  outcome?: OutcomeReader | undefined;
+  /** Arrivals held for their fate at most (default 10,000); past it the oldest is written with what is known. */
+  maxPending?: number | undefined;
+}
+
+/** A recording under way. */
+export interface Recording {
+  /** Arrivals recorded so far (written or held). */
+  readonly arrivals: number;
+  /** Writes every arrival held, with what is known of it, and stops recording. */
+  close(): void;
+}
+
+/** The promise API's throttler as the recorder uses it: its schedule, its events, and its actor's clock. */
+export interface RecordableThrottler {
+  schedule(task: (context: any) => unknown, options?: any): Promise<unknown>;
+  on(event: 'dropped' | 'rejected', handler: (error: Error, id: string | number | undefined) => void): void;
+  off(event: 'dropped' | 'rejected', handler: (error: Error, id: string | number | undefined) => void): void;
+  readonly actor: AnyActorRef;
+}
+
+/** `recordThrottler`'s answer: schedule through it, and each task is recorded. */
+export interface ThrottlerRecording<Schedule = RecordableThrottler['schedule']> extends Recording {
+  /** The throttler's `schedule`, recording the task: its arrival, its start, how long it ran and how it ended. */
+  schedule: Schedule;
+}
+
+type Task = (context: unknown) => unknown;
+
+/** `recordActor`'s answer. */
+export interface ActorRecording extends Recording {
+  /**
+   * Says that `message`'s task ended now, and how: its run time is counted from its delivery. Only with
+   * `awaitEnds: true`; a message not delivered, or told twice, is ignored.
+   */
+  finished(message: object, end: TaskEnd): void;
+}
+
+/** The clock a throttler decides on: its context's `now` (the machine's, or the promise API's actor's). */
+function clockOf(actor: unknown, option: string): () => number {
+  const now = (actor as AnyActorRef | undefined)?.getSnapshot?.()?.context?.now;
+  if (typeof now !== 'function') {
+    throw new ThrottlerOptionError(option, 'a throttler (a createThrottler() throttler, or a throttler actor)', actor);
+  }
+  return now as () => number;
+}
+
+interface Start {
+  log: ArrivalLog;
+  now: () => number;
+  startedAt: number;
+  readOutcome: OutcomeReader;
+}
+
+function start(options: RecorderOptions, now: () => number): Start {
+  if (typeof options !== 'object' || options === null) {
+    throw new ThrottlerOptionError('options', 'an object { to, configuration }', options);
+  }
+  const write = checkSink(options.to);
+  if (typeof options.configuration !== 'object' || options.configuration === null) {
+    throw new ThrottlerOptionError('configuration', "the throttler's options (an object)", options.configuration);
+  }
+  if (options.outcome !== undefined && typeof options.outcome !== 'function') {
+    throw new ThrottlerOptionError(
+      'outcome',
+      'a function (value, error, failed) => { outcome, retryAfter? }',
+      options.outcome,
+    );
+  }
+  const startedAt = now();
+  const header = {
+    format: RECORDING_FORMAT,
+    version: RECORDING_VERSION,
+    configuration: jsonConfiguration(options.configuration),
+    clock: 'the throttler’s now',
+    startedAt,
+    wallClock: new Date().toISOString(),
+  } as const;
+  const log = new ArrivalLog(write, checkMaxPending(options.maxPending), header);
+  return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome };
+}
+
+/** What a QUEUE (or a task's options) says of an arrival, as the recording holds it. */
+function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number): RecordedArrival {
+  const { cost, channel, priority, deadline, maxWait } = fields;
+  let wait: number | undefined;
+  try {
+    // A number as it is (the machine takes 0: expire unless sent at once); a string as a duration.
+    wait = typeof maxWait === 'string' ? parseDuration(maxWait, 'maxWait') : (maxWait as number | undefined);
+  } catch {
+    wait = undefined; // refused by the throttler as it arrives: recorded as rejected
+  }
+  return {
+    t,
+    cost: cost as RecordedArrival['cost'],
+    channel: typeof channel === 'string' ? channel : undefined,
+    priority: priority as number | undefined,
+    deadline: typeof deadline === 'number' && Number.isFinite(deadline) ? deadline - startedAt : undefined,
+    maxWait: typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 ? wait : undefined,
+  };
+}
+
+/** The task's end, as its run time from its first start and its outcome. */
+function ended(recording: Start, entry: LogEntry, end: TaskEnd): void {
+  const arrival = entry.arrival;
+  if (arrival.sent === undefined) return;
+  arrival.ran = recording.now() - recording.startedAt - arrival.sent;
+  arrival.outcome = end.outcome;
+  if (end.outcome === '429' && end.retryAfter !== undefined) arrival.retryAfter = end.retryAfter;
+}
+
+/**
+ * Records a `createThrottler()` throttler's traffic: schedule tasks through the answer's `schedule` (the
+ * throttler's own, with the task wrapped to read its start and end). Tasks scheduled on the throttler
+ * directly are not recorded. A task with `retry` is recorded as one arrival: its first start, its last end.
+ */
+export function recordThrottler<T extends RecordableThrottler>(
+  throttler: T,
+  options: RecorderOptions,
+): ThrottlerRecording<T['schedule']> {
+  const recording = start(options, clockOf(throttler?.actor, 'throttler'));
+  const { log, now, startedAt, readOutcome } = recording;
+  const failures = new WeakMap<object, 'dropped' | 'rejected'>();
+  const onDropped = (error: Error) => failures.set(error, 'dropped');
+  const onRejected = (error: Error) => failures.set(error, 'rejected');
+  throttler.on('dropped', onDropped);
+  throttler.on('rejected', onRejected);
+  let arrivals = 0;
+  const schedule = (task: Task, taskOptions: object = {}): Promise<unknown> => {
+    arrivals++;
+    const entry = log.open(arrivalOf(taskOptions as Record<string, unknown>, now() - startedAt, startedAt));
+    // Called as the throttler would call the task, so a synchronous task stays synchronous.
+    const run = (context: unknown): unknown => {
+      entry.arrival.sent ??= now() - startedAt;
+      let result: unknown;
+      try {
+        result = task(context);
+      } catch (error) {
+        ended(recording, entry, readOutcome(undefined, error, true));
+        throw error;
+      }
+      if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
+        ended(recording, entry, readOutcome(result, undefined, false));
+        return result;
+      }
+      return Promise.resolve(result).then(
+        (value) => {
+          ended(recording, entry, readOutcome(value, undefined, false));
+          return value;
+        },
+        (error: unknown) => {
+          ended(recording, entry, readOutcome(undefined, error, true));
+          throw error;
+        },
+      );
+    };
+    const settled = (error?: unknown) => {
+      if (entry.arrival.sent === undefined && error !== undefined) {
+        const kind = failures.get(error as object) ?? 'dropped';
+        entry.arrival[kind] = reasonOfFailure(error, kind);
+      }
+      log.complete(entry);
+    };
+    const result = throttler.schedule(run, taskOptions);
+    result.then(() => settled(), settled);
+    return result;
+  };
+  return {
+    schedule: schedule as T['schedule'],
+    get arrivals() {
+      return arrivals;
+    },
+    close() {
+      throttler.off('dropped', onDropped);
+      throttler.off('rejected', onRejected);
+      log.close();
+    },
+  };
+}
+
+/** The messages of a QUEUE or QUEUE_BATCH inspected on its way to `actor`, with their fields. */
+function queuedOf(event: InspectionEvent, actor: AnyActorRef): Record<string, unknown>[] {
+  if (event.type !== '@xstate.event' || event.actorRef !== actor) return [];
+  const sent = event.event as { type: string; messages?: unknown } & Record<string, unknown>;
+  if (sent.type === 'QUEUE') return [sent];
+  return sent.type === 'QUEUE_BATCH' && Array.isArray(sent.messages)
+    ? (sent.messages as Record<string, unknown>[])
+    : [];
+}
+
+/**
+ * Records a throttler actor's traffic from what it already tells: the QUEUE and QUEUE_BATCH events it
+ * receives (by inspection: `actor.system.inspect`) and its `delivered`, `dropped` and `rejected` events.
+ * The machine cannot know when a message's work ended: with `awaitEnds: true` each delivered arrival is held
+ * until the app calls `finished(message, end)` (or `maxPending` later arrivals pass it), else it is written
+ * once decided. One recorded arrival per message object at a time.
+ */
+export function recordActor(
+  actor: AnyActorRef,
+  options: RecorderOptions & { awaitEnds?: boolean | undefined },
+): ActorRecording {
+  const recording = start(options, clockOf(actor, 'actor'));
+  const { log, now, startedAt } = recording;
+  const awaitEnds = options.awaitEnds === true;
+  const entries = new Map<object, LogEntry>();
+  let arrivals = 0;
+  const inspection = actor.system.inspect((event: InspectionEvent) => {
+    for (const queued of queuedOf(event, actor)) {
+      arrivals++;
+      entries.set(queued.message as object, log.open(arrivalOf(queued, now() - startedAt, startedAt)));
+    }
+  });
+  const decided = (message: object, fill: (arrival: RecordedArrival) => void, done: boolean) => {
+    const entry = entries.get(message);
+    if (entry === undefined) return;
+    fill(entry.arrival);
+    if (!done) return;
+    entries.delete(message);
+    log.complete(entry);
+  };
+  const subscriptions = [
+    actor.on('delivered', (event: { message: object; at: number }) =>
+      decided(event.message, (arrival) => (arrival.sent = event.at - startedAt), !awaitEnds),
+    ),
+    actor.on('dropped', (event: { message: object; reason: string }) =>
+      decided(event.message, (arrival) => (arrival.dropped = event.reason), true),
+    ),
+    actor.on('rejected', (event: { message: object; reason: string }) =>
+      decided(event.message, (arrival) => (arrival.rejected = event.reason), true),
+    ),
+  ];
+  return {
+    get arrivals() {
+      return arrivals;
+    },
+    finished(message, end) {
+      const entry = entries.get(message);
+      if (!awaitEnds || entry === undefined || entry.arrival.sent === undefined) return;
+      ended(recording, entry, end);
+      decided(message, () => undefined, true);
+    },
+    close() {
+      inspection.unsubscribe();
+      for (const subscription of subscriptions) subscription.unsubscribe();
+      entries.clear();
+      log.close();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { compare, type RecordedArrival, replay } from '../../src/replay/index.js';
+
+/** compare: one reading of a recording, one report per configuration, and the table of their differences. */
+
+function recording(arrivals: readonly RecordedArrival[], configuration: object = { rate: '5/100ms' }): string[] {
+  const header = {
+    format: 'xstate-throttler-recording',
+    version: 1,
+    configuration,
+    clock: 'performance.now',
+    startedAt: 0,
+  };
+  return [JSON.stringify(header), ...arrivals.map((arrival) => JSON.stringify(arrival))];
+}
+
+/** A noisy tenant (20 at once, every 100 ms) beside two quiet ones, for a second. */
+function noisyTenant(): RecordedArrival[] {
+  const arrivals: RecordedArrival[] = [];
+  for (let t = 0; t < 1000; t += 100) {
+    for (let n = 0; n < 20; n++) arrivals.push({ t, channel: 'noisy', maxWait: 250 });
+    arrivals.push({ t: t + 10, channel: 'quiet-a' }, { t: t + 20, channel: 'quiet-b' });
+  }
+  return arrivals;
+}
+
+describe('compare', () => {
+  it('replays one reading of the recording through each configuration and tables the differences', async () => {
+    let reads = 0;
+    const lines = recording(noisyTenant());
+    function* once() {
+      reads++;
+      yield* lines;
+    }
+    const { reports, table } = await compare(once(), [
+      { name: 'overall only', rate: '10/100ms', strategy: 'sliding-window', keys: { rate: '100/100ms' } },
+      {
+        name: 'per tenant',
+        rate: '10/100ms',
+        strategy: 'sliding-window',
+        keys: { rate: '6/100ms' },
+        ordering: 'per-channel',
+      },
+    ]);
+    expect(reads).toBe(1);
+    const [overall, perTenant] = reports;
+    for (const report of reports) {
+      expect(report.arrivals).toBe(220);
+      expect(report.windowsOver).toBe(0);
+      expect(report.delivered + (report.dropped.expired ?? 0) + report.unfinished).toBe(220);
+      expect(report.keys.map((key) => key.key).sort()).toEqual(['noisy', 'quiet-a', 'quiet-b']);
+    }
+    const quietWait = (report: typeof overall) => report?.keys.find((key) => key.key === 'quiet-a')?.waits.max;
+    // Behind the noisy tenant's backlog, a quiet tenant waits; with a limit per tenant it goes at once.
+    expect(quietWait(overall)).toBeGreaterThan(100);
+    expect(quietWait(perTenant)).toBe(0);
+    expect(perTenant?.rates.find((rate) => rate.scope === 'key' && rate.name === 'noisy')?.most).toBe(6);
+    expect(table.split('\n')[0]).toBe('| | overall only | per tenant |');
+    expect(table).toMatch(/\| dropped: expired \| \d+ \| \*\*\d+\*\* \|/);
+    expect(table).toContain(`| busiest window of 10/100ms | 10 / 10 | **${perTenant?.rates[0]?.most} / 10** |`);
+    expect(perTenant?.rates[0]?.most).toBeLessThan(10); // the noisy tenant held to 6 of the 10
+  });
+
+  it('frees a slot at the recorded run time, and pauses for a recorded 429 unless told to ignore it', async () => {
+    const arrivals: RecordedArrival[] = [
+      { t: 0, ran: 50, outcome: '429', retryAfter: 1000 },
+      { t: 1, ran: 10 },
+      { t: 100 },
+    ];
+    const sent = async (configuration: Parameters<typeof replay>[1]) => {
+      const times: (number | undefined)[] = [];
+      await replay(recording(arrivals), configuration, { onDecision: (decision) => times.push(decision.sent) });
+      return times;
+    };
+    expect(await sent({ rate: '10/1s', maxConcurrent: 1 })).toEqual([0, 50, 1050]);
+    expect(await sent({ rate: '10/1s', maxConcurrent: 1, serverAnswers: 'ignore' })).toEqual([0, 50, 100]);
+    expect(await sent({ rate: '10/1s', serverAnswers: 'ignore' })).toEqual([0, 1, 100]);
+  });
+
+  it('replays as recorded without a configuration, and refuses a wrong one by name', async () => {
+    const report = await replay(
+      recording([{ t: 0 }, { t: 0 }, { t: 0 }], { rate: '2/1s', strategy: 'sliding-window' }),
+    );
+    expect(report).toMatchObject({ name: 'as recorded', delivered: 3, waits: { max: 1000 }, windowsOver: 0 });
+    await expect(replay(recording([]), { rate: 'fast' })).rejects.toThrow(/rate/);
+    await expect(replay(recording([]), { rate: '1/1s', serverAnswers: 'obey' as never })).rejects.toThrow(
+      /serverAnswers/,
+    );
+    await expect(compare(recording([]), [])).rejects.toThrow(/configurations/);
+  });
+});
