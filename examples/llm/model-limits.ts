@@ -173,7 +173,8 @@ class BucketMeter implements Meter {
 
   private refill(now: number): void {
     if (now > this.last) {
-      this.level = Math.min(this.limit, this.level + (now - this.last) * this.perMs);
+      // To a millionth of a token: sums of refills and refunds must not fall short of a whole one by a rounding.
+      this.level = Math.min(this.limit, Math.round((this.level + (now - this.last) * this.perMs) * 1e6) / 1e6);
       this.last = now;
     }
   }

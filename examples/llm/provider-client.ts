@@ -9,10 +9,13 @@
 import { createThrottler } from '../../src/index.js';
 import type { Rate } from '../../src/rate/index.js';
 import {
+  actualUsageAccounting,
   actualUsageCharge,
   actualUsageSettle,
+  anthropicAccounting,
   anthropicCharge,
   anthropicSettle,
+  openaiAccounting,
   openaiCharge,
   serverLimits,
 } from '../../src/server-limits/index.js';
@@ -53,12 +56,20 @@ export interface ClientOptions {
   jobs: number;
   /** The workload's seed: prompt sizes and `max_tokens`. */
   seed: number;
-  /** Ms added to each rate's interval: the uplink's spread, by hand (until the throttler measures it). Default 0. */
+  /**
+   * Ms added to each rate's interval: the uplink's spread, by hand (until the throttler measures it), for a
+   * sliding window. Default 0.
+   */
   widenMs?: number;
   /** Extra throttler options (`transit`, `strategy`...). */
   throttler?: Record<string, unknown>;
   /** Settle every 200 to `usage.total_tokens`, whatever the provider: what issue 39 measures against OpenAI. */
   settleTotal?: boolean;
+  /** The workload's sizes (default prompts of 50 to 500 tokens, `max_tokens` 100 to 400). */
+  shape?: WorkloadShape;
+  /** The workload in this many waves, each sent `idleMs` after the last was answered (default 1): bursts after idle. */
+  waves?: number;
+  idleMs?: number;
 }
 
 export interface ClientRun {
@@ -71,12 +82,21 @@ export interface ClientRun {
   last: number;
 }
 
-/** The workload's requests: prompts of 50 to 500 tokens (at 4 characters a token), max_tokens 100 to 400. */
-export function workload(jobs: number, seed: number): ModelRequest[] {
+/** A workload's sizes, each drawn uniformly from [min, max]: prompts in tokens (at 4 characters a token), and max_tokens. */
+export interface WorkloadShape {
+  promptTokens: readonly [number, number];
+  maxTokens: readonly [number, number];
+}
+
+export const DEFAULT_SHAPE: WorkloadShape = { promptTokens: [50, 500], maxTokens: [100, 400] };
+
+/** The workload's requests, drawn from `seed`. */
+export function workload(jobs: number, seed: number, shape: WorkloadShape = DEFAULT_SHAPE): ModelRequest[] {
   const random = seeded(seed);
+  const draw = ([min, max]: readonly [number, number]) => min + Math.floor(random() * (max - min + 1));
   return Array.from({ length: jobs }, () => {
-    const prompt = 50 + Math.floor(random() * 451);
-    const most = 100 + Math.floor(random() * 301);
+    const prompt = draw(shape.promptTokens);
+    const most = draw(shape.maxTokens);
     return { messages: [{ role: 'user', content: promptOfTokens(prompt) }], max_tokens: most };
   });
 }
@@ -93,6 +113,11 @@ export function clientRates(limits: ModelLimitsOptions, widenMs = 0): Record<str
     };
   }
   return { requests: rate(limits.requests), tokens: rate(limits.tokens) };
+}
+
+/** The provider's accounting, by mode. */
+export function accountingOf(mode: ProviderMode | undefined) {
+  return mode === 'openai' ? openaiAccounting : mode === 'anthropic' ? anthropicAccounting : actualUsageAccounting;
 }
 
 type Plan = { cost: Record<string, number>; settle?: (call: ModelCall) => Record<string, number> };
@@ -118,7 +143,7 @@ export async function runClient(options: ClientOptions): Promise<ClientRun> {
   const windowMs = limits.windowMs ?? 60_000;
   const llm = createThrottler({
     rate: clientRates(limits, options.widenMs),
-    strategy: 'sliding-window',
+    strategy: accountingOf(limits.mode).strategy,
     // A 429's retry-after pauses the throttler; the quotas' own fields are followed by the rates above.
     serverLimits: serverLimits((call: ModelCall) => call, { providerWindow: windowMs, followPolicy: false }),
     ...options.throttler,
@@ -138,7 +163,13 @@ export async function runClient(options: ClientOptions): Promise<ClientRun> {
       run.refused += 1;
     }
   };
-  await Promise.all(workload(options.jobs, options.seed).map(job));
+  const requests = workload(options.jobs, options.seed, options.shape);
+  const waves = options.waves ?? 1;
+  for (let wave = 0; wave < waves; wave += 1) {
+    if (wave > 0) await new Promise((resolve) => setTimeout(resolve, options.idleMs ?? 0));
+    const from = Math.floor((wave * requests.length) / waves);
+    await Promise.all(requests.slice(from, Math.floor(((wave + 1) * requests.length) / waves)).map(job));
+  }
   await llm.stop();
   return run;
 }

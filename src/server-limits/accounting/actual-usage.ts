@@ -47,6 +47,7 @@ export function actualUsageSettle(answer: unknown): ActualUsageSettled {
 /** A gateway counting actual usage: reserve with `actualUsageCharge`, settle with `actualUsageSettle`; windows as it states. */
 export const actualUsageAccounting: ProviderAccounting<ActualUsageCharge, ActualUsageSettled> = {
   provider: 'actual-usage',
+  refill: 'sliding-window',
   strategy: 'sliding-window',
   charge: actualUsageCharge,
   settle: actualUsageSettle,

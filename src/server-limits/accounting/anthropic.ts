@@ -50,12 +50,15 @@ export function anthropicSettle(answer: unknown): AnthropicSettled {
 }
 
 /**
- * Anthropic: charged by `anthropicCharge`, settled by `anthropicSettle`, refilled continuously: a token
- * bucket (docs/llm-clients.md says which strategy holds it across a network, and why).
+ * Anthropic: charged by `anthropicCharge`, settled by `anthropicSettle`, refilled continuously (a token
+ * bucket); followed with `sliding-window`: a window of sends holding at most the limit never takes more
+ * than a bucket of that capacity and refill gives, where a throttler's own bucket, full after idle, may
+ * send one request past it (docs/llm-clients.md, measured).
  */
 export const anthropicAccounting: ProviderAccounting<AnthropicCharge, AnthropicSettled> = {
   provider: 'anthropic',
-  strategy: 'token-bucket',
+  refill: 'token-bucket',
+  strategy: 'sliding-window',
   charge: anthropicCharge,
   settle: anthropicSettle,
 };

@@ -25,11 +25,12 @@ export function openaiCharge(body: unknown, options?: ChargeOptions): OpenAIChar
 }
 
 /**
- * OpenAI: charged at the request by `openaiCharge`, nothing settled, counted in windows of a minute
- * (`x-ratelimit-reset-*` says when the quota is back "to its initial state"): `sliding-window`.
+ * OpenAI: charged at the request by `openaiCharge`, nothing settled, counted per minute (the reset
+ * fields say when a quota is back "to its initial state"): followed with `sliding-window`.
  */
 export const openaiAccounting: ProviderAccounting<OpenAICharge, never> = {
   provider: 'openai',
+  refill: 'sliding-window',
   strategy: 'sliding-window',
   charge: openaiCharge,
   settle: undefined,
