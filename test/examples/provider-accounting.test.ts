@@ -63,7 +63,7 @@ describe.each(['openai', 'anthropic', 'actual-usage'] as const)('against the %s 
     for (const seed of [1, 2]) {
       const { refused, answered, share, limits } = await run(mode, seed);
       console.log(
-        `${mode} seed ${seed}: ${answered} answered, ${refused} 429s, ${(100 * share).toFixed(1)}% used; not settled: ${right.refused} 429s, ${(100 * right.share).toFixed(1)}% used`,
+        `${mode} seed ${seed}: ${answered} answered, ${refused} 429s, ${(100 * share).toFixed(1)}% used`,
         limits.refused,
       );
       expect(refused).toBe(0);
