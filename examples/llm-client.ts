@@ -6,9 +6,8 @@
  * throttler on one Redis store, each charged from the body it sends by the provider's helper
  * (`openaiCharge`: the larger of max_tokens and the size estimate, nothing settled, since OpenAI gives
  * nothing back; `anthropicCharge` and `anthropicSettle`: input and output apart, output reserved at
- * max_tokens and settled to what was written; `actualUsageCharge` and `actualUsageSettle`), with each
- * rate's interval widened by the uplink's spread (130 ms), so that sends in one window never arrive in
- * one of the provider's. Each throttler reads every answer (`serverLimits`): a 429's retry-after pauses
+ * max_tokens and settled to what was written; `actualUsageCharge` and `actualUsageSettle`), with
+ * `transit` the uplink's spread (130 ms), so that sends in one window never arrive in one of the provider's. Each throttler reads every answer (`serverLimits`): a 429's retry-after pauses
  * it. Prints what the provider counted per window against its limit and the 429s, and draws both
  * processes' timelines. Needs a Redis at REDIS_URL (default 127.0.0.1:6379).
  * Run: npx tsx examples/llm-client.ts (or LLM_PROVIDER=anthropic npx tsx examples/llm-client.ts)
@@ -49,10 +48,11 @@ const REQUESTS = 50;
 const MAX_TOKENS = 200;
 // A store name of its own per run, so that runs (and other users of the same Redis) never share counts.
 const [role = 'first', url = '', name = `example-llm-${process.pid}-${Date.now()}`] = process.argv.slice(2);
-// The provider's limits, each over its window plus the uplink's spread: two requests sent a window apart
-// may arrive up to the spread closer together, and the provider counts them when they arrive.
+// The uplink's spread: two requests sent a window apart may arrive up to this much closer together, and the
+// provider counts them when they arrive, so the throttler counts every window this much longer (`transit`).
+// A store takes it stated, every process the same (without one, `serverLimits` measures it by default).
 const SPREAD = NETWORK_JITTER.uplinkMs[1] - NETWORK_JITTER.uplinkMs[0];
-const rate = clientRates(LIMITS, SPREAD);
+const rate = clientRates(LIMITS);
 
 /** One process's part: the 429s it got, and its timeline's events on the host's clock. */
 interface Part {
@@ -66,6 +66,7 @@ async function run(url: string): Promise<Part> {
   const llm = createThrottler({
     rate,
     strategy: ACCOUNTING.strategy,
+    transit: SPREAD,
     store,
     // The headers' limits are per providerWindow; followPolicy: false keeps the configured rates (the
     // server states the same) and takes only pauses: a 429's retry-after, a quota with nothing left.
