@@ -34,7 +34,7 @@ import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
 import { SettleRoom } from './settle-room.js';
-import { type StoreDownPolicy, shareOf } from './store-down-policy.js';
+import { type StoreDownPolicy, shareOf, shareOfRates } from './store-down-policy.js';
 import { StoreChannelHalves } from './store-halves.js';
 import { StoreInFlight } from './store-in-flight.js';
 
@@ -95,6 +95,12 @@ export class RedisClearance implements StoreClearance {
 
   get rates(): Rate[] {
     return this.limiter.rates;
+  }
+
+  /** New rates as the local window takes them: with onStoreDown 'local', its share of each, as at the start. */
+  private localRates(rates: readonly Rate[]): Rate[] {
+    if (this.whenDown.onStoreDown !== 'local') return [...rates];
+    return shareOfRates(rates, this.whenDown.localShare, this.limiter.grantGraceMs);
   }
   get traffic(): StoreTraffic {
     return { roundTrips: this.limiter.roundTrips, grantsReturned: this.calls.grantsReturned };
@@ -228,12 +234,12 @@ export class RedisClearance implements StoreClearance {
   }
 
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
-    this.local.setRates(rates, channel, now);
+    this.local.setRates(this.localRates(rates), channel, now);
     this.limiter.setRate(rates, channel).catch((error: unknown) => this.calls.failed(error));
   }
 
   setKeyTemplate(rates: Rate[], now: number): void {
-    this.local.setKeyTemplate(rates, now);
+    this.local.setKeyTemplate(this.localRates(rates), now);
     this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.calls.failed(error));
   }
 
@@ -294,10 +300,11 @@ export class RedisClearance implements StoreClearance {
       return;
     }
     if (notice.type === 'rates') {
-      this.local.setRates(notice.rates, undefined, now);
-      for (const [channel, rates] of notice.channels) this.local.setRates(rates, channel, now);
-      if (notice.keys !== undefined && this.local.keyRates !== undefined) this.local.setKeyTemplate(notice.keys, now);
-      if (notice.key !== undefined) this.local.setRates(notice.key.rates, notice.key.name, now);
+      this.local.setRates(this.localRates(notice.rates), undefined, now);
+      for (const [channel, rates] of notice.channels) this.local.setRates(this.localRates(rates), channel, now);
+      if (notice.keys !== undefined && this.local.keyRates !== undefined)
+        this.local.setKeyTemplate(this.localRates(notice.keys), now);
+      if (notice.key !== undefined) this.local.setRates(this.localRates(notice.key.rates), notice.key.name, now);
       this.rewinds.rewind(now, 'rates');
     } else if (notice.type === 'paused' || notice.type === 'quarantined') {
       if (notice.type === 'paused') this.pausedUntil = Math.max(this.pausedUntil, now + notice.forMs);

@@ -18,14 +18,18 @@ export interface StoreDownPolicy {
  * `widenMs`: the local window while the store is down, and after it while its sends may be unreported.
  */
 export function shareOf(options: ResolvedOptions, share: number, widenMs = 0): ResolvedOptions {
-  const cut = (rates: Rate[]): Rate[] =>
-    rates.map((rate) => ({
-      ...rate,
-      limit: Math.max(1, Math.floor(rate.limit * share)),
-      interval: rate.interval + widenMs,
-    }));
+  const cut = (rates: Rate[]): Rate[] => shareOfRates(rates, share, widenMs);
   const channels = new Map<string, Rate[]>();
   for (const [name, rates] of options.channels) channels.set(name, cut(rates));
   const keys = options.keys && { ...options.keys, rates: cut(options.keys.rates) };
   return { ...options, rates: cut(options.rates), channels, keys };
+}
+
+/** Rates cut to `share` of each limit (at least 1), each interval widened by `widenMs`: `shareOf` for one list. */
+export function shareOfRates(rates: readonly Rate[], share: number, widenMs = 0): Rate[] {
+  return rates.map((rate) => ({
+    ...rate,
+    limit: Math.max(1, Math.floor(rate.limit * share)),
+    interval: rate.interval + widenMs,
+  }));
 }

@@ -170,3 +170,23 @@ describe("onStoreDown 'local': a process that never saw the store fail, granted 
     expect(overfullWindows({ overall: [{ limit: LIMIT, interval: INTERVAL }], channels: {} }, counted)).toEqual([]);
   }, 30_000);
 });
+
+describe("onStoreDown 'local': new rates", () => {
+  it('a setRate gives the local window its share of the new limit, not the whole of it', async () => {
+    const clock = new SimulatedClock();
+    const restart = restartableStore(clock);
+    // Two processes: the second's calls fail when the store goes down (the first's would wait for it).
+    const fleet = fleetOf(2, restart.store, clock);
+    const second = fleet[1] as (typeof fleet)[number];
+    second.actor.send({ type: 'SET_RATE', rate: `${LIMIT * 2}/${INTERVAL}ms` });
+    while (clock.now() < 100) await step(clock, fleet, 10);
+    restart.goDown();
+    const jobs = Array.from({ length: 60 }, (_, i) => ({ message: { type: 'job', n: i } }));
+    second.actor.send({ type: 'QUEUE_BATCH', messages: jobs });
+    const downAt = clock.now();
+    while (clock.now() < downAt + INTERVAL - 50) await step(clock, fleet, 10);
+    expect(second.events.some((e) => e.type === 'storeDown')).toBe(true);
+    // A quarter of the new limit of 40 on the local window: 10 in its first interval, not 40.
+    expect(second.deliveries.filter((at) => at >= downAt).length).toBe(LIMIT * 2 * SHARE);
+  }, 30_000);
+});
