@@ -32,6 +32,9 @@ export interface AdaptiveLimitOptions {
   now?: (() => number) | undefined;
 }
 
+/** The shortest span over which a paced limit is spread: a few sends at a time, never one per ms. */
+const PACE_SPAN = 20;
+
 /** What `adaptiveLimit` returns: hand it every answer the server gives. */
 export interface AdaptiveLimit {
   /**
@@ -56,10 +59,13 @@ export function adaptiveLimit(throttler: ServerLimitsTarget, options: AdaptiveLi
   // The throttler's own rates are the ceiling when they can be read; otherwise max alone bounds it.
   const keepsConfiguredRates = throttlerInForce(throttler) !== undefined;
   const setLimit = (limit: number) => {
+    const rate: Rate[] = [{ limit, interval: min.interval }];
+    // Under jitter, evenly spaced (limit-search.ts, `paced`): beside the limit itself, a few at a time over
+    // PACE_SPAN ms at the same rate (no finer: timers have a ms to lose).
+    const burst = Math.ceil((PACE_SPAN * limit) / min.interval);
+    if (search.paced && burst < limit) rate.push({ limit: burst, interval: (burst * min.interval) / limit });
     const setRate: ServerRateEvent =
-      channel === undefined
-        ? { type: 'SET_RATE', rate: [{ limit, interval: min.interval }] }
-        : { type: 'SET_RATE', rate: [{ limit, interval: min.interval }], channel };
+      channel === undefined ? { type: 'SET_RATE', rate } : { type: 'SET_RATE', rate, channel };
     return applyServerLimits(throttler, { ...NOTHING, setRate, events: [setRate], keepsConfiguredRates });
   };
   setLimit(start.limit);
