@@ -27,7 +27,14 @@
  * - `size` and `pending` are counters, `onIdle`/`onEmpty`/`onSizeLessThan` and the events of `on` hang on
  *   them (task-activity.ts, task-events.ts).
  */
-import { checkOptionNames, resolveOptionsKnowing, type StrategyLookup, tracksInFlight } from '../engine/index.js';
+import {
+  type CommonOptions,
+  checkOptionNames,
+  type ResolvedOptions,
+  resolveOptionsKnowing,
+  type StrategyLookup,
+  tracksInFlight,
+} from '../engine/index.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { WAKE_EVENT } from '../machine/own-events.js';
@@ -69,6 +76,26 @@ const NO_OPTIONS: ScheduleOptions = {};
 const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError', 'taskDefaults'];
 
 /**
+ * The common options resolved and the store checked against them. With `serverLimits` and no `transit` given,
+ * the transit is measured (docs/guarantees.md, "What the server sees") where it can be: not over a store (whose
+ * processes must agree on one spread), nor with a strategy that refuses a spread (timer, warming-up); the
+ * options are then resolved again with it, once, as the throttler is created.
+ */
+function resolveThrottleOptions(
+  options: CommonOptions & { store?: unknown },
+  serverLimits: unknown,
+  lookup: StrategyLookup,
+): ResolvedOptions {
+  let resolved = resolveOptionsKnowing(options, lookup);
+  const measuredByDefault = serverLimits !== undefined && options.transit === undefined && options.store === undefined;
+  if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined) {
+    resolved = resolveOptionsKnowing({ ...options, transit: 'measured' }, lookup);
+  }
+  checkStoreFits(options.store, resolved);
+  return resolved;
+}
+
+/**
  * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
  * any name, or by none: the lean entry's). Options are validated now; a bad one throws.
  */
@@ -83,8 +110,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
-  const resolved = resolveOptionsKnowing(throttleOptions, lookup);
-  checkStoreFits(throttleOptions.store, resolved);
+  const resolved = resolveThrottleOptions(throttleOptions, serverLimits, lookup);
   const { now } = resolved;
   const clock = givenClock ?? clockFor(resolved);
   const reportsSettling = tracksInFlight(resolved);
@@ -136,6 +162,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     activity,
     retries,
     clock,
+    transit: resolved.transitMeter && { meter: resolved.transitMeter, now },
   });
 
   // A task leaves the queue unstarted only by these events (or its AbortSignal, before its CANCEL): each rejects it.

@@ -5,6 +5,7 @@
  * `signal`: a task that never reads it costs this object only. The attempt settles once: whichever of
  * its outcome and its timeout comes first.
  */
+import type { TransitTicket } from '../engine/index.js';
 import type { Task } from './task.js';
 import type { TaskContext, TaskPlan } from './task-plan.js';
 
@@ -13,6 +14,8 @@ export class RunningTask implements TaskContext {
   finished = false;
   /** Its timeout's timer, while armed. */
   timer: unknown = undefined;
+  /** With a measured transit: its start, held by the meter until its outcome. */
+  transit: TransitTicket | undefined = undefined;
   private controller: AbortController | undefined;
   private unlisten: (() => void) | undefined;
 

@@ -35,7 +35,7 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
-import { type CommonOptions, checkOptionNames, resolveOptions } from '../engine/index.js';
+import { type CommonOptions, checkOptionNames, refuseMeasuredTransit, resolveOptions } from '../engine/index.js';
 import type { Clock, ThrottlerActor } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
@@ -136,7 +136,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
     throw new ThrottlerOptionError('scheduler', 'an RxJS scheduler', scheduler);
   }
   if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
-  const resolved = resolveOptions(throttleOptions);
+  const resolved = refuseMeasuredTransit(resolveOptions(throttleOptions), 'throttleQueue');
   checkStoreFits(throttleOptions.store, resolved);
   // A scheduler keeps its own time, whatever timerPrecision says.
   const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);

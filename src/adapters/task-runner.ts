@@ -12,6 +12,7 @@
  * machine's zero-delay wake-up, a `setImmediate` that fake timers faking only
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
+import type { TransitMeter } from '../engine/index.js';
 import type { Clock, MachineEvent } from '../machine/index.js';
 import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
 import { addCallerFrames } from './caller-frames.js';
@@ -42,6 +43,8 @@ export interface RunnerSetup {
   retries: TaskRetries;
   /** The clock of the timeouts' timers: the throttler's. */
   clock: Clock;
+  /** With a measured transit: the meter each attempt's start and outcome go to, and the throttler's time. */
+  transit?: { readonly meter: TransitMeter; readonly now: () => number } | undefined;
 }
 
 export class TaskRunner {
@@ -154,6 +157,8 @@ export class TaskRunner {
     // The budget weighs retries against first attempts: a retry counted as traffic would raise its own allowance.
     if (plan === undefined || plan.attempt === 1) this.retries.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
+    const transit = this.setup.transit;
+    if (transit !== undefined) attempt.transit = transit.meter.started(transit.now());
     let result: unknown;
     this.running = true;
     try {
@@ -196,6 +201,8 @@ export class TaskRunner {
     const ownSignal = attempt.ownSignal;
     attempt.release();
     this.timeouts.disarm(attempt);
+    // A timeout ends the round trip too: past it, the meter would count a request that may never arrive.
+    if (attempt.transit !== undefined) this.setup.transit?.meter.finished(attempt.transit, this.setup.transit.now());
     if (heard) this.hear?.(failed ? undefined : outcome, failed ? outcome : undefined);
     const { task, plan } = attempt;
     // The actual cost first: the slot SETTLED frees is then judged with it.

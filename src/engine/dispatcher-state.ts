@@ -78,7 +78,17 @@ export function persistedForm<TMessage>(
   // Functions are never saved: the clock and the weights are the restoring process's (RestoreOptions), and the
   // strategy is saved by its name (`strategy`), since its value holds functions and names are the format. The
   // dimensions are the saved rates' own (the overall rates name every one): not saved apart.
-  const { now: _source, weight: _weight, strategyValue: _value, dimensions: _dimensions, ...options } = resolved;
+  const {
+    now: _source,
+    weight: _weight,
+    strategyValue: _value,
+    dimensions: _dimensions,
+    transitMeter: _meter,
+    strategyOptions: { transit: _spread, ...strategyOptions },
+    ...rest
+  } = resolved;
+  // The transit spread is saved as its setting (`transit`), never as what the policies read.
+  const options = { ...rest, strategyOptions };
   const { rates, channelRates, keyRates } = clearance;
   const keys = keyRates && { rates: keyRates, idleAfter: options.keys?.idleAfter ?? 0 };
   const state = savedState(clearance, queues, reading, Date.now() - reading, resolved.dimensions);

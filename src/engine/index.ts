@@ -20,6 +20,7 @@ export { InFlightDeliveries } from './clearance/in-flight.js';
 export type { Lease } from './clearance/lease.js';
 export { LocalClearance } from './clearance/local-clearance.js';
 export { MAX_SETTLEABLE, settleActualCost } from './clearance/settle-book.js';
+export { TransitMeter, type TransitTicket } from './clearance/transit-meter.js';
 export { fairCost } from './fair-share.js';
 export { weightOf } from './options/fairness-option.js';
 export { isKeyName } from './options/keys-option.js';
@@ -31,10 +32,13 @@ export {
   type ResolvedOptions,
   resolveOptions,
   resolveOptionsKnowing,
+  type TransitInput,
+  type TransitSetting,
   tracksInFlight,
   unknownChannelError,
 } from './options/options.js';
 export { byAnyName, byValueOnly, type StrategyLookup } from './options/strategy-option.js';
+export { refuseMeasuredTransit, refuseMeasuredWithStore } from './options/transit-option.js';
 export { Deque } from './queue/deque.js';
 export { IndexedHeap } from './queue/indexed-heap.js';
 export { checkPriority } from './queue/message-checks.js';

@@ -3,6 +3,7 @@ import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import { Dispatcher } from '../engine/dispatcher.js';
 import type { ResolvedOptions } from '../engine/options/options.js';
 import type { StrategyLookup } from '../engine/options/strategy-option.js';
+import { refuseMeasuredWithStore } from '../engine/options/transit-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryPacer } from './delivery-pacer.js';
 import { checkTarget } from './event-checks.js';
@@ -94,6 +95,7 @@ export function checkStore(store: unknown): ThrottleStore | undefined {
  */
 export function checkStoreFits(store: unknown, options: ResolvedOptions): ThrottleStore | undefined {
   const checked = checkStore(store);
+  if (checked !== undefined) refuseMeasuredWithStore(options.transit);
   checked?.check?.(options);
   return checked;
 }

@@ -49,6 +49,7 @@ import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import { Dispatcher } from '../engine/dispatcher.js';
 import { resolveOptionsKnowing } from '../engine/options/options.js';
 import { byAnyName, byValueOnly, type StrategyLookup } from '../engine/options/strategy-option.js';
+import { refuseMeasuredTransit } from '../engine/options/transit-option.js';
 import { readPersisted, readState } from '../engine/saved/persisted-format.js';
 import type { Strategy } from '../policies/index.js';
 import { field, isRecord, readCount } from '../policies/saved-fields.js';
@@ -116,6 +117,7 @@ function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lo
     throw new ThrottlerOptionError('strategy', `the strategy the snapshot was saved with, "${savedName}"`, givenName);
   }
   const resolved = resolveOptionsKnowing({ ...parts.options, strategy: strategy ?? savedName, now, weight }, lookup);
+  refuseMeasuredTransit(resolved, 'a restored throttler');
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;
   const version = previousVersion === undefined ? 0 : readCount(previousVersion, 'persisted.context.version');

@@ -7,6 +7,7 @@
 import { checkOptionNames } from '../engine/options/option-names.js';
 import { type ResolvedOptions, resolveOptionsKnowing } from '../engine/options/options.js';
 import type { StrategyLookup } from '../engine/options/strategy-option.js';
+import { refuseMeasuredTransit } from '../engine/options/transit-option.js';
 import type { ThrottlerInput } from './types.js';
 
 /** Inputs an adapter built, with the options it resolved from them (a WeakMap: nothing in the input shows). */
@@ -28,7 +29,7 @@ export function optionsOfInput(input: ThrottlerInput, lookup: StrategyLookup): R
   // A user's own input: a name it does not know (plain JavaScript) is refused with what was meant.
   if (typeof input === 'object' && input !== null)
     checkOptionNames(input, INPUT_OPTION_NAMES, 'the throttler input', true);
-  return resolveOptionsKnowing(input, lookup);
+  return refuseMeasuredTransit(resolveOptionsKnowing(input, lookup), 'the throttler input');
 }
 
 /** The machine input's own options, on top of the common ones. */

@@ -1,7 +1,7 @@
 export { AllOfPolicies, type AllOfState, type PartState } from './all-of.js';
 export { type CostPolicy, type CostPolicyState, createCostPolicy } from './cost-policy.js';
 export { DimensionsPolicy, type DimensionsState } from './dimensions.js';
-export type { StrategyName, StrategyOptions, ThrottlePolicy } from './policy.js';
+export type { StrategyName, StrategyOptions, ThrottlePolicy, TransitSpread } from './policy.js';
 export { STRATEGIES } from './policy.js';
 export { SlidingWindowPolicy, type SlidingWindowState } from './sliding-window.js';
 export type { SmoothRateState } from './smooth-rate.js';

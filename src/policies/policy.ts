@@ -114,6 +114,23 @@ export interface StrategyOptions {
   readonly warmup?: number | undefined;
   /** warming-up: how many times slower than the full rate a cold throttler starts (default 3). */
   readonly coldFactor?: number | undefined;
+  /**
+   * The spread of the uplink (the `transit` option): how much later than the shortest one a request may reach
+   * the server that counts it. Absent: none, the sender's own windows are the server's.
+   */
+  readonly transit?: TransitSpread | undefined;
+}
+
+/**
+ * The uplink's spread J in ms, as a policy reads it at each decision: stated (a constant) or measured (the
+ * promise API's round trips). A question with its time passed in, as every policy question: a measured one
+ * may prune what it no longer needs, and never reads a clock.
+ */
+export interface TransitSpread {
+  /** J at `now`, >= 0 and at most {@link TransitSpread.most}. */
+  spreadAt(now: number): number;
+  /** The most J can ever be (Infinity when unbounded): what a check made up front judges. */
+  readonly most: number;
 }
 
 export function smallestLimitOf(rates: readonly Rate[]): number {

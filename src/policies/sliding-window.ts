@@ -1,6 +1,6 @@
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryLog } from './delivery-log.js';
-import { smallestLimitOf, type ThrottlePolicy } from './policy.js';
+import { smallestLimitOf, type ThrottlePolicy, type TransitSpread } from './policy.js';
 import { field, readArray, readCost, readCount, readKind, readPastTime, readRecord } from './saved-fields.js';
 
 /** What a sliding window saves: its recent deliveries as [time, cost], oldest first, and the cost held in flight. */
@@ -31,6 +31,12 @@ const MAX_RESTORED_COST = 2 ** 52;
  * Cost held "in flight" (countUntil: 'done') counts as if delivered at every
  * instant until it is released, which is then logged as a delivery at the
  * release time.
+ *
+ * With a transit spread J (the `transit` option) every decision counts each rate's
+ * window as interval + J long: a server counting at arrival, each request after an
+ * uplink within [umin, umin + J], then never holds more than the limit in any window
+ * of the interval (its window's arrivals were sent within interval + J). The rates,
+ * their window use and the audit stay the user's.
  */
 export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   private rates: readonly Rate[];
@@ -39,10 +45,15 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   private inFlightCost = 0;
   /** How many deliveries the log keeps: the largest limit ever in force. */
   private retainedEntries: number;
+  private readonly transit: TransitSpread | undefined;
+  /** How much longer than the longest interval the log keeps deliveries: the largest spread seen or promised. */
+  private retainedSpread: number;
   smallestLimit: number;
 
-  constructor(rates: readonly Rate[]) {
+  constructor(rates: readonly Rate[], transit?: TransitSpread) {
     this.rates = rates;
+    this.transit = transit;
+    this.retainedSpread = transit !== undefined && Number.isFinite(transit.most) ? transit.most : 0;
     this.smallestLimit = smallestLimitOf(rates);
     this.longestInterval = longestIntervalOf(rates);
     this.retainedEntries = largestLimitOf(rates);
@@ -55,15 +66,24 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   activate(): void {}
 
   earliestDelivery(now: number, cost: number): number {
-    this.log.forgetUpTo(now - this.longestInterval);
+    const spread = this.spreadAt(now);
+    this.log.forgetUpTo(now - this.longestInterval - this.retainedSpread);
     let earliest = now;
     for (const rate of this.rates) {
       const allowance = rate.limit - cost - this.inFlightCost;
       if (allowance < 0) return Number.POSITIVE_INFINITY;
       const blockingTime = this.log.timeWhereCostExceeds(allowance);
-      earliest = Math.max(earliest, blockingTime + rate.interval);
+      earliest = Math.max(earliest, blockingTime + rate.interval + spread);
     }
     return earliest;
+  }
+
+  /** The transit spread J at `now` (0 without one); the log keeps the largest ever seen. */
+  private spreadAt(now: number): number {
+    if (this.transit === undefined) return 0;
+    const spread = this.transit.spreadAt(now);
+    if (spread > this.retainedSpread) this.retainedSpread = spread;
+    return spread;
   }
 
   windowUse(now: number, into: number[]): void {
@@ -82,7 +102,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   settleDelivery(at: number, estimate: number, actual: number, now: number): void {
     const delta = actual - estimate;
     if (delta === 0 || this.log.adjust(at, delta)) return;
-    if (delta > 0 && at > now - this.longestInterval) this.log.addAtOrAfter(at, delta);
+    if (delta > 0 && at > now - this.longestInterval - this.retainedSpread) this.log.addAtOrAfter(at, delta);
   }
 
   /** Counts `cost` as occupying the window from now until {@link releaseInFlight}. */

@@ -28,6 +28,11 @@ export interface StrategyImplementation extends Strategy {
    * returned resolved. Absent: the options as they are.
    */
   checkOptions?(options: StrategyOptions, rateLists: ReadonlyMap<string, readonly Rate[]>): StrategyOptions;
+  /**
+   * Why the strategy refuses a transit spread (the `transit` option): it has no window or burst to give up
+   * for it. Absent: its policies take the spread (StrategyOptions.transit).
+   */
+  readonly transitRefusal?: string | undefined;
 }
 
 /** Whether `value` is a strategy value: one of the library's, by its name and what it builds. */

@@ -87,11 +87,8 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
   if (config.ordering !== undefined && config.ordering !== 'fifo' && config.ordering !== 'per-channel') {
     throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', config.ordering);
   }
-  const rates = parseRates(config.rates, 'rate');
-  const dims = dimensionsOf(rates);
-  const channels = parseChannels(config.channels, dims);
-  const keys = config.keys === undefined ? undefined : parseRates(config.keys, 'keys.rate');
-  if (keys !== undefined) checkStoreDims(keys, dims, 'keys.rate');
+  const transit = readStoreTransit(config.transit, strategy);
+  const { rates, dims, channels, keys } = parseAllRates(config, transit);
   const maxBurst = config.maxBurst;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
@@ -112,6 +109,8 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
     strategy,
     // Only with dimensions, as keys below: a fleet without them keeps the JSON it had.
     ...(dims === undefined ? {} : { dims }),
+    // Only with a spread, as keys below; compared before the rates it widens, so a conflict names it.
+    ...(transit === 0 ? {} : { transit: toMicros(transit) }),
     rates: JSON.parse(ratesJson(rates, dims)),
     channels: [...channels].map(([name, channelRates]) => [name, JSON.parse(ratesJson(channelRates, dims))]),
     // Only with keys: a configuration without them reads as it did before keys existed, so a fleet
@@ -123,6 +122,41 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
     test: testClock,
   });
   return { strategy, rates, dims, channels, keys, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
+}
+
+/** Every rate list of the configuration, each interval widened by the transit spread. */
+function parseAllRates(config: SharedLimiterConfig, transit: number) {
+  const rates = widened(parseRates(config.rates, 'rate'), transit);
+  const dims = dimensionsOf(rates);
+  const channels = parseChannels(config.channels, dims);
+  for (const [name, channelRates] of channels) channels.set(name, widened(channelRates, transit));
+  const keys = config.keys === undefined ? undefined : widened(parseRates(config.keys, 'keys.rate'), transit);
+  if (keys !== undefined) checkStoreDims(keys, dims, 'keys.rate');
+  return { rates, dims, channels, keys };
+}
+
+/**
+ * The stated transit spread (`transit`), checked: a sliding window keeps it in its intervals (`widened`); the
+ * store's token bucket has one capacity for all its rates and takes none yet.
+ */
+function readStoreTransit(transit: unknown, strategy: SharedStrategy): number {
+  if (transit === undefined || transit === 0) return 0;
+  if (typeof transit !== 'number' || !Number.isFinite(transit) || transit < 0) {
+    throw new ThrottlerOptionError('transit', 'a finite number of milliseconds >= 0', transit);
+  }
+  if (strategy !== 'sliding-window') {
+    throw new ThrottlerOptionError(
+      'transit',
+      '0 with a shared store unless strategy is "sliding-window" (the store\'s token bucket keeps one capacity for all its rates, which a spread would reduce by a different amount for each)',
+      transit,
+    );
+  }
+  return transit;
+}
+
+/** Rates whose windows are `transit` ms longer: what the server's windows of the rates need at the sender. */
+function widened(rates: Rate[], transit: number): Rate[] {
+  return transit === 0 ? rates : rates.map((rate) => ({ ...rate, interval: rate.interval + transit }));
 }
 
 function parseChannels(
@@ -191,6 +225,7 @@ export function firstDifference(
   const mine = JSON.parse(ours.json) as Record<string, unknown>;
   const labels: Record<string, string> = {
     strategy: 'strategy',
+    transit: 'transit',
     dims: 'rate',
     rates: 'rate',
     channels: 'channels',
@@ -220,6 +255,7 @@ function readable(field: string, value: unknown): unknown {
   if (field === 'channels' && Array.isArray(value)) {
     return Object.fromEntries(value.map((entry) => (Array.isArray(entry) ? [entry[0], rates(entry[1])] : [entry, ''])));
   }
-  if ((field === 'ahead' || field === 'grace') && typeof value === 'number') return value / 1000;
+  if ((field === 'ahead' || field === 'grace' || field === 'transit') && typeof value === 'number') return value / 1000;
+  if (field === 'transit') return 0;
   return value;
 }

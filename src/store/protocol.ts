@@ -25,6 +25,12 @@ export interface SharedLimiterConfig {
   /** token-bucket: permits stored while idle, at most. Default: the limit. */
   maxBurst?: number | undefined;
   /**
+   * sliding-window: the uplink's spread J in ms (the `transit` option, stated): every interval is kept J
+   * longer, so that the server counting at arrival holds the limit too. Every process must state the same
+   * (a different one is a different configuration: a conflict). Default 0.
+   */
+  transit?: number | undefined;
+  /**
    * 'fifo' (default): one reservation line, grants in arrival order across the fleet. 'per-channel': one
    * line per channel or key, so no key waits behind another's backlog (the overall rate stays strict).
    * Only how a throttler asks: processes sharing a name may differ in it.

@@ -25,6 +25,8 @@ export function throttlerConfig(throttle: ResolvedOptions): SharedLimiterConfig 
     channels: throttle.channels,
     keys: throttle.keys?.rates,
     maxBurst: throttle.strategyOptions.maxBurst,
+    // A measured spread is refused with a store before this (refuseMeasuredWithStore): one number is shared.
+    ...(typeof throttle.transit === 'number' && throttle.transit > 0 ? { transit: throttle.transit } : {}),
     ordering: throttle.ordering,
     countUntil: throttle.countUntil,
   };

@@ -26,6 +26,8 @@ describe('resolveOptions', () => {
       timerPrecision: 'ms',
       maxDeliveriesPerTurn: 1000,
       maxPriorityWait: 60_000,
+      transit: 0,
+      transitMeter: undefined,
     });
   });
 

@@ -180,6 +180,30 @@ export function describeThrottlerStore(
       expect(second.actor.getSnapshot().context.counts.queued).toBe(1);
     });
 
+    it('keeps every window a stated transit longer (the store is configured with the widened intervals)', async () => {
+      const t = throttler({ rate: '3/1s', strategy: 'sliding-window', transit: '250ms' }, { grantGraceMs: 0 });
+      t.actor.send({ type: 'QUEUE_BATCH', messages: burst(7) });
+      await t.runUntil(7);
+      expect(t.deliveries.map((d) => d.at)).toEqual([0, 0, 0, 1250, 1250, 1250, 2500]);
+    });
+
+    it("tells of a process whose transit differs from the fleet's (a storeConflict naming transit)", async () => {
+      const name = uniqueName('transit-conflict');
+      names.push(name);
+      const options = { rate: '4/1s', strategy: 'sliding-window' } as const;
+      const first = storeThrottler(backend(), name, { ...options, transit: 100 });
+      const second = storeThrottler(backend(), name, { ...options, transit: 200 }, {}, first.clock);
+      running.push(first, second);
+      first.actor.send({ type: 'QUEUE', message: { type: 'job', n: 0 } });
+      await first.runUntil(1);
+      second.actor.send({ type: 'QUEUE', message: { type: 'job', n: 1 } });
+      await second.quiet();
+      const conflict = second.emitted.find((event) => event.type === 'storeConflict') as { error: Error } | undefined;
+      expect(conflict?.error).toBeInstanceOf(StoreConflictError);
+      expect(conflict?.error.message).toMatch(/^transit must be the same in every process sharing the Redis store/);
+      expect(second.deliveries).toEqual([]);
+    });
+
     it('restores a saved queue onto the store (restoreThrottler with store), which reserves it afresh', async () => {
       const name = uniqueName('restore');
       names.push(name);

@@ -28,6 +28,7 @@ const COMMON: Record<keyof CommonOptions, true> = {
   timerPrecision: true,
   maxDeliveriesPerTurn: true,
   maxPriorityWait: true,
+  transit: true,
 };
 
 /** The names every face of the throttler takes (its own come on top). */

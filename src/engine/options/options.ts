@@ -9,12 +9,15 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../../rate/index.js';
+import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
+import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
 export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
+export type { TransitInput, TransitSetting } from './transit-option.js';
 
 /** In what order queued messages leave. */
 export type Ordering = (typeof ORDERINGS)[number];
@@ -119,6 +122,15 @@ export interface CommonOptions {
    * maxPriorityWait, nothing that arrives later goes before it. No message starves.
    */
   maxPriorityWait?: DurationInput | undefined;
+  /**
+   * How much the uplink to the server that counts the requests may vary, so that the SERVER's windows hold
+   * the limit too, not only the sender's (docs/guarantees.md, "What the server sees"). A duration states the
+   * spread (`'150ms'`): sliding-window counts each window that much longer, token-bucket stores that many
+   * permits fewer (timer and warming-up refuse it). `'measured'` or `{ measure: true, max: '2s' }`: the
+   * promise API measures it from its tasks' round trips (the largest recent one, at most `max`); the default
+   * of `createThrottler` with `serverLimits`. 0 or absent: none (the default otherwise).
+   */
+  transit?: TransitInput | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -146,6 +158,10 @@ export interface ResolvedOptions {
   readonly timerPrecision: TimerPrecision;
   readonly maxDeliveriesPerTurn: number;
   readonly maxPriorityWait: number;
+  /** The transit spread as saved: J in ms (0: none), or measured. */
+  readonly transit: TransitSetting;
+  /** With a measured transit: the meter the promise API reports its tasks to (never saved). */
+  readonly transitMeter: TransitMeter | undefined;
 }
 
 /** How long a wait outweighs any priority, by default (CommonOptions.maxPriorityWait). */
@@ -183,6 +199,23 @@ function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
 
+/** The `channels` option: each channel's rates parsed, in the dimensions `rate` names. */
+function resolveChannels(input: CommonOptions['channels'], dimensions: Dimensions | undefined): Map<string, Rate[]> {
+  const channels = new Map<string, Rate[]>();
+  if (input === undefined) return channels;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ThrottlerOptionError('channels', 'an object of channel name to rate', input);
+  }
+  // Own keys only: a name is data, never a property of Object.prototype.
+  const entries = input instanceof Map ? input : Object.entries(input);
+  for (const [name, channelRate] of entries) {
+    if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
+    channels.set(name, parseRates(channelRate, `channels.${name}`));
+    checkRateDimensions(channels.get(name) as Rate[], dimensions, `channels.${name}`);
+  }
+  return channels;
+}
+
 /** Validates options up front, a strategy given by name among every strategy (the main entry's). */
 export function resolveOptions(options: CommonOptions | undefined): ResolvedOptions {
   return resolveOptionsKnowing(options, byAnyName);
@@ -201,19 +234,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const strategy = strategyValue.name;
   const rates = parseRates(options.rate, 'rate');
   const dimensions = Dimensions.of(rates);
-  const channels = new Map<string, Rate[]>();
-  if (options.channels !== undefined) {
-    if (typeof options.channels !== 'object' || options.channels === null || Array.isArray(options.channels)) {
-      throw new ThrottlerOptionError('channels', 'an object of channel name to rate', options.channels);
-    }
-    // Own keys only: a name is data, never a property of Object.prototype.
-    const entries = options.channels instanceof Map ? options.channels : Object.entries(options.channels);
-    for (const [name, channelRate] of entries) {
-      if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
-      channels.set(name, parseRates(channelRate, `channels.${name}`));
-      checkRateDimensions(channels.get(name) as Rate[], dimensions, `channels.${name}`);
-    }
-  }
+  const channels = resolveChannels(options.channels, dimensions);
   const keys = resolveKeys(options.keys);
   if (keys !== undefined) checkRateDimensions(keys.rates, dimensions, 'keys.rate');
   const { fairness, weight, ordering } = resolveFairness(
@@ -252,6 +273,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
   for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
   if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
+  const transit = resolveTransit(options.transit, strategyValue, rateLists);
   return {
     rates,
     dimensions,
@@ -262,7 +284,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     ordering,
     fairness,
     weight,
-    strategyOptions: resolveStrategyOptions(strategyValue, options, rateLists),
+    strategyOptions: resolveStrategyOptions(strategyValue, options, rateLists, transit.spread),
     capacity,
     overflow,
     countUntil,
@@ -271,5 +293,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     timerPrecision,
     maxDeliveriesPerTurn,
     maxPriorityWait,
+    transit: transit.setting,
+    transitMeter: transit.meter,
   };
 }

@@ -11,6 +11,7 @@ import {
   type StrategyOptions,
   strategyNamed,
   strategyValueName,
+  type TransitSpread,
 } from '../../policies/index.js';
 import { type DurationInput, parseDuration, type Rate, ThrottlerOptionError } from '../../rate/index.js';
 
@@ -67,6 +68,7 @@ export function resolveStrategyOptions(
   strategy: StrategyImplementation,
   { maxBurst, warmup, coldFactor }: StrategyOptionsInput,
   rateLists: ReadonlyMap<string, readonly Rate[]>,
+  transit?: TransitSpread,
 ): StrategyOptions {
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
@@ -81,7 +83,12 @@ export function resolveStrategyOptions(
   if (coldFactor !== undefined && (typeof coldFactor !== 'number' || !Number.isFinite(coldFactor) || coldFactor < 1)) {
     throw new ThrottlerOptionError('coldFactor', 'a finite number >= 1', coldFactor);
   }
-  const options = { maxBurst, coldFactor, warmup: warmup === undefined ? undefined : parseDuration(warmup, 'warmup') };
+  const options = {
+    maxBurst,
+    coldFactor,
+    warmup: warmup === undefined ? undefined : parseDuration(warmup, 'warmup'),
+    ...(transit === undefined ? {} : { transit }),
+  };
   return strategy.checkOptions?.(options, rateLists) ?? options;
 }
 

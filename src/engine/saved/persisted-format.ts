@@ -79,6 +79,7 @@ export interface PersistedDispatcher<TMessage> {
     | 'capacity'
     | 'maxConcurrent'
     | 'maxDeliveriesPerTurn'
+    | 'transitMeter'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;
@@ -149,6 +150,8 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
         : field(options, 'maxDeliveriesPerTurn'),
     // Absent from snapshots saved before priorities: the default.
     maxPriorityWait: field(options, 'maxPriorityWait'),
+    // Absent from snapshots saved before the option existed: none.
+    transit: field(options, 'transit'),
   };
   // resolveOptions checks every one of these at run time, as it does a user's options.
   return { format: format as string, options: input as CommonOptions, state: field(record, 'state') };

@@ -4,7 +4,7 @@ import type { Strategy, StrategyImplementation } from '../strategy.js';
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'sliding-window',
-  createPolicy: (rates) => new SlidingWindowPolicy(rates),
+  createPolicy: (rates, options) => new SlidingWindowPolicy(rates, options.transit),
 } satisfies StrategyImplementation;
 
 /**

@@ -8,6 +8,8 @@ const implementation = {
   name: 'timer',
   createPolicy: (rates, _options, now): ThrottlePolicy<AllOfState> =>
     new AllOfPolicies<VoucherTimerState>(rates, (rate) => new VoucherTimerPolicy(rate), now),
+  transitRefusal:
+    'the voucher timer keeps no window even at the sender (up to twice the limit in one interval), so it has none to widen for the server: use "sliding-window" or "token-bucket"',
 } satisfies StrategyImplementation;
 
 /**

@@ -2,13 +2,24 @@ import { AllOfPolicies, type AllOfState } from '../all-of.js';
 import type { ThrottlePolicy } from '../policy.js';
 import type { SmoothRateState } from '../smooth-rate.js';
 import type { Strategy, StrategyImplementation } from '../strategy.js';
-import { TokenBucketPolicy } from '../token-bucket.js';
+import { checkTransitCapacity, TokenBucketPolicy } from '../token-bucket.js';
 
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'token-bucket',
   createPolicy: (rates, options, now): ThrottlePolicy<AllOfState> =>
-    new AllOfPolicies<SmoothRateState>(rates, (rate, at) => new TokenBucketPolicy(rate, at, options.maxBurst), now),
+    new AllOfPolicies<SmoothRateState>(
+      rates,
+      (rate, at) => new TokenBucketPolicy(rate, at, options.maxBurst, options.transit),
+      now,
+    ),
+  // A transit spread shrinks every bucket by its rate's permits over the spread: each must keep one.
+  checkOptions: (options, rateLists) => {
+    const most = options.transit?.most;
+    if (most === undefined) return options;
+    for (const list of rateLists.values()) for (const rate of list) checkTransitCapacity(rate, options.maxBurst, most);
+    return options;
+  },
 } satisfies StrategyImplementation;
 
 /**

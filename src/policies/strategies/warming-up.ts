@@ -17,6 +17,8 @@ const implementation = {
       (rate, at) => new WarmingUpPolicy(rate, at, options.warmup as number, options.coldFactor ?? DEFAULT_COLD_FACTOR),
       now,
     ),
+  transitRefusal:
+    'warming-up stores no burst it could give up for the spread (a server would see its rate over the interval plus the spread): use "token-bucket" or "sliding-window"',
   // `warmup` is required, and the curve's arithmetic must stay finite with every rate configured (a SET_RATE's
   // new rate is checked again as its policy is built).
   checkOptions: ({ warmup, coldFactor = DEFAULT_COLD_FACTOR, maxBurst }, rateLists) => {
