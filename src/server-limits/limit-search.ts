@@ -62,15 +62,26 @@ export class LimitSearch {
   constructor(
     private readonly min: number,
     private readonly max: number,
-    private readonly window: number,
+    private readonly interval: number,
     start: number,
   ) {
     this.limit = start;
     this.step = start;
+    this.window = interval;
   }
 
-  /** An answer at `time`: the limit to hold from now, when it or `paced` changes; undefined when neither does. */
-  observe(time: number, refused: boolean): number | undefined {
+  /**
+   * The window answers are counted in: the interval, widened by the throttler's transit spread J, as its own
+   * windows are (a throttler holding `limit` per interval + J never fills a window of the interval alone).
+   */
+  private window: number;
+
+  /**
+   * An answer at `time`, the throttler's transit spread being `spread` ms: the limit to hold from now, when it
+   * or `paced` changes; undefined when neither does.
+   */
+  observe(time: number, refused: boolean, spread = 0): number | undefined {
+    this.window = this.interval + spread;
     this.forget(time);
     const [before, pacedBefore] = [this.limit, this.noisy];
     if (refused) this.refused(time);

@@ -19,6 +19,8 @@ export interface ThrottlerInForce {
    * tells what will still be held then); undefined when the throttler's windows cannot be read (a store).
    */
   windowUse(channel: string | undefined, at: number): ReadonlyArray<{ rate: Rate; held: number }> | undefined;
+  /** The transit spread J its windows are widened by now (the `transit` option, stated or measured), 0 without. */
+  spread(): number;
 }
 
 interface ClearanceView {
@@ -32,7 +34,10 @@ interface ClearanceView {
 
 interface ContextView {
   readonly now: () => number;
-  readonly dispatcher: { readonly clearance: ClearanceView };
+  readonly dispatcher: {
+    readonly clearance: ClearanceView;
+    readonly options?: { readonly strategyOptions?: { readonly transit?: { spreadAt(now: number): number } } };
+  };
 }
 
 /** The throttler actor itself, or the promise API's throttler (its `actor`); undefined for anything else. */
@@ -47,6 +52,11 @@ export function throttlerInForce(target: unknown): ThrottlerInForce | undefined 
       const clearance = context().dispatcher.clearance;
       if (channel === undefined) return clearance.rates;
       return clearance.channelRates.get(channel) ?? (channel === '' ? undefined : clearance.keyRates);
+    },
+    spread: () => {
+      const view = context();
+      const spread = view.dispatcher.options?.strategyOptions?.transit?.spreadAt(view.now());
+      return typeof spread === 'number' && spread > 0 ? spread : 0;
     },
     windowUse: (channel, at) => {
       const clearance = context().dispatcher.clearance;

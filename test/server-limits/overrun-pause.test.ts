@@ -75,6 +75,9 @@ describe('an overrun that spends a quota (OpenAI fields, a sliding window at the
     const throttler = createThrottler({
       rate: `${LIMIT}/${WINDOW / 1_000}s`,
       strategy: 'sliding-window',
+      // The uplink is a constant 30 ms: no spread to widen the windows by (the measured default would take
+      // the whole round trip, work included, and hold each window that much longer than the server needs).
+      transit: 0,
       serverLimits: serverLimits((result: { status: number; headers: Record<string, string> }) => result, {
         dimension: 'tokens',
         providerWindow: WINDOW,

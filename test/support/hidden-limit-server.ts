@@ -116,6 +116,8 @@ export function startAdaptiveRun(
     kind?: 'sliding' | 'fixed';
     /** Each request's uplink and downlink drawn uniformly from these ranges (ms), seeded: instead of `latency`. */
     jitter?: { uplink: readonly [number, number]; downlink: readonly [number, number]; seed: number };
+    /** The throttler's `transit` (default 0 here: the measured default is what the jitter runs compare with). */
+    transit?: 0 | 'measured';
   },
 ): AdaptiveRun {
   const latency = options.latency ?? 0;
@@ -129,7 +131,7 @@ export function startAdaptiveRun(
     strategy: 'sliding-window',
     // The uplink here is a constant half round trip: no spread, so none to measure (the default with
     // serverLimits would take the whole round trip as the spread and give its share of the quota up).
-    transit: 0,
+    transit: options.transit ?? 0,
     serverLimits: serverLimits((value) => value, {
       adaptive: { min: `${options.min}/1s`, max: `${options.max}/1s` },
       onError: (error) => {
