@@ -48,6 +48,8 @@ export const SLOW_SUITES = [
   // and the argument's brute-force pacing runs (about 10 s).
   'test/server-limits/adaptive-jitter.test.ts',
   'test/server-limits/jitter-bound.property.test.ts',
+  // adaptive over a real socket: 30 s of real time.
+  'test/server-limits/adaptive-socket.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
   // The conformance suite every store backend passes, against the real Redis (a round trip per call).
