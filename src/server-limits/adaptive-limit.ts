@@ -32,6 +32,9 @@ export interface AdaptiveLimitOptions {
   now?: (() => number) | undefined;
 }
 
+/** The shortest span over which a paced limit is spread: a few sends at a time, never one per ms. */
+const PACE_SPAN = 20;
+
 /** What `adaptiveLimit` returns: hand it every answer the server gives. */
 export interface AdaptiveLimit {
   /**
@@ -54,12 +57,18 @@ export function adaptiveLimit(throttler: ServerLimitsTarget, options: AdaptiveLi
   const { min, max, start, channel, now } = resolveAdaptive(options, throttler);
   const search = new LimitSearch(min.limit, max.limit, min.interval, start.limit);
   // The throttler's own rates are the ceiling when they can be read; otherwise max alone bounds it.
-  const keepsConfiguredRates = throttlerInForce(throttler) !== undefined;
+  const inForce = throttlerInForce(throttler);
+  const keepsConfiguredRates = inForce !== undefined;
   const setLimit = (limit: number) => {
+    const rate: Rate[] = [{ limit, interval: min.interval }];
+    // Under jitter, evenly spaced (limit-search.ts, `paced`): beside the limit itself, a few at a time over
+    // PACE_SPAN ms at the same rate (no finer: timers have a ms to lose).
+    const burst = Math.ceil((PACE_SPAN * limit) / min.interval);
+    // Not with a transit spread: it widens every rate, this one's 20 ms too (and leaves little jitter to pace for).
+    if (search.paced && burst < limit && (inForce?.spread() ?? 0) === 0)
+      rate.push({ limit: burst, interval: (burst * min.interval) / limit });
     const setRate: ServerRateEvent =
-      channel === undefined
-        ? { type: 'SET_RATE', rate: [{ limit, interval: min.interval }] }
-        : { type: 'SET_RATE', rate: [{ limit, interval: min.interval }], channel };
+      channel === undefined ? { type: 'SET_RATE', rate } : { type: 'SET_RATE', rate, channel };
     return applyServerLimits(throttler, { ...NOTHING, setRate, events: [setRate], keepsConfiguredRates });
   };
   setLimit(start.limit);
@@ -73,7 +82,8 @@ export function adaptiveLimit(throttler: ServerLimitsTarget, options: AdaptiveLi
         throw new ThrottlerOptionError('adaptive.now', 'a function returning a finite time in ms', read);
       }
       last = Math.max(last, read);
-      const next = search.observe(last, limits.status === 429);
+      // Judged over the throttler's windows, widened by its transit spread when it has one.
+      const next = search.observe(last, limits.status === 429, inForce?.spread() ?? 0);
       return next === undefined ? sent : [...sent, ...setLimit(next)];
     },
     get rate() {

@@ -35,7 +35,7 @@ export class AnswerGate {
   /** By channel (undefined: overall), then by dimension (undefined: a throttler without dimensions). */
   private readonly scopes = new Map<string | undefined, Map<string | undefined, ScopeMemory>>();
 
-  constructor(private readonly inForce: ThrottlerInForce | undefined) {}
+  constructor(readonly inForce: ThrottlerInForce | undefined) {}
 
   /** Whether `pause` (ending at `resumeAt` on the reader's clock) ends later than the pause in force. */
   extendsPause(pause: ServerPauseEvent, resumeAt: number): boolean {

@@ -4,6 +4,7 @@
  */
 import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { AnswerGate } from './answer-gate.js';
+import { overrunPause } from './overrun-pause.js';
 import { throttlerInForce } from './throttler-in-force.js';
 import type { ServerLimits, ServerPauseEvent, ServerRateEvent } from './types.js';
 
@@ -35,7 +36,9 @@ const gates = new WeakMap<object, AnswerGate>();
  * other than a throttler, an object with pause and setRate) is judged on what this function sent it
  * alone, and needs `ceiling` rates or `'none'` for a SET_RATE. To a throttler with rates in dimensions the
  * SET_RATE carries the rates of `limits.dimension` only (`{ tokens: ... }`), and is not sent to one without
- * that dimension. The promise API's `pause` and `setRate`
+ * that dimension. A pause for a provider quota that is full again at its reset (OpenAI's, Anthropic's)
+ * ends as soon as the throttler's own window for that quota first frees room, when that is sooner
+ * (overrun-pause.ts). The promise API's `pause` and `setRate`
  * throw after `stop()`; an actor drops events once stopped.
  */
 export function applyServerLimits(
@@ -60,10 +63,13 @@ export function applyServerLimits(
       gate.sendRates(rates, deliver);
       done.push(rates);
     } else {
-      const resumeAt = limits.resumeAt ?? Number.POSITIVE_INFINITY;
-      if (!gate.extendsPause(event, resumeAt)) continue;
-      gate.sendPause(event, resumeAt, deliver);
-      done.push(event);
+      // A spent quota that is full again at its reset has room sooner: see overrun-pause.ts.
+      const pause = event === limits.pause ? overrunPause(limits, gate.inForce) : event;
+      if (pause === undefined) continue;
+      const resumeAt = (limits.resumeAt ?? Number.POSITIVE_INFINITY) - (event.duration - pause.duration);
+      if (!gate.extendsPause(pause, resumeAt)) continue;
+      gate.sendPause(pause, resumeAt, deliver);
+      done.push(pause);
     }
   }
   return done;

@@ -46,24 +46,56 @@ export class LimitSearch {
   private lastDecrease = Number.NEGATIVE_INFINITY;
   /** After when the probe in progress (the limit at `bad`), once accepted, is believed; undefined before. */
   private probeBelievedAfter: number | undefined;
+  /** The times of the 429s in the trailing window, oldest first, from `refusedHead`. */
+  private readonly refusals: number[] = [];
+  private refusedHead = 0;
+  /**
+   * A 429 came a little below what the server accepted before (by up to a quarter), one of few in its window:
+   * the uplink's jitter, not the limit moving (a limit that fell refuses many in a window, most of them far
+   * below). Until two probes in a row hold, the search steps,
+   * one step down per such 429 and one up per probe, never doubling: it settles where 429s come about
+   * once per probe spacing, which is the share of requests they cost.
+   */
+  private noisy = false;
+  private cleanProbes = 0;
 
   constructor(
     private readonly min: number,
     private readonly max: number,
-    private readonly window: number,
+    private readonly interval: number,
     start: number,
   ) {
     this.limit = start;
     this.step = start;
+    this.window = interval;
   }
 
-  /** An answer at `time`: the limit to hold from now, when it changes; undefined when it does not. */
-  observe(time: number, refused: boolean): number | undefined {
+  /**
+   * The window answers are counted in: the interval, widened by the throttler's transit spread J, as its own
+   * windows are (a throttler holding `limit` per interval + J never fills a window of the interval alone).
+   */
+  private window: number;
+
+  /**
+   * An answer at `time`, the throttler's transit spread being `spread` ms: the limit to hold from now, when it
+   * or `paced` changes; undefined when neither does.
+   */
+  observe(time: number, refused: boolean, spread = 0): number | undefined {
+    this.window = this.interval + spread;
     this.forget(time);
-    const before = this.limit;
+    const [before, pacedBefore] = [this.limit, this.noisy];
     if (refused) this.refused(time);
     else this.acceptedAt(time);
-    return this.limit === before ? undefined : this.limit;
+    return this.limit === before && this.noisy === pacedBefore ? undefined : this.limit;
+  }
+
+  /**
+   * Whether the limit should be held evenly spaced (one request per window / limit): once the uplink's jitter
+   * shows. A burst at a window's edge meets the late tail of the one a window before at the server; spaced
+   * out, a window of the server's holds the limit give or take the sends at its two ends.
+   */
+  get paced(): boolean {
+    return this.noisy;
   }
 
   /** What the search knows, for tests and logs. */
@@ -77,14 +109,29 @@ export class LimitSearch {
 
   private refused(time: number): void {
     this.sinceProbe = 0;
+    this.cleanProbes = 0;
     // A probe in progress ends: undone at the edge, or the limit searched for again.
     this.probeBelievedAfter = undefined;
+    this.refusals.push(time);
     const taken = this.acceptedCount;
+    const refusedInWindow = this.refusals.length - this.refusedHead;
     if (this.good > 0 && taken >= this.good) {
-      // The edge: the server took what held and refused one more.
+      // The edge: the server took what held and refused one more. Never a rise: answers that came closer
+      // together than they were sent (a round trip that varies) may outnumber the limit in a window.
       this.bad = Math.min(this.bad, taken + 1);
-      this.set(Math.min(Math.max(taken, this.good), this.bad - 1));
+      this.set(Math.min(this.limit, Math.max(taken, this.good), this.bad - 1));
+      // Under jitter an edge is no edge: a step down from it too, so that 429s stay about one per probe.
+      if (this.noisy) this.stepDown();
+    } else if (
+      this.good > 0 &&
+      taken >= this.good - Math.max(2, Math.ceil(this.good / 4)) &&
+      refusedInWindow <= Math.max(2, Math.floor(this.limit / 4))
+    ) {
+      // Jitter: one step down, at the bound from then on.
+      this.noisy = true;
+      this.stepDown();
     } else if (time >= this.lastDecrease + this.window) {
+      this.noisy = false;
       this.lastDecrease = time;
       this.bad = this.limit;
       this.good = 0;
@@ -105,21 +152,43 @@ export class LimitSearch {
       // answers all came now, as answers to sends made together do).
       this.probeBelievedAfter ??= this.lastBefore(time) + this.window;
       if (time <= this.probeBelievedAfter) return;
-      // The limit rose past what was refused: rise from 1, doubling, so a wrong guess costs little.
-      this.bad = Number.POSITIVE_INFINITY;
+      this.probeBelievedAfter = undefined;
       this.good = this.limit;
+      this.cleanProbes += 1;
+      if (this.noisy && this.cleanProbes < 3) {
+        // Under jitter a probe often holds by chance: the next one a step above, not a climb.
+        this.bad = this.limit + this.granularity();
+        this.sinceProbe = 0;
+        return;
+      }
+      // The limit rose past what was refused: rise from 1, doubling, so a wrong guess costs little.
+      this.noisy = false;
+      this.bad = Number.POSITIVE_INFINITY;
       this.step = 1;
     }
     if (this.bad === Number.POSITIVE_INFINITY) {
       this.set(this.limit + this.step);
       this.step = Math.max(1, this.step * 2);
-    } else if (this.bad - this.good > Math.max(1, Math.floor(this.good / 100))) {
+    } else if (this.bad - this.good > this.granularity()) {
       this.set(Math.floor((this.limit + this.bad) / 2));
     } else if (this.sinceProbe >= this.probeSpacing() && this.limit < this.bad) {
       this.sinceProbe = 0;
       this.probeBelievedAfter = undefined;
       this.set(this.bad);
     }
+  }
+
+  /** One step below the limit, which is at the bound from then on (the next probe a step above). */
+  private stepDown(): void {
+    const step = this.granularity();
+    this.set(this.limit - step);
+    this.good = Math.min(this.good, this.limit);
+    this.bad = Math.min(this.bad, this.limit + step);
+  }
+
+  /** How close `good` and `bad` are when the search is at the bound: 1, or 1% of what held. */
+  private granularity(): number {
+    return Math.max(1, Math.floor(this.good / 100));
   }
 
   /** Answers between probes: 3 windows' worth at `good` when that is 200 to 250, else 250. */
@@ -145,6 +214,13 @@ export class LimitSearch {
   private forget(time: number): void {
     const from = time - this.window;
     while (this.head < this.accepted.length && (this.accepted[this.head] as number) <= from) this.head += 1;
+    while (this.refusedHead < this.refusals.length && (this.refusals[this.refusedHead] as number) <= from) {
+      this.refusedHead += 1;
+    }
+    if (this.refusedHead > 1024 && this.refusedHead * 2 > this.refusals.length) {
+      this.refusals.splice(0, this.refusedHead);
+      this.refusedHead = 0;
+    }
     if (this.head > 1024 && this.head * 2 > this.accepted.length) {
       this.accepted.splice(0, this.head);
       this.head = 0;

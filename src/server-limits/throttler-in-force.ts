@@ -14,6 +14,13 @@ export interface ThrottlerInForce {
   pausedUntil(): number;
   /** The rates in force for a scope: overall (undefined), a channel, or for a key the keys' template; undefined for a name it lacks. */
   rates(channel: string | undefined): readonly Rate[] | undefined;
+  /**
+   * What each rate of a scope (overall: undefined) holds at `at` of what was delivered by now (a time ahead
+   * tells what will still be held then); undefined when the throttler's windows cannot be read (a store).
+   */
+  windowUse(channel: string | undefined, at: number): ReadonlyArray<{ rate: Rate; held: number }> | undefined;
+  /** The transit spread J its windows are widened by now (the `transit` option, stated or measured), 0 without. */
+  spread(): number;
 }
 
 interface ClearanceView {
@@ -21,11 +28,16 @@ interface ClearanceView {
   readonly rates: readonly Rate[];
   readonly channelRates: ReadonlyMap<string, readonly Rate[]>;
   readonly keyRates: readonly Rate[] | undefined;
+  /** The local policies' (local-clearance.ts); a store's clearance has none. */
+  readonly windowUse?: (channel: string | undefined, now: number) => Array<{ rate: Rate; held: number }>;
 }
 
 interface ContextView {
   readonly now: () => number;
-  readonly dispatcher: { readonly clearance: ClearanceView };
+  readonly dispatcher: {
+    readonly clearance: ClearanceView;
+    readonly options?: { readonly strategyOptions?: { readonly transit?: { spreadAt(now: number): number } } };
+  };
 }
 
 /** The throttler actor itself, or the promise API's throttler (its `actor`); undefined for anything else. */
@@ -40,6 +52,15 @@ export function throttlerInForce(target: unknown): ThrottlerInForce | undefined 
       const clearance = context().dispatcher.clearance;
       if (channel === undefined) return clearance.rates;
       return clearance.channelRates.get(channel) ?? (channel === '' ? undefined : clearance.keyRates);
+    },
+    spread: () => {
+      const view = context();
+      const spread = view.dispatcher.options?.strategyOptions?.transit?.spreadAt(view.now());
+      return typeof spread === 'number' && spread > 0 ? spread : 0;
+    },
+    windowUse: (channel, at) => {
+      const clearance = context().dispatcher.clearance;
+      return typeof clearance.windowUse === 'function' ? clearance.windowUse(channel, at) : undefined;
     },
   };
 }

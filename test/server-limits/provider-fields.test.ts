@@ -223,7 +223,7 @@ describe('applied to a throttler, in virtual time', () => {
   beforeEach(useVirtualTime);
   afterEach(restoreRealTime);
 
-  it('a machine: 60 a minute beside its own 10/1s, then a pause until the requests reset', () => {
+  it('a machine: 60 a minute beside its own 10/1s, then a 429 pauses until the requests reset', () => {
     const target = createRecorder<Numbered>();
     const actor = createActor(throttlerMachine, {
       input: { rate: '10/1s', strategy: 'sliding-window', target: target.ref },
@@ -237,7 +237,11 @@ describe('applied to a throttler, in virtual time', () => {
     advance(1_000);
     expect(target.received.map((r) => r.at).slice(60)).toEqual([60_000, 60_000]);
     const spent = { ...OPENAI_EXAMPLE, 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '2.5s' };
-    expect(applyServerLimits(actor, readServerLimits(spent))).toEqual([{ type: 'PAUSE', duration: 2_500 }]);
+    // Accepted, the throttler's own window not full (52 of 60): no pause (test/server-limits/overrun-pause.test.ts).
+    expect(applyServerLimits(actor, readServerLimits(spent))).toEqual([]);
+    // Refused: the server counts what the throttler's window does not, so its whole reset.
+    const refused = readServerLimits(spent, { status: 429 });
+    expect(applyServerLimits(actor, refused)).toEqual([{ type: 'PAUSE', duration: 2_500 }]);
     actor.send({ type: 'QUEUE', message: msg(63) });
     advance(70_000);
     expect(target.received.at(-1)).toMatchObject({ at: 62_500 });

@@ -7,6 +7,7 @@
 import { vi } from 'vitest';
 import { createThrottler, type Throttler } from '../../src/index.js';
 import { serverLimits } from '../../src/server-limits/index.js';
+import { seededRandom } from './random.js';
 
 export class HiddenLimitServer {
   private readonly accepted: number[] = [];
@@ -107,7 +108,17 @@ export interface AdaptiveRun {
  */
 export function startAdaptiveRun(
   limit: number,
-  options: { min: number; max: number; backlog: number; latency?: number; kind?: 'sliding' | 'fixed' },
+  options: {
+    min: number;
+    max: number;
+    backlog: number;
+    latency?: number;
+    kind?: 'sliding' | 'fixed';
+    /** Each request's uplink and downlink drawn uniformly from these ranges (ms), seeded: instead of `latency`. */
+    jitter?: { uplink: readonly [number, number]; downlink: readonly [number, number]; seed: number };
+    /** The throttler's `transit` (default 0 here: the measured default is what the jitter runs compare with). */
+    transit?: 0 | 'measured';
+  },
 ): AdaptiveRun {
   const latency = options.latency ?? 0;
   const window = 1_000;
@@ -120,7 +131,7 @@ export function startAdaptiveRun(
     strategy: 'sliding-window',
     // The uplink here is a constant half round trip: no spread, so none to measure (the default with
     // serverLimits would take the whole round trip as the spread and give its share of the quota up).
-    transit: 0,
+    transit: options.transit ?? 0,
     serverLimits: serverLimits((value) => value, {
       adaptive: { min: `${options.min}/1s`, max: `${options.max}/1s` },
       onError: (error) => {
@@ -132,11 +143,18 @@ export function startAdaptiveRun(
   // Half the round trip there, half back: the server decides at arrival.
   const there = new DelayLine(latency / 2);
   const back = new DelayLine(latency / 2);
+  const { jitter } = options;
+  const random = jitter === undefined ? undefined : seededRandom(jitter.seed);
+  const delay = (range: readonly [number, number]) =>
+    new Promise<void>((resolve) =>
+      setTimeout(resolve, range[0] + (range[1] - range[0]) * ((random as () => number)() as number)),
+    );
   const send = (): void => {
     if (stopped) return;
     throttler
       .schedule(async () => {
-        if (latency > 0) await there.wait();
+        if (jitter !== undefined) await delay(jitter.uplink);
+        else if (latency > 0) await there.wait();
         const time = Date.now();
         const status = server.request(time);
         const index = Math.floor((time - start) / window);
@@ -144,7 +162,8 @@ export function startAdaptiveRun(
         const counts = intervals[index] as IntervalCounts;
         if (status === 200) counts.accepted += 1;
         else counts.refused += 1;
-        if (latency > 0) await back.wait();
+        if (jitter !== undefined) await delay(jitter.downlink);
+        else if (latency > 0) await back.wait();
         return { status, headers: {} };
       })
       .then(send, () => undefined);

@@ -44,6 +44,12 @@ export const SLOW_SUITES = [
   'test/redis/throttler-store-fairness.test.ts',
   // The adaptive limit against hidden-limit servers, over L from 5 to 500 (about 20 s on a busy machine).
   'test/server-limits/adaptive-limit.property.test.ts',
+  // The adaptive limit under uplink jitter, L = 10 to 300 over 80 intervals, twice (about 60 s on a busy machine);
+  // and the argument's brute-force pacing runs (about 10 s).
+  'test/server-limits/adaptive-jitter.test.ts',
+  'test/server-limits/jitter-bound.property.test.ts',
+  // adaptive over a real socket: 30 s of real time.
+  'test/server-limits/adaptive-socket.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
   // The conformance suite every store backend passes, against the real Redis (a round trip per call).
