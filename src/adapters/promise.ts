@@ -77,7 +77,7 @@ const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'on
 
 /**
  * The common options resolved and the store checked against them. With `serverLimits` and no `transit` given,
- * the transit is measured (docs/guarantees.md, "What the server sees") where it can be: not over a store (whose
+ * unless it says otherwise (`defaultTransit: 0`, with adaptive), the transit is measured (docs/guarantees.md, "What the server sees") where it can be: not over a store (whose
  * processes must agree on one spread), nor with a strategy that refuses a spread (timer, warming-up); the
  * options are then resolved again with it, once, as the throttler is created.
  */
@@ -87,7 +87,11 @@ function resolveThrottleOptions(
   lookup: StrategyLookup,
 ): ResolvedOptions {
   let resolved = resolveOptionsKnowing(options, lookup);
-  const measuredByDefault = serverLimits !== undefined && options.transit === undefined && options.store === undefined;
+  const measuredByDefault =
+    serverLimits !== undefined &&
+    (serverLimits as { defaultTransit?: unknown }).defaultTransit !== 0 &&
+    options.transit === undefined &&
+    options.store === undefined;
   if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined) {
     resolved = resolveOptionsKnowing({ ...options, transit: 'measured' }, lookup);
   }

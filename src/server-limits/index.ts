@@ -28,6 +28,7 @@ export type { ReadServerLimitsOptions } from './options.js';
 export { readServerLimits } from './read-server-limits.js';
 export {
   type AdaptiveOption,
+  type ServerLimitsBinding,
   type ServerLimitsOptions,
   type ServerLimitsPick,
   serverLimits,

@@ -81,6 +81,18 @@ export interface ServerLimitsOptions extends ReadServerLimitsOptions {
   onError?: ((error: Error) => void) | undefined;
 }
 
+/** What `serverLimits(...)` returns, for `createThrottler`'s `serverLimits` option. */
+export interface ServerLimitsBinding {
+  /**
+   * The `transit` `createThrottler` takes when none is given: `'measured'` when following a server's
+   * headers; 0 with `adaptive`, whose search paces itself against jitter and holds more of the limit
+   * with fewer 429s unwidened (docs/server-limits.md, "Under uplink jitter").
+   */
+  readonly defaultTransit: 'measured' | 0;
+  /** The listener of one throttler's task outcomes (called by `createThrottler`). */
+  bind(throttler: ServerLimitsTarget): (value: unknown, error?: unknown) => void;
+}
+
 /**
  * The promise API's `serverLimits` option: `createThrottler({ rate, serverLimits: serverLimits() })`
  * reads every task's result (a fetch Response, or what `pick` picks out of the result or the error)
@@ -90,7 +102,7 @@ export interface ServerLimitsOptions extends ReadServerLimitsOptions {
 export function serverLimits(
   pick: ServerLimitsPick = (value) => value,
   options: ServerLimitsOptions = {},
-): { bind(throttler: ServerLimitsTarget): (value: unknown, error?: unknown) => void } {
+): ServerLimitsBinding {
   const { onError = warn, adaptive, ...readOptions } = options ?? {};
   if (typeof onError !== 'function') throw new ThrottlerOptionError('onError', 'a function', onError);
   // Checked now, once: a bad option throws here, not after the first task.
@@ -100,6 +112,8 @@ export function serverLimits(
     throw new ThrottlerOptionError('serverLimits', 'a function picking the response out of a task result', pick);
   }
   return {
+    // Adaptive's search holds more of L with fewer 429s unwidened (docs/server-limits.md, under uplink jitter).
+    defaultTransit: adaptive === undefined ? 'measured' : 0,
     bind(throttler) {
       const listen = serverLimitsListener(throttler, pick, readOptions, adaptive);
       return (value, error) => {

@@ -80,6 +80,27 @@ describe('createThrottler with transit "measured"', () => {
     expect(without).toEqual([0, 0, 1000, 1000]);
   });
 
+  it('is not the default with adaptive (its search paces itself), unless given', async () => {
+    const adaptive = { adaptive: { min: '2/1s', max: '4/1s' } };
+    const unwidened = await startsOf(
+      { rate: '2/1s', strategy: 'sliding-window', serverLimits: serverLimits(undefined, adaptive) },
+      [100, 100, 100, 100],
+      10_000,
+    );
+    expect(unwidened).toEqual([0, 0, 1000, 1000]);
+    const given = await startsOf(
+      {
+        rate: '2/1s',
+        strategy: 'sliding-window',
+        serverLimits: serverLimits(undefined, adaptive),
+        transit: 'measured',
+      },
+      [100, 100, 100, 100],
+      10_000,
+    );
+    expect(given).toEqual([0, 0, 1100, 1100]);
+  });
+
   it('a stated transit: no task starts on a leased permit inside schedule() before the widened window allows it', async () => {
     const throttler = createThrottler({ rate: '3/1s', strategy: 'sliding-window', transit: '250ms' });
     const starts: number[] = [];
