@@ -74,6 +74,12 @@ export interface SizedEntry {
  * operator, 25.0 /store and 35.7 /redis (the store's widened intervals). The option's check and its errors,
  * the measured meter (engine/clearance/transit-meter.ts, which only the promise API feeds: a candidate for
  * issue 35's loading on demand), the policies' widening and the settle book's longer horizon.
+ * Issue 34's retries that keep their place (a lane's retries apart in retry-lane.ts, retryStarted, a saved
+ * retry's arrivedAt), measured with transit and the rest of this round (each budget the size plus 0.3 kB):
+ * 45.0 kB every name, 42.1 createThrottler, 32.2 the machine, 39.5 the lean createThrottler, 34.1 the operator;
+ * /server-limits 11.6 kB (issue 39's provider accounting, issue 36's overrun pause); /replay 38.4 kB (issue
+ * 37: the machine with every strategy, and the recorders). Issue 35's 25 kB for createThrottler is further
+ * away: features loaded only when configured are the way (not done).
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -84,35 +90,35 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 44_400,
+    budget: 45_300,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 41_600,
+    budget: 42_400,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 32_000,
+    budget: 32_500,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 39_500,
+    budget: 40_400,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 39_000,
+    budget: 39_800,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -120,7 +126,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 29_400,
+    budget: 29_900,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -135,7 +141,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 33_900,
+    budget: 34_400,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -146,7 +152,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // RFC 3339) and the limit learned from 429s (adaptiveLimit); 10.8 kB with issue 39's provider
     // accounting (openaiCharge, anthropicCharge/Settle, actualUsageCharge/Settle: reading a request body's
     // text and each field's error, about 1.2 kB).
-    budget: 11_200,
+    budget: 11_900,
   },
   {
     name: 'xstate-throttler/timeline',
@@ -171,7 +177,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
     // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
     external: ['xstate', 'node:*'],
-    budget: 38_000,
+    budget: 38_700,
   },
   {
     name: 'xstate-throttler/store',
@@ -182,7 +188,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
     // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 25_300,
+    budget: 25_500,
   },
   {
     name: 'xstate-throttler/redis',
@@ -198,7 +204,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // (lua/fair-tags.ts, its comments kept out of the shipped Lua) and the asks beyond the heads (fair-asks.ts).
     // 34.5 -> 34.8 kB with issue 33's lines held by their own rates only where they bind, and remembered
     // as waiting for the room their rates allow (fair-tags.ts).
-    budget: 36_000,
+    budget: 36_200,
   },
 ];
 
