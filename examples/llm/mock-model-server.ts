@@ -26,6 +26,12 @@ export interface MockModelServerOptions extends ModelLimitsOptions {
   now?: () => number;
   /** The uplink and downlink delays (default `NETWORK_JITTER`; `NO_NETWORK_DELAY` for none). */
   network?: NetworkOptions;
+  /**
+   * Count each request at its send time (`x-sent-at`, the `now` of the client's `callModel`, so one process
+   * only) plus its uplink, not when this server gets to it: the network's delay is then the injected one,
+   * and a busy machine's pauses (a timer or a socket read that comes late) add nothing to it.
+   */
+  stampedSends?: boolean;
 }
 
 /** The JSON body of an answer, as the providers write it. */
@@ -41,17 +47,24 @@ export async function startMockModelServer(options: MockModelServerOptions): Pro
   const limits = new ModelLimits(options);
   const now = options.now ?? (() => performance.now());
   const delays = network(options.network);
+  let lastArrival = Number.NEGATIVE_INFINITY;
   const server = createServer((request, response) => {
     readBody(request).then(
       async (body) => {
-        await sleep(delays.uplink());
+        const sentAt = options.stampedSends ? Number(request.headers['x-sent-at']) : Number.NaN;
+        const uplink = delays.uplink();
+        const due = Number.isFinite(sentAt) ? sentAt + uplink : undefined;
+        await sleep(due === undefined ? uplink : Math.max(0, due - now()));
+        // In order of arrival: a request this server got to late counts when it was due, after those counted.
+        const arrived = Math.max(lastArrival, due ?? now());
+        lastArrival = arrived;
         let parsed: ModelRequest;
         try {
           parsed = JSON.parse(body) as ModelRequest;
         } catch {
           parsed = { max_tokens: Number.NaN };
         }
-        const answer = limits.answer(now(), parsed);
+        const answer = limits.answer(arrived, parsed);
         if (answer.status === 200) await sleep(options.generationMs ?? 0);
         await sleep(delays.downlink());
         response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
@@ -95,7 +108,8 @@ export interface ModelCall {
 export async function callModel(url: string, request: ModelRequest, signal?: AbortSignal): Promise<ModelCall> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    // When it went, for a server counting at the send time plus its uplink (`stampedSends`).
+    headers: { 'content-type': 'application/json', 'x-sent-at': String(performance.now()) },
     body: JSON.stringify(request),
     signal,
   });

@@ -316,7 +316,8 @@ export class ModelLimits {
   }
 
   private headers(now: number): Record<string, string> {
-    const headers: Record<string, string> = {};
+    // The server's own clock, as a real one dates its answers: the resets below are on it.
+    const headers: Record<string, string> = { date: new Date(this.epochMs + now).toUTCString() };
     for (const [quota, meter] of this.quotas) {
       const remaining = String(Math.max(0, Math.floor(meter.remaining(now))));
       if (this.mode === 'anthropic') {

@@ -146,6 +146,9 @@ function anthropicOracle(steps: Step[], generationMs: number): void {
   }
 }
 
+/** A wall-clock instant for a server whose clock stands still (a reset must not fall into the past as the test runs). */
+const FROZEN_EPOCH_MS = Date.UTC(2026, 0, 1);
+
 describe('ModelLimits', () => {
   it.each(['openai', 'actual-usage'] as const)(
     '%s: counts each request in sliding windows as that provider does (oracle)',
@@ -252,7 +255,9 @@ describe('startMockModelServer', () => {
       inputTokens: 1_000,
       outputTokens: 500,
       windowMs: 60_000,
+      // The server's clock stands still: so does the wall clock its resets are dated on, and the reader's.
       now: () => 0,
+      epochMs: FROZEN_EPOCH_MS,
       network: NO_NETWORK_DELAY,
     });
     try {
@@ -271,7 +276,7 @@ describe('startMockModelServer', () => {
       const refused = await callModel(server.url, { ...request, max_tokens: 10 });
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toBe('30');
-      const limits = readServerLimits(refused.headers, { status: 429 });
+      const limits = readServerLimits(refused.headers, { status: 429, now: () => FROZEN_EPOCH_MS });
       expect(limits.dimensions['output-tokens']?.limit).toBe(500);
       expect(limits.dimensions['input-tokens']?.limit).toBe(1_000);
       expect(limits.dimensions.requests).toMatchObject({ limit: 2, remaining: 0 });

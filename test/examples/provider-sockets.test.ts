@@ -31,7 +31,14 @@ describe.each(['openai', 'anthropic', 'actual-usage'] as const)('over sockets, a
         inputTokens: third(stated.inputTokens),
         outputTokens: third(stated.outputTokens),
       };
-      const server = await startMockModelServer({ ...limits, random: seeded(11), network: { random: seeded(12) } });
+      // Counted at each send plus its drawn uplink: the network's spread is the injected 20-150 ms whatever
+      // the machine's load, which otherwise adds its own pauses to it (8 429s in 100 once beside other tests).
+      const server = await startMockModelServer({
+        ...limits,
+        random: seeded(11),
+        network: { random: seeded(12) },
+        stampedSends: true,
+      });
       try {
         const call = (request: ModelRequest) => callModel(server.url, request);
         const run = await runClient({ limits, call, jobs: 100, seed: 10 });
