@@ -138,6 +138,8 @@ export interface Throttler {
   onIdle(): Promise<void>;
   /** Resolves once nothing waits (at once if so now); tasks may still run. */
   onEmpty(): Promise<void>;
+  /** Resolves once no task runs (`pending` 0; at once if so now); tasks may still wait, as while paused. */
+  onPendingZero(): Promise<void>;
   /** Resolves once fewer than `limit` tasks wait (a positive integer; throws on another). */
   onSizeLessThan(limit: number): Promise<void>;
   /** Calls `handler` on every `event` (ThrottlerTaskEvents lists them and their arguments). */

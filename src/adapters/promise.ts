@@ -319,6 +319,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     },
     onIdle: () => activity.onIdle(),
     onEmpty: () => activity.onEmpty(),
+    onPendingZero: () => activity.onPendingZero(),
     onSizeLessThan: (limit) => activity.onSizeLessThan(limit),
     on: (event, handler) => events.on(event, handler),
     off: (event, handler) => events.off(event, handler),
