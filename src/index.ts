@@ -5,6 +5,7 @@
  */
 export {
   createThrottler,
+  type RunningTaskInfo,
   type ScheduleOptions,
   type Throttler,
   ThrottlerClearedError,

@@ -61,6 +61,7 @@ import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
 import { resolveTaskDefaults, withDefaults } from './task-defaults.js';
 import { TaskEvents } from './task-events.js';
+import { RateLimitWatch } from './rate-limit-watch.js';
 import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
@@ -166,6 +167,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     activity,
     retries,
     clock,
+    now,
     transit: resolved.transitMeter && { meter: resolved.transitMeter, now },
   });
 
@@ -207,6 +209,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     host.flush();
   };
 
+  const rateLimits = new RateLimitWatch(actor, resolved.maxConcurrent, events, () => stopped);
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
   const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
@@ -317,11 +320,30 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     get isPaused() {
       return !stopped && isPausedNow(actor);
     },
+    get runningTasks() {
+      return runner.runningTasks();
+    },
+    get isRateLimited() {
+      return rateLimits.isRateLimited;
+    },
+    // Tasks wait and none may start now: every slot taken, or a rate holds them (not a pause).
+    get isSaturated() {
+      return (
+        !stopped &&
+        activity.waiting > 0 &&
+        (activity.running >= resolved.maxConcurrent || rateLimits.isRateLimited)
+      );
+    },
     onIdle: () => activity.onIdle(),
     onEmpty: () => activity.onEmpty(),
     onPendingZero: () => activity.onPendingZero(),
+    onRateLimit: () => rateLimits.onRateLimit(),
+    onRateLimitCleared: () => rateLimits.onRateLimitCleared(),
     onSizeLessThan: (limit) => activity.onSizeLessThan(limit),
-    on: (event, handler) => events.on(event, handler),
+    on: (event, handler) => {
+      events.on(event, handler);
+      if (event === 'rateLimit' || event === 'rateLimitCleared') rateLimits.watch();
+    },
     off: (event, handler) => events.off(event, handler),
     // A getter changes nothing: the tasks of this stretch not handed over yet count as queued, and
     // those started on the open lease as delivered, without sending either to the machine.
