@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createThrottler, ThrottlerOptionError, ThrottlerTimeoutError } from '../../../src/index.js';
 import { restoreRealTime, useVirtualTime } from '../../support/virtual-time.js';
-import { advance, delay, queueOf, skipped, timeSpan, until } from './p-queue-port.js';
+import { advance, delay, priority, queueOf, skipped, timeSpan, until } from './p-queue-port.js';
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
@@ -142,21 +142,160 @@ describe('p-queue validation.ts, ported', () => {
 });
 
 describe('p-queue debug.ts, ported', () => {
-  skipped('no runningTasks or isSaturated (docs/coming-from.md, From p-queue)', [
-    'runningTasks returns current running tasks',
-    'runningTasks returns empty array when no tasks running',
-    'runningTasks updates as tasks complete',
-    'runningTasks includes timeout information',
-    'runningTasks returns fresh arrays',
-    'runningTasks includes timeoutRemaining for tasks with timeout',
-    'runningTasks timeoutRemaining is undefined when no timeout is set',
-    'runningTasks timeoutRemaining decreases over time',
-    'runningTasks handles tasks without IDs',
-    'runningTasks works with interval rate limiting',
-    'isSaturated property detects when queue is at capacity',
-    'isSaturated with paused queue',
-    'isSaturated with rate-limited queue',
-  ]);
+  it('runningTasks returns current running tasks', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    const all = [
+      queue.schedule(async () => delay(100), { id: 'task1', priority: priority(1) }),
+      queue.schedule(async () => delay(100), { id: 'task2', priority: priority(2) }),
+      queue.schedule(async () => delay(100), { id: 'task3', priority: priority(0) }),
+    ];
+    await advance(20);
+    const running = queue.runningTasks;
+    expect(running).toHaveLength(2);
+    expect(running.map((task) => task.id)).toEqual(['task1', 'task2']);
+    expect(running.map((task) => task.priority)).toEqual([priority(1), priority(2)]);
+    for (const task of running) {
+      expect(task.startTime).toBeGreaterThanOrEqual(0);
+      expect(task.startTime).toBeLessThanOrEqual(performance.now());
+    }
+    await until(Promise.all(all));
+  });
+
+  it('runningTasks returns empty array when no tasks running', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    expect(queue.runningTasks).toEqual([]);
+    queue.schedule(async () => delay(50));
+    await until(queue.onIdle());
+    expect(queue.runningTasks).toEqual([]);
+  });
+
+  it('runningTasks updates as tasks complete', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    const task1 = queue.schedule(async () => delay(50), { id: 'task1' });
+    const task2 = queue.schedule(async () => delay(50), { id: 'task2' });
+    await advance(10);
+    expect(queue.runningTasks.map((task) => task.id)).toEqual(['task1']);
+    await until(task1);
+    await advance(10);
+    expect(queue.runningTasks.map((task) => task.id)).toEqual(['task2']);
+    await until(task2);
+    expect(queue.runningTasks).toHaveLength(0);
+  });
+
+  // The queue-level timeout is taskDefaults.timeout (p-queue-port.ts).
+  it('runningTasks includes timeout information', async () => {
+    const queue = queueOf({ concurrency: 2, timeout: 1000 });
+    queue.schedule(async () => delay(50), { id: 'with-queue-timeout' });
+    queue.schedule(async () => delay(50), { id: 'with-custom-timeout', timeout: 500 });
+    await advance(10);
+    const running = queue.runningTasks;
+    expect(running.find((task) => task.id === 'with-queue-timeout')?.timeout).toBe(1000);
+    expect(running.find((task) => task.id === 'with-custom-timeout')?.timeout).toBe(500);
+    await until(queue.onIdle());
+  });
+
+  it('runningTasks returns fresh arrays', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    queue.schedule(async () => delay(100), { id: 'task1' });
+    await advance(10);
+    const running1 = queue.runningTasks;
+    const running2 = queue.runningTasks;
+    expect(running1).not.toBe(running2);
+    expect(running1).toEqual(running2);
+    running1.push({ ...(running1[0] as (typeof running1)[number]), id: 'fake' });
+    expect(running1).not.toEqual(running2);
+    expect(queue.runningTasks).toHaveLength(1);
+    await until(queue.onIdle());
+  });
+
+  it('runningTasks includes timeoutRemaining for tasks with timeout', async () => {
+    const queue = queueOf({ concurrency: 2, timeout: 5000 });
+    queue.schedule(async () => delay(200), { id: 'with-timeout' });
+    queue.schedule(async () => delay(200), { id: 'custom-timeout', timeout: 2000 });
+    await advance(10);
+    const running = queue.runningTasks;
+    expect(running.find((task) => task.id === 'with-timeout')?.timeoutRemaining).toBe(4990);
+    expect(running.find((task) => task.id === 'custom-timeout')?.timeoutRemaining).toBe(1990);
+    await until(queue.onIdle());
+  });
+
+  it('runningTasks timeoutRemaining is undefined when no timeout is set', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    queue.schedule(async () => delay(100), { id: 'no-timeout' });
+    await advance(10);
+    expect(queue.runningTasks).toHaveLength(1);
+    expect(queue.runningTasks[0]?.timeoutRemaining).toBeUndefined();
+    await until(queue.onIdle());
+  });
+
+  it('runningTasks timeoutRemaining decreases over time', async () => {
+    const queue = queueOf({ concurrency: 1, timeout: 5000 });
+    queue.schedule(async () => delay(300), { id: 'task' });
+    await advance(10);
+    const remaining1 = queue.runningTasks[0]?.timeoutRemaining as number;
+    await advance(100);
+    const remaining2 = queue.runningTasks[0]?.timeoutRemaining as number;
+    expect(remaining1 - remaining2).toBe(100);
+    await until(queue.onIdle());
+  });
+
+  it('runningTasks handles tasks without IDs', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    queue.schedule(async () => delay(50));
+    queue.schedule(async () => delay(50), { priority: priority(5) });
+    await advance(10);
+    const running = queue.runningTasks;
+    expect(running).toHaveLength(2);
+    for (const task of running) {
+      expect(task.id).toBeUndefined();
+      expect(typeof task.priority).toBe('number');
+      expect(typeof task.startTime).toBe('number');
+    }
+    await until(queue.onIdle());
+  });
+
+  it('runningTasks works with interval rate limiting', async () => {
+    const queue = queueOf({ concurrency: 10, interval: 100, intervalCap: 2 });
+    for (let index = 0; index < 4; index++) queue.schedule(async () => delay(50), { id: `task${index}` });
+    await advance(10);
+    expect(queue.runningTasks.map((task) => task.id)).toEqual(['task0', 'task1']);
+    await advance(100);
+    expect(queue.runningTasks.length).toBeLessThanOrEqual(2);
+    await until(queue.onIdle());
+  });
+
+  it('isSaturated property detects when queue is at capacity', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    expect(queue.isSaturated).toBe(false);
+    queue.schedule(async () => delay(100));
+    queue.schedule(async () => delay(100));
+    await advance(10);
+    expect(queue.isSaturated).toBe(false);
+    queue.schedule(async () => delay(100));
+    expect(queue.isSaturated).toBe(true);
+    await until(queue.onIdle());
+    expect(queue.isSaturated).toBe(false);
+  });
+
+  it('isSaturated with paused queue', async () => {
+    const queue = queueOf({ concurrency: 1, autoStart: false });
+    queue.schedule(async () => delay(50));
+    queue.schedule(async () => delay(50));
+    expect(queue.isSaturated).toBe(false);
+    queue.resume();
+    await advance(10);
+    expect(queue.isSaturated).toBe(true);
+    await until(queue.onIdle());
+  });
+
+  it('isSaturated with rate-limited queue', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    queue.schedule(async () => delay(50));
+    queue.schedule(async () => delay(50));
+    await advance(10);
+    expect(queue.isSaturated).toBe(true);
+    await until(queue.onIdle());
+  });
 
   // Design difference: the timeout error names the task and its timeout (docs/reference.md,
   // `ThrottlerTimeoutError`: `timeout` and `id`), not the queue's state.
