@@ -309,7 +309,10 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       return Promise.resolve();
     },
     clear: () => {
-      if (!stopped) clearTasks(parts);
+      if (stopped) return;
+      clearTasks(parts);
+      // As p-queue's: the queue emptied now, so the rate no longer holds anything now.
+      rateLimits.tell();
     },
     get size() {
       return activity.waiting;

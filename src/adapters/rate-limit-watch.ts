@@ -4,9 +4,12 @@
  *
  * Read from what the machine already publishes, never by a scan or a timer of its own: tasks wait in the
  * machine's queue (`counts.queued`), no pause is in force, and its one wake-up timer is armed for later
- * (`wakeAt`), for the rates. A wake-up armed for a task's deadline (maxWait) is not a rate's while every
- * slot is taken (then `maxConcurrent` holds the tasks). Changes are noticed as snapshots are published, and
- * only while someone listens or waits: the first `on` or promise subscribes, O(1) a snapshot from then on.
+ * (`wakeAt`), for the rates. While every `maxConcurrent` slot is taken the machine arms no timer for the
+ * rates (a slot must free first): concurrency holds the tasks then, not a rate; nor is a wake-up armed for
+ * a task's deadline (maxWait) a rate's then. Changes are noticed as snapshots are published, and only while
+ * someone listens or waits: the first `on` or promise subscribes, O(1) a snapshot from then on. A change is
+ * told in the microtask after the snapshot that made it (one told per stretch, whatever its steps: a task
+ * queued then cleared in one stretch is no change); `clear()` tells it at once.
  */
 import type { Actor } from 'xstate';
 import type { MachineContext } from '../machine/machine-types.js';
@@ -19,6 +22,8 @@ export class RateLimitWatch {
   /** The state last told; undefined while nobody listens (the next listener starts from the state then). */
   private last: boolean | undefined;
   private subscribed = false;
+  /** A check is queued for the next microtask. */
+  private checking = false;
 
   constructor(
     private readonly actor: Actor<typeof throttlerMachine>,
@@ -32,8 +37,8 @@ export class RateLimitWatch {
     const context = this.actor.getSnapshot().context as unknown as MachineContext | undefined;
     if (context === undefined || context.counts.queued === 0) return false;
     const { wakeAt, dispatcher } = context;
-    const now = context.now();
-    if (!(wakeAt > now) || wakeAt === Number.POSITIVE_INFINITY || dispatcher.clearance.pausedUntil > now) return false;
+    // A wake-up already due still counts: the timer has not fired yet, the tasks still wait for it.
+    if (wakeAt === Number.POSITIVE_INFINITY || dispatcher.clearance.pausedUntil > context.now()) return false;
     return wakeAt < dispatcher.nextDeadline || dispatcher.inFlightCount < this.maxConcurrent;
   }
 
@@ -66,12 +71,21 @@ export class RateLimitWatch {
     );
   }
 
-  /** A snapshot was published (or the throttler stopped): a change of state is told once. */
-  readonly noticed = (): void => {
+  /** A snapshot was published (or the throttler stopped): checked in the next microtask. */
+  private readonly noticed = (): void => {
+    if (this.checking) return;
+    this.checking = true;
+    queueMicrotask(this.tell);
+  };
+
+  /** Tells a change of state since the last told, once. */
+  readonly tell = (): void => {
+    this.checking = false;
     if (!this.listened) {
       this.last = undefined;
       return;
     }
+    if (this.last === undefined) return;
     const limited = this.isRateLimited;
     if (limited === this.last) return;
     this.last = limited;
