@@ -12,8 +12,13 @@ import { advance, delay, priority, queueOf, skipped, timeSpan, until } from './p
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
 
-const rateEvents =
-  'no isRateLimited, onRateLimit(), onRateLimitCleared() or rate-limit events (docs/coming-from.md, From p-queue)';
+/** Records the rate-limit events of `queue` in order. */
+function recordRateEvents(queue: ReturnType<typeof queueOf>) {
+  const events: string[] = [];
+  queue.on('rateLimit', () => events.push('rateLimit'));
+  queue.on('rateLimitCleared', () => events.push('rateLimitCleared'));
+  return events;
+}
 
 describe('p-queue rate-limit.ts, ported', () => {
   it('rate-limit rapid pause/start cycles', async () => {
@@ -81,19 +86,138 @@ describe('p-queue rate-limit.ts, ported', () => {
     expect(() => createThrottler({ rate: '1/0ms' })).toThrow(ThrottlerOptionError);
   });
 
-  skipped(rateEvents, [
-    'rate-limit state consistency with sync microtask scheduling',
-    'rate-limit with queue manipulation during rate-limit event',
-    'onRateLimit() with microtask race condition',
-    'onRateLimitCleared() with microtask race condition',
-    'onRateLimit() called during state transition',
-    'onRateLimit/onRateLimitCleared rapid transitions',
-    'onRateLimit() resolves when rate limit is triggered',
-  ]);
+  it('rate-limit state consistency with sync microtask scheduling', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    const events = recordRateEvents(queue);
+    const promises = [0, 1, 2].map((index) =>
+      queue.schedule(async () => {
+        await Promise.resolve();
+        return index;
+      }),
+    );
+    await advance(10);
+    expect(queue.isRateLimited).toBe(true);
+    expect(events[0]).toBe('rateLimit');
+    await until(Promise.all(promises));
+    await advance(0);
+    expect(queue.isRateLimited).toBe(false);
+    expect(events).toContain('rateLimitCleared');
+  });
+
+  it('rate-limit with queue manipulation during rate-limit event', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    let manipulated = false;
+    queue.on('rateLimit', () => {
+      if (manipulated) return;
+      manipulated = true;
+      queue.schedule(async () => 'extra');
+      queue.pause();
+      queue.resume();
+    });
+    const results = await until(
+      Promise.all(
+        [1, 2, 3].map((value) =>
+          queue.schedule(async () => {
+            await delay(10);
+            return value;
+          }),
+        ),
+      ),
+    );
+    expect(results).toEqual([1, 2, 3]);
+    expect(manipulated).toBe(true);
+  });
+
+  it('onRateLimit() with microtask race condition', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    let rateLimitCalled = false;
+    const promises: Promise<unknown>[] = [
+      queue.schedule(async () => {
+        await delay(10);
+        return 'first';
+      }),
+      queue.schedule(async () => 'second'),
+    ];
+    await Promise.resolve();
+    const rateLimit = queue.onRateLimit().then(() => {
+      rateLimitCalled = true;
+    });
+    await until(Promise.all([...promises, rateLimit]));
+    expect(rateLimitCalled).toBe(true);
+  });
+
+  it('onRateLimitCleared() with microtask race condition', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    queue.schedule(async () => delay(10));
+    queue.schedule(async () => delay(10));
+    await advance(20);
+    const cleared = queue.onRateLimitCleared();
+    await until(queue.onIdle());
+    await advance(110);
+    await until(cleared);
+  });
+
+  it('onRateLimit() called during state transition', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    const sequence: string[] = [];
+    queue.schedule(async () => {
+      sequence.push('task1-start');
+      await delay(10);
+      sequence.push('task1-end');
+    });
+    const secondTask = queue.schedule(async () => {
+      sequence.push('task2');
+    });
+    await until(queue.onRateLimit());
+    sequence.push('rate-limit');
+    await until(secondTask);
+    await until(queue.onIdle());
+    expect(sequence[0]).toBe('task1-start');
+    expect(sequence).toContain('rate-limit');
+  });
+
+  it('onRateLimit/onRateLimitCleared rapid transitions', async () => {
+    const queue = queueOf({ interval: 50, intervalCap: 1 });
+    const events = recordRateEvents(queue);
+    for (let round = 0; round < 3; round++) {
+      queue.schedule(async () => delay(10));
+      queue.schedule(async () => delay(10));
+      await advance(60);
+      await until(queue.onIdle());
+    }
+    expect(events.length).toBeGreaterThanOrEqual(3);
+    expect(events).toContain('rateLimit');
+    expect(events).toContain('rateLimitCleared');
+  });
+
+  it('onRateLimit() resolves when rate limit is triggered', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    queue.schedule(async () => delay(10));
+    let rateLimitResolved = false;
+    const rateLimit = queue.onRateLimit().then(() => {
+      rateLimitResolved = true;
+    });
+    queue.schedule(async () => delay(10));
+    await advance(20);
+    expect(rateLimitResolved).toBe(true);
+    await until(Promise.all([rateLimit, queue.onIdle()]));
+  });
 });
 
 describe('p-queue validation.ts, ported', () => {
-  skipped(rateEvents, ['backlog drains before interval reset - triggers rate-limit-cleared']);
+  it('backlog drains before interval reset - triggers rate-limit-cleared', async () => {
+    const queue = queueOf({ interval: 1000, intervalCap: 1 });
+    const events = recordRateEvents(queue);
+    for (let index = 0; index < 3; index++) queue.schedule(async () => delay(50));
+    await advance(10);
+    expect(queue.isRateLimited).toBe(true);
+    expect(events[0]).toBe('rateLimit');
+    await until(queue.onIdle());
+    expect(queue.isRateLimited).toBe(false);
+    expect(events[1]).toBe('rateLimitCleared');
+    expect(queue.size).toBe(0);
+  });
+
   skipped('no setPriority() (docs/coming-from.md, From p-queue)', ['setPriority validates input']);
 
   // The queue-level timeout is taskDefaults.timeout (docs/reference.md, `taskDefaults`). Design difference:
@@ -120,10 +244,30 @@ describe('p-queue validation.ts, ported', () => {
     expect(started).toEqual([1]);
   });
 
-  skipped(rateEvents, [
-    'carryover mode with no backlog does not report limited',
-    'clear() triggers immediate state drop while rate-limited',
-  ]);
+  // carryoverIntervalCount is countUntil: 'done', on the sliding window (docs/coming-from.md, From p-queue).
+  it('carryover mode with no backlog does not report limited', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 2, strict: true }, { countUntil: 'done' });
+    let rateLimitEventFired = false;
+    queue.on('rateLimit', () => {
+      rateLimitEventFired = true;
+    });
+    await until(Promise.all([queue.schedule(async () => delay(10)), queue.schedule(async () => delay(10))]));
+    expect(queue.isRateLimited).toBe(false);
+    expect(rateLimitEventFired).toBe(false);
+  });
+
+  // Design difference: clear() rejects what waits (docs/coming-from.md, From p-queue: `clear()`).
+  it('clear() triggers immediate state drop while rate-limited', async () => {
+    const queue = queueOf({ interval: 100, intervalCap: 1 });
+    const events = recordRateEvents(queue);
+    for (let index = 0; index < 3; index++) queue.schedule(async () => delay(50)).catch(() => {});
+    await advance(10);
+    expect(queue.isRateLimited).toBe(true);
+    queue.clear();
+    await advance(10);
+    expect(queue.isRateLimited).toBe(false);
+    expect(events).toContain('rateLimitCleared');
+  });
 
   it('abort before start rolls back interval count', async () => {
     const queue = queueOf({ interval: 1000, intervalCap: 1 });
