@@ -57,11 +57,11 @@ import {
   withCostByName,
 } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
+import { RateLimitWatch } from './rate-limit-watch.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
 import { resolveTaskDefaults, withDefaults } from './task-defaults.js';
 import { TaskEvents } from './task-events.js';
-import { RateLimitWatch } from './rate-limit-watch.js';
 import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
@@ -332,9 +332,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     // Tasks wait and none may start now: every slot taken, or a rate holds them (not a pause).
     get isSaturated() {
       return (
-        !stopped &&
-        activity.waiting > 0 &&
-        (activity.running >= resolved.maxConcurrent || rateLimits.isRateLimited)
+        !stopped && activity.waiting > 0 && (activity.running >= resolved.maxConcurrent || rateLimits.isRateLimited)
       );
     },
     onIdle: () => activity.onIdle(),
