@@ -5,7 +5,6 @@
  */
 export {
   createThrottler,
-  type RunningTaskInfo,
   type ScheduleOptions,
   type Throttler,
   ThrottlerClearedError,

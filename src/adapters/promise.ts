@@ -66,6 +66,7 @@ import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
 import { type TaskPlan, taskPlan } from './task-plan.js';
+import { type TaskReaderNames, taskReaders } from './task-readers.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 import { acquireWith, wrapWith } from './task-shorthands.js';
@@ -264,7 +265,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     });
   };
 
-  const throttler: Throttler = {
+  const throttlerBase: Omit<Throttler, TaskReaderNames> = {
     schedule,
     wrap: wrapWith(schedule),
     acquire: acquireWith(schedule, now),
@@ -314,38 +315,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       // As p-queue's: the queue emptied now, so the rate no longer holds anything now.
       rateLimits.tell();
     },
-    get size() {
-      return activity.waiting;
-    },
-    get pending() {
-      return activity.running;
-    },
     get isPaused() {
       return !stopped && isPausedNow(actor);
     },
-    get runningTasks() {
-      return runner.runningTasks();
-    },
-    get isRateLimited() {
-      return rateLimits.isRateLimited;
-    },
-    // Tasks wait and none may start now: every slot taken, or a rate holds them (not a pause).
-    get isSaturated() {
-      return (
-        !stopped && activity.waiting > 0 && (activity.running >= resolved.maxConcurrent || rateLimits.isRateLimited)
-      );
-    },
-    onIdle: () => activity.onIdle(),
-    onEmpty: () => activity.onEmpty(),
-    onPendingZero: () => activity.onPendingZero(),
-    onRateLimit: () => rateLimits.onRateLimit(),
-    onRateLimitCleared: () => rateLimits.onRateLimitCleared(),
-    onSizeLessThan: (limit) => activity.onSizeLessThan(limit),
-    on: (event, handler) => {
-      events.on(event, handler);
-      if (event === 'rateLimit' || event === 'rateLimitCleared') rateLimits.watch();
-    },
-    off: (event, handler) => events.off(event, handler),
     // A getter changes nothing: the tasks of this stretch not handed over yet count as queued, and
     // those started on the open lease as delivered, without sending either to the machine.
     get counts() {
@@ -360,6 +332,8 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     },
     actor,
   };
+  const readers = taskReaders({ activity, runner, rateLimits, events, maxConcurrent: resolved.maxConcurrent });
+  const throttler = Object.defineProperties(throttlerBase, Object.getOwnPropertyDescriptors(readers)) as Throttler;
   hear = serverLimits?.bind(throttler);
   return throttler;
 }
