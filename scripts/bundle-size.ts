@@ -80,6 +80,9 @@ export interface SizedEntry {
  * /server-limits 11.6 kB (issue 39's provider accounting, issue 36's overrun pause); /replay 38.4 kB (issue
  * 37: the machine with every strategy, and the recorders). Issue 35's 25 kB for createThrottler is further
  * away: features loaded only when configured are the way (not done).
+ * Issue 34's p-queue readers (onPendingZero, runningTasks, isSaturated, isRateLimited, onRateLimit(Cleared) and
+ * their events: task-readers.ts, rate-limit-watch.ts), 0.8 kB (each budget the size plus 0.3 kB): 45.8 kB every
+ * name, 42.9 createThrottler, 40.9 the lean entry, 40.3 the lean createThrottler; the machine is unchanged.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -90,14 +93,14 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 45_300,
+    budget: 46_100,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_400,
+    budget: 43_200,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
@@ -111,14 +114,14 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 40_400,
+    budget: 41_200,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 39_800,
+    budget: 40_600,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',

@@ -7,5 +7,6 @@ export {
   type ThrottlerOptions,
   ThrottlerStoppedError,
 } from './promise-api.js';
+export type { RunningTaskInfo } from './running-task.js';
 export type { ThrottlerTaskEvents } from './task-events.js';
 export { ThrottlerTimeoutError } from './task-timeout.js';

@@ -6,6 +6,7 @@ import type { Actor, InspectionEvent } from 'xstate';
 import type { CommonOptions, ThrottleStore } from '../engine/index.js';
 import type { Clock, ThrottlerCounts, throttlerMachine } from '../machine/index.js';
 import type { DurationInput, RatesInput } from '../rate/index.js';
+import type { RunningTaskInfo } from './running-task.js';
 import type { TaskId, ThrottlerTaskEvents } from './task-events.js';
 import type { RetryOptions, TaskContext } from './task-plan.js';
 
@@ -134,10 +135,25 @@ export interface Throttler {
   readonly pending: number;
   /** A pause is in force (`pause()`, or one `serverLimits` set); false once stopped. */
   readonly isPaused: boolean;
+  /** The running attempts, oldest first: a fresh array of fresh objects at each read, O(running). */
+  readonly runningTasks: RunningTaskInfo[];
+  /**
+   * A rate holds waiting tasks back: tasks wait in the queue, no pause is in force and the wake-up is armed
+   * for when the rate allows the next (not while every `maxConcurrent` slot is taken for want of one). O(1).
+   */
+  readonly isRateLimited: boolean;
+  /** Tasks wait and none may start now: every `maxConcurrent` slot is taken, or `isRateLimited`. O(1). */
+  readonly isSaturated: boolean;
+  /** Resolves once `isRateLimited` is true (at once if so now). */
+  onRateLimit(): Promise<void>;
+  /** Resolves once `isRateLimited` is false (at once if so now). */
+  onRateLimitCleared(): Promise<void>;
   /** Resolves once nothing waits and nothing runs (at once if so now). */
   onIdle(): Promise<void>;
   /** Resolves once nothing waits (at once if so now); tasks may still run. */
   onEmpty(): Promise<void>;
+  /** Resolves once no task runs (`pending` 0; at once if so now); tasks may still wait, as while paused. */
+  onPendingZero(): Promise<void>;
   /** Resolves once fewer than `limit` tasks wait (a positive integer; throws on another). */
   onSizeLessThan(limit: number): Promise<void>;
   /** Calls `handler` on every `event` (ThrottlerTaskEvents lists them and their arguments). */

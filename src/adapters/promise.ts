@@ -57,6 +57,7 @@ import {
   withCostByName,
 } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
+import { RateLimitWatch } from './rate-limit-watch.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
 import { resolveTaskDefaults, withDefaults } from './task-defaults.js';
@@ -65,6 +66,7 @@ import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
 import { type TaskPlan, taskPlan } from './task-plan.js';
+import { type TaskReaderNames, taskReaders } from './task-readers.js';
 import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 import { acquireWith, wrapWith } from './task-shorthands.js';
@@ -166,6 +168,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     activity,
     retries,
     clock,
+    now,
     transit: resolved.transitMeter && { meter: resolved.transitMeter, now },
   });
 
@@ -207,6 +210,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     host.flush();
   };
 
+  const rateLimits = new RateLimitWatch(actor, resolved.maxConcurrent, events, () => stopped);
   const intake = new TaskIntake(host, pending, activity, events, withStore);
 
   const schedule = <R>(run: (context: TaskContext) => R | PromiseLike<R>, scheduleOptions?: ScheduleOptions) => {
@@ -261,7 +265,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     });
   };
 
-  const throttler: Throttler = {
+  const throttlerBase: Omit<Throttler, TaskReaderNames> = {
     schedule,
     wrap: wrapWith(schedule),
     acquire: acquireWith(schedule, now),
@@ -306,22 +310,14 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       return Promise.resolve();
     },
     clear: () => {
-      if (!stopped) clearTasks(parts);
-    },
-    get size() {
-      return activity.waiting;
-    },
-    get pending() {
-      return activity.running;
+      if (stopped) return;
+      clearTasks(parts);
+      // As p-queue's: the queue emptied now, so the rate no longer holds anything now.
+      rateLimits.tell();
     },
     get isPaused() {
       return !stopped && isPausedNow(actor);
     },
-    onIdle: () => activity.onIdle(),
-    onEmpty: () => activity.onEmpty(),
-    onSizeLessThan: (limit) => activity.onSizeLessThan(limit),
-    on: (event, handler) => events.on(event, handler),
-    off: (event, handler) => events.off(event, handler),
     // A getter changes nothing: the tasks of this stretch not handed over yet count as queued, and
     // those started on the open lease as delivered, without sending either to the machine.
     get counts() {
@@ -336,6 +332,8 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     },
     actor,
   };
+  const readers = taskReaders({ activity, runner, rateLimits, events, maxConcurrent: resolved.maxConcurrent });
+  const throttler = Object.defineProperties(throttlerBase, Object.getOwnPropertyDescriptors(readers)) as Throttler;
   hear = serverLimits?.bind(throttler);
   return throttler;
 }

@@ -7,7 +7,29 @@
  */
 import type { TransitTicket } from '../engine/index.js';
 import type { Task } from './task.js';
+import type { TaskId } from './task-events.js';
 import type { TaskContext, TaskPlan } from './task-plan.js';
+
+/** One entry of `throttler.runningTasks`: a started attempt as it was when read. */
+export interface RunningTaskInfo {
+  /** The task's `id`, when it was given one. */
+  readonly id: TaskId | undefined;
+  /** When the attempt started, on the throttler's clock (`now`, performance.now() by default). */
+  readonly startTime: number;
+  /** Its priority (0-9; 5 when not given). */
+  readonly priority: number;
+  /** Its channel, when it was given one. */
+  readonly channel: string | undefined;
+  /** The attempt's number: 1 for the first, 2 for the first retry. */
+  readonly attempt: number;
+  /** Its `timeout` in ms, when it has one. */
+  readonly timeout: number | undefined;
+  /** Ms left before its timeout, when it has one (0 at the least). */
+  readonly timeoutRemaining: number | undefined;
+}
+
+/** The default priority (the engine's DEFAULT_PRIORITY): what a task given none reports. */
+const DEFAULT_PRIORITY = 5;
 
 export class RunningTask implements TaskContext {
   /** It settled (or timed out): nothing more of it counts. */
@@ -16,6 +38,8 @@ export class RunningTask implements TaskContext {
   timer: unknown = undefined;
   /** With a measured transit: its start, held by the meter until its outcome. */
   transit: TransitTicket | undefined = undefined;
+  /** When it started, on the throttler's clock (for `runningTasks`). */
+  startTime = 0;
   private controller: AbortController | undefined;
   private unlisten: (() => void) | undefined;
 
@@ -62,4 +86,19 @@ export class RunningTask implements TaskContext {
     this.unlisten?.();
     this.unlisten = undefined;
   }
+}
+
+/** What `runningTasks` shows of an attempt at `now`: a fresh object, so nothing read changes the attempt. */
+export function describeAttempt(attempt: RunningTask, now: number): RunningTaskInfo {
+  const { plan, task } = attempt;
+  const timeout = plan?.timeout;
+  return {
+    id: plan?.id,
+    startTime: attempt.startTime,
+    priority: task?.priority ?? DEFAULT_PRIORITY,
+    channel: task?.channel,
+    attempt: plan?.attempt ?? 1,
+    timeout,
+    timeoutRemaining: timeout === undefined ? undefined : Math.max(0, attempt.startTime + timeout - now),
+  };
 }

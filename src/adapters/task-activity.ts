@@ -1,7 +1,7 @@
 /**
  * How many tasks wait and how many run, as two counters moved by one at each step (never a scan of the
- * queue), and the promises and events that wait for them: `onIdle`, `onEmpty`, `onSizeLessThan(n)`,
- * and 'active', 'empty', 'idle', 'completed', 'error'.
+ * queue), and the promises and events that wait for them: `onIdle`, `onEmpty`, `onPendingZero`,
+ * `onSizeLessThan(n)`, and 'active', 'empty', 'idle', 'completed', 'error'.
  *
  * Waiting (`size`): scheduled and neither started nor rejected, wherever the task is (this stretch's
  * batch, the machine's mailbox or queue, or the backoff before a retry). Running (`pending`): started
@@ -16,6 +16,7 @@ export class TaskActivity {
   running = 0;
   private idleWaiters: Array<() => void> = [];
   private emptyWaiters: Array<() => void> = [];
+  private pendingZeroWaiters: Array<() => void> = [];
   /** Resolvers of `onSizeLessThan(n)` by n: only n = size + 1 can come true as one task leaves. */
   private readonly sizeWaiters = new Map<number, Array<() => void>>();
 
@@ -33,6 +34,12 @@ export class TaskActivity {
   onEmpty(): Promise<void> {
     if (this.waiting === 0) return Promise.resolve();
     return new Promise((resolve) => this.emptyWaiters.push(resolve));
+  }
+
+  /** As p-queue's: resolves the moment `running` reaches 0, even if a waiting task starts right after. */
+  onPendingZero(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.pendingZeroWaiters.push(resolve));
   }
 
   onSizeLessThan(limit: number): Promise<void> {
@@ -76,6 +83,7 @@ export class TaskActivity {
     this.running -= 1;
     if (failed) this.events.emit('error', outcome, id);
     else this.events.emit('completed', outcome, id);
+    if (this.running === 0) this.becamePendingZero();
     if (this.isIdle) this.becameIdle();
   }
 
@@ -102,6 +110,11 @@ export class TaskActivity {
   retrying(): void {
     this.waiting += 1;
     this.running -= 1;
+    if (this.running === 0) this.becamePendingZero();
+  }
+
+  private becamePendingZero(): void {
+    if (this.pendingZeroWaiters.length > 0) this.pendingZeroWaiters = resolveAll(this.pendingZeroWaiters);
   }
 
   private becameIdle(): void {

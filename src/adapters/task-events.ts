@@ -36,6 +36,10 @@ export interface ThrottlerTaskEvents {
    * then its wait in line (for the limits, the tasks ahead of it, a pause); `attempt` as in `retry`.
    */
   retryStarted: [id: TaskId | undefined, retry: { attempt: number; delay: number; waited: number }];
+  /** A rate began to hold waiting tasks back (`isRateLimited` became true). */
+  rateLimit: [];
+  /** No rate holds tasks back any more (`isRateLimited` became false): the queue emptied or the rate allows. */
+  rateLimitCleared: [];
 }
 
 export type TaskEventName = keyof ThrottlerTaskEvents;
@@ -52,6 +56,8 @@ const EVENT_NAMES: readonly TaskEventName[] = [
   'rejected',
   'retry',
   'retryStarted',
+  'rateLimit',
+  'rateLimitCleared',
 ];
 
 /** What a handler's failure is handed to: the `onHandlerError` option. */

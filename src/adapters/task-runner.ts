@@ -16,7 +16,7 @@ import type { TransitMeter } from '../engine/index.js';
 import type { Clock, MachineEvent } from '../machine/index.js';
 import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
 import { addCallerFrames } from './caller-frames.js';
-import { RunningTask } from './running-task.js';
+import { describeAttempt, RunningTask, type RunningTaskInfo } from './running-task.js';
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
 import { isThenable, type TaskEvents } from './task-events.js';
@@ -43,6 +43,8 @@ export interface RunnerSetup {
   retries: TaskRetries;
   /** The clock of the timeouts' timers: the throttler's. */
   clock: Clock;
+  /** The throttler's time, each attempt's `startTime`. */
+  now: () => number;
   /** With a measured transit: the meter each attempt's start and outcome go to, and the throttler's time. */
   transit?: { readonly meter: TransitMeter; readonly now: () => number } | undefined;
 }
@@ -55,6 +57,8 @@ export class TaskRunner {
   private heldBack = false;
   /** Running attempts whose function read its signal, which stop() aborts. */
   private readonly withSignal = new Set<RunningTask>();
+  /** Every attempt started and not finished: `runningTasks` reads it, O(running). */
+  private readonly attempts = new Set<RunningTask>();
   private readonly keeper: TaskKeeper;
   private readonly reportsSettling: boolean;
   private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
@@ -148,6 +152,12 @@ export class TaskRunner {
     this.settledNow.outcome = error;
   };
 
+  /** A snapshot of every running attempt, oldest first (`runningTasks`). */
+  runningTasks(): RunningTaskInfo[] {
+    const now = this.setup.now();
+    return Array.from(this.attempts, (attempt) => describeAttempt(attempt, now));
+  }
+
   /** Aborts the signal of every running task that read it (stop()). */
   abortRunning(reason: unknown): void {
     for (const attempt of [...this.withSignal]) attempt.abort(reason);
@@ -158,6 +168,8 @@ export class TaskRunner {
     // The budget weighs retries against first attempts: a retry counted as traffic would raise its own allowance.
     if (plan === undefined || plan.attempt === 1) this.retries.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
+    attempt.startTime = this.setup.now();
+    this.attempts.add(attempt);
     const transit = this.setup.transit;
     if (transit !== undefined) attempt.transit = transit.meter.started(transit.now());
     let result: unknown;
@@ -201,6 +213,7 @@ export class TaskRunner {
     if (attempt.finished) return;
     const ownSignal = attempt.ownSignal;
     attempt.release();
+    this.attempts.delete(attempt);
     this.timeouts.disarm(attempt);
     // A timeout ends the round trip too: past it, the meter would count a request that may never arrive.
     if (attempt.transit !== undefined) this.setup.transit?.meter.finished(attempt.transit, this.setup.transit.now());

@@ -254,7 +254,7 @@ describe('createThrottler: on / off', () => {
   it('refuses an unknown event or a handler that is no function, naming it', () => {
     const throttler = createThrottler({ rate: '10/1s' });
     expect(() => throttler.on('done' as 'idle', () => {})).toThrow(
-      'event must be one of "active", "idle", "empty", "completed", "error", "dropped", "rejected", "retry", "retryStarted", got "done"',
+      'event must be one of "active", "idle", "empty", "completed", "error", "dropped", "rejected", "retry", "retryStarted", "rateLimit", "rateLimitCleared", got "done"',
     );
     expect(() => throttler.on('idle', 'log' as unknown as () => void)).toThrow('handler must be a function, got "log"');
     void throttler.stop();

@@ -247,20 +247,138 @@ describe('p-queue basic.ts, ported', () => {
     expect(await queue.onIdle()).toBeUndefined();
   });
 
-  skipped('no onPendingZero() (docs/coming-from.md, From p-queue)', [
-    '.onPendingZero() - resolves immediately when pending === 0',
-    '.onPendingZero() - waits for running tasks to finish',
-    '.onPendingZero() - works while paused with queued items',
-    '.onPendingZero() - multiple concurrent waiters all resolve',
-    '.onPendingZero() - resolves even if tasks throw errors',
-    '.onPendingZero() - works after clear()',
-    '.onPendingZero() - integration with pause/start',
-    '.onPendingZero() - adding tasks while waiting',
-    '.onPendingZero() - rapid sequential calls',
-    '.onPendingZero() - high concurrency',
-    '.onPendingZero() - starts with empty queue',
-    '.onPendingZero() - works with onEmpty and onIdle',
-  ]);
+  it('.onPendingZero() - resolves immediately when pending === 0', async () => {
+    const queue = queueOf();
+    expect(queue.pending).toBe(0);
+    expect(await queue.onPendingZero()).toBeUndefined();
+  });
+
+  it('.onPendingZero() - waits for running tasks to finish', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    for (let index = 0; index < 4; index++) queue.schedule(async () => delay(100));
+    expect([queue.size, queue.pending]).toEqual([2, 2]);
+    await until(queue.onPendingZero());
+    expect([queue.size, queue.pending]).toEqual([0, 0]);
+  });
+
+  it('.onPendingZero() - works while paused with queued items', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    for (let index = 0; index < 4; index++) queue.schedule(async () => delay(50));
+    expect([queue.size, queue.pending]).toEqual([2, 2]);
+    queue.pause();
+    await until(queue.onPendingZero());
+    expect([queue.size, queue.pending]).toEqual([2, 0]);
+  });
+
+  it('.onPendingZero() - multiple concurrent waiters all resolve', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    queue.schedule(async () => delay(50));
+    await until(Promise.all([queue.onPendingZero(), queue.onPendingZero(), queue.onPendingZero()]));
+    expect(queue.pending).toBe(0);
+  });
+
+  it('.onPendingZero() - resolves even if tasks throw errors', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    const errorTask = queue
+      .schedule(async () => {
+        await delay(50);
+        throw new Error('Task failed');
+      })
+      .catch(() => {});
+    queue.schedule(async () => delay(50));
+    expect(queue.pending).toBe(2);
+    await until(queue.onPendingZero());
+    expect(queue.pending).toBe(0);
+    await errorTask;
+  });
+
+  // Design difference: clear() rejects what waits (docs/coming-from.md, From p-queue: `clear()`).
+  it('.onPendingZero() - works after clear()', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    for (let index = 0; index < 3; index++) queue.schedule(async () => delay(50)).catch(() => {});
+    expect([queue.pending, queue.size]).toEqual([1, 2]);
+    queue.clear();
+    expect([queue.pending, queue.size]).toEqual([1, 0]);
+    await until(queue.onPendingZero());
+    expect(queue.pending).toBe(0);
+  });
+
+  it('.onPendingZero() - integration with pause/start', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    const results: number[] = [];
+    const push = (value: number, ms: number) => async () => {
+      await delay(ms);
+      results.push(value);
+    };
+    queue.schedule(push(1, 100));
+    queue.schedule(push(2, 100));
+    queue.schedule(push(3, 50));
+    expect([queue.pending, queue.size]).toEqual([2, 1]);
+    queue.pause();
+    await until(queue.onPendingZero());
+    expect(results).toEqual([1, 2]);
+    expect([queue.pending, queue.size]).toEqual([0, 1]);
+    queue.resume();
+    await until(queue.onIdle());
+    expect(results).toEqual([1, 2, 3]);
+  });
+
+  it('.onPendingZero() - adding tasks while waiting', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    queue.schedule(async () => delay(100));
+    queue.schedule(async () => delay(100));
+    const pendingZero = queue.onPendingZero();
+    queue.schedule(async () => delay(50));
+    queue.schedule(async () => delay(50));
+    expect(queue.size).toBe(2);
+    await until(pendingZero);
+    expect([queue.pending, queue.size]).toEqual([0, 0]);
+  });
+
+  it('.onPendingZero() - rapid sequential calls', async () => {
+    const queue = queueOf({ concurrency: 1 });
+    queue.schedule(async () => delay(50));
+    await until(queue.onPendingZero());
+    const elapsed = timeSpan();
+    await queue.onPendingZero();
+    expect(elapsed()).toBe(0);
+  });
+
+  it('.onPendingZero() - high concurrency', async () => {
+    const queue = queueOf({ concurrency: 100 });
+    for (let index = 0; index < 200; index++) queue.schedule(async () => delay(10));
+    expect([queue.pending, queue.size]).toEqual([100, 100]);
+    queue.pause();
+    await until(queue.onPendingZero());
+    expect([queue.pending, queue.size]).toEqual([0, 100]);
+  });
+
+  it('.onPendingZero() - starts with empty queue', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    await queue.onPendingZero();
+    expect(queue.pending).toBe(0);
+    queue.schedule(async () => delay(50));
+    queue.schedule(async () => delay(50));
+    const pendingZero = queue.onPendingZero();
+    expect(queue.pending).toBe(2);
+    await until(pendingZero);
+    expect(queue.pending).toBe(0);
+  });
+
+  it('.onPendingZero() - works with onEmpty and onIdle', async () => {
+    const queue = queueOf({ concurrency: 2 });
+    const events: string[] = [];
+    for (let index = 0; index < 4; index++) queue.schedule(async () => delay(50));
+    queue.pause();
+    const empty = queue.onEmpty().then(() => events.push('empty'));
+    const pendingZero = queue.onPendingZero().then(() => events.push('pendingZero'));
+    const idle = queue.onIdle().then(() => events.push('idle'));
+    await until(pendingZero);
+    expect(events).toEqual(['pendingZero']);
+    queue.resume();
+    await until(Promise.all([empty, idle]));
+    expect(events).toEqual(['pendingZero', 'empty', 'idle']);
+  });
 
   it('.clear()', async () => {
     const queue = queueOf({ concurrency: 2 });

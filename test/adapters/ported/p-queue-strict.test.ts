@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createThrottler, ThrottlerClearedError } from '../../../src/index.js';
 import { restoreRealTime, useVirtualTime } from '../../support/virtual-time.js';
-import { advance, delay, priority, queueOf, skipped, timeSpan, until } from './p-queue-port.js';
+import { advance, delay, priority, queueOf, timeSpan, until } from './p-queue-port.js';
 
 beforeEach(useVirtualTime);
 afterEach(restoreRealTime);
@@ -74,10 +74,24 @@ describe('p-queue strict.ts, ported', () => {
     expectSlidingWindow(times, 100, 3);
   });
 
-  skipped('no rate-limit events or isRateLimited (docs/coming-from.md, From p-queue)', [
-    'strict mode rate limit events',
-    'strict mode isRateLimited property',
-  ]);
+  it('strict mode rate limit events', async () => {
+    const queue = strictOf(100, 2);
+    const events: string[] = [];
+    queue.on('rateLimit', () => events.push('rateLimit'));
+    queue.on('rateLimitCleared', () => events.push('rateLimitCleared'));
+    await until(Promise.all(Array.from({ length: 4 }, () => queue.schedule(async () => delay(10)))));
+    expect(events).toEqual(['rateLimit', 'rateLimitCleared']);
+  });
+
+  it('strict mode isRateLimited property', async () => {
+    const queue = strictOf(100, 2);
+    expect(queue.isRateLimited).toBe(false);
+    for (let index = 0; index < 3; index++) queue.schedule(async () => undefined);
+    await advance(10);
+    expect(queue.isRateLimited).toBe(true);
+    await until(queue.onIdle());
+    expect(queue.isRateLimited).toBe(false);
+  });
 
   it('strict mode with pause/start', async () => {
     const queue = strictOf(100, 2, { autoStart: false });
@@ -109,7 +123,19 @@ describe('p-queue strict.ts, ported', () => {
     expect(results).toEqual([1, 2, 3, 4]);
   });
 
-  skipped('no onRateLimit() (docs/coming-from.md, From p-queue)', ['strict mode with onRateLimit()']);
+  it('strict mode with onRateLimit()', async () => {
+    const queue = strictOf(100, 2);
+    queue.schedule(async () => undefined);
+    queue.schedule(async () => undefined);
+    let rateLimitCalled = false;
+    const rateLimit = queue.onRateLimit().then(() => {
+      rateLimitCalled = true;
+    });
+    queue.schedule(async () => undefined);
+    await advance(20);
+    expect(rateLimitCalled).toBe(true);
+    await until(Promise.all([rateLimit, queue.onIdle()]));
+  });
 
   it('strict mode with carryoverIntervalCount', async () => {
     const { times, all } = stamped(strictOf(100, 2), 4);
@@ -166,9 +192,19 @@ describe('p-queue strict.ts, ported', () => {
     expect(times).toEqual([0, 0]);
   });
 
-  skipped('no rate-limit events or isRateLimited (docs/coming-from.md, From p-queue)', [
-    'strict mode aborted tasks do not trigger rateLimit event',
-  ]);
+  it('strict mode aborted tasks do not trigger rateLimit event', async () => {
+    const queue = strictOf(200, 1);
+    let rateLimited = false;
+    queue.on('rateLimit', () => {
+      rateLimited = true;
+    });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(queue.schedule(async () => undefined, { signal: controller.signal })).rejects.toThrow();
+    await advance(0);
+    expect(rateLimited).toBe(false);
+    expect(queue.isRateLimited).toBe(false);
+  });
 
   it('strict mode after queue becomes idle', async () => {
     const queue = strictOf(100, 2);
@@ -205,7 +241,15 @@ describe('p-queue strict.ts, ported', () => {
     expectSlidingWindow(times, 100, 2);
   });
 
-  skipped('no isSaturated (docs/coming-from.md, From p-queue)', ['strict mode isSaturated property']);
+  it('strict mode isSaturated property', async () => {
+    const queue = strictOf(100, 2);
+    expect(queue.isSaturated).toBe(false);
+    for (let index = 0; index < 3; index++) queue.schedule(async () => delay(10));
+    await advance(5);
+    expect(queue.isSaturated).toBe(true);
+    await until(queue.onIdle());
+    expect(queue.isSaturated).toBe(false);
+  });
 
   it('strict mode multiple complete intervals', async () => {
     const { times, all } = stamped(strictOf(100, 3), 12);
