@@ -15,7 +15,8 @@
 import Bottleneck from 'bottleneck';
 import PQueue from 'p-queue';
 import { callModel, type ModelCall, startMockModelServer } from '../examples/llm/mock-model-server.js';
-import { tokensPerWindow } from '../examples/llm/model-limits.js';
+import { promptOfTokens, tokensPerWindow } from '../examples/llm/model-limits.js';
+import { NO_NETWORK_DELAY } from '../examples/llm/network.js';
 import { createThrottler } from '../src/index.js';
 import { serverLimits } from '../src/server-limits/index.js';
 import { seededRandom } from '../test/support/random.js';
@@ -157,11 +158,18 @@ async function runOne(contender: QuotaContender, o: GuessOptions): Promise<LlmQu
   const sizes = seededRandom(o.seed);
   const prompts = Array.from({ length: o.jobs }, () => 50 + Math.floor(sizes() * 201));
   // Each job's completion share is drawn at the server, from a stream of its own seeded the same.
-  const server = await startMockModelServer({ ...o, random: seededRandom(o.seed + 1) });
+  // The gateway that counts actual usage, answering at once, as W7 was measured (bench/README.md).
+  const server = await startMockModelServer({
+    ...o,
+    mode: 'actual-usage',
+    network: NO_NETWORK_DELAY,
+    random: seededRandom(o.seed + 1),
+  });
   const started = performance.now();
   let finished = started;
   const send = async (job: number): Promise<ModelCall> => {
-    const call = await callModel(server.url, { prompt_tokens: prompts[job] as number, max_tokens: o.maxTokens });
+    const content = promptOfTokens(prompts[job] as number);
+    const call = await callModel(server.url, { messages: [{ role: 'user', content }], max_tokens: o.maxTokens });
     if (call.status === 200) finished = performance.now();
     return call;
   };
@@ -190,7 +198,7 @@ async function runOne(contender: QuotaContender, o: GuessOptions): Promise<LlmQu
   return {
     ...result,
     answered: accepted.length,
-    refused: refused.requests + refused.tokens,
+    refused: Object.values(refused).reduce((sum, count) => sum + (count ?? 0), 0),
     mostTokens: used.most,
     meanTokens: used.mean,
     idealMs: Math.max(0, Math.ceil(windows) - 1) * o.windowMs,

@@ -1,14 +1,18 @@
 /**
- * A mock language-model server on node:http, on an ephemeral port of 127.0.0.1: `POST /` with
- * `{ "prompt_tokens": 120, "max_tokens": 200 }` answers 200 with `{ "usage": { prompt_tokens,
- * completion_tokens, total_tokens } }`, or 429 with `{ "error": { "type": "rate_limit_exceeded" } }`
- * and `retry-after`, with OpenAI's rate-limit headers on every answer; the limits are model-limits.ts'.
- * Used by examples/llm-client.ts, the tests and the bench (W7). Time is the server's `now` (default
- * `performance.now`), so that two processes' requests are judged on one clock: the server's.
+ * A mock language-model provider on node:http, on an ephemeral port of 127.0.0.1: `POST /` with a body
+ * as the real APIs take it (`{ "messages": [{ "role": "user", "content": "..." }], "max_tokens": 200 }`)
+ * answers 200 with `{ "usage": ... }` (OpenAI's form, or Anthropic's in mode `'anthropic'`), 429 with
+ * `{ "error": { "type": "rate_limit_error" } }` and `retry-after`, or 400; the provider's rate-limit
+ * headers on every answer. How it counts is model-limits.ts' (one module with the virtual-time network's).
+ * Each request is held an uplink time (default 20-150 ms, seeded) before it is counted, the model writes
+ * for `generationMs`, and the answer is held a downlink time (default 5-40 ms). Time is the server's `now`
+ * (default `performance.now`), so that two processes' requests are judged on one clock: the server's.
+ * Used by examples/llm-client.ts, the tests and the bench (W7).
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ModelLimits, type ModelLimitsOptions, type ModelRequest, type Usage } from './model-limits.js';
+import { type ModelAnswer, ModelLimits, type ModelLimitsOptions, type ModelRequest } from './model-limits.js';
+import { type NetworkOptions, network, sleep } from './network.js';
 
 export interface MockModelServer {
   /** `http://127.0.0.1:<port>/` */
@@ -20,33 +24,38 @@ export interface MockModelServer {
 
 export interface MockModelServerOptions extends ModelLimitsOptions {
   now?: () => number;
-  /** Ms each answer takes, as a model's latency (default 0). */
-  latencyMs?: number;
+  /** The uplink and downlink delays (default `NETWORK_JITTER`; `NO_NETWORK_DELAY` for none). */
+  network?: NetworkOptions;
+}
+
+/** The JSON body of an answer, as the providers write it. */
+export function answerBody(answer: ModelAnswer): Record<string, unknown> {
+  if (answer.status === 200) return { usage: answer.usage };
+  if (answer.status === 429) {
+    return { error: { type: 'rate_limit_error', message: `Rate limit reached on ${answer.refusedBy}` } };
+  }
+  return { error: { type: 'invalid_request_error', message: answer.error } };
 }
 
 export async function startMockModelServer(options: MockModelServerOptions): Promise<MockModelServer> {
   const limits = new ModelLimits(options);
   const now = options.now ?? (() => performance.now());
+  const delays = network(options.network);
   const server = createServer((request, response) => {
     readBody(request).then(
       async (body) => {
-        const arrived = now();
+        await sleep(delays.uplink());
         let parsed: ModelRequest;
         try {
           parsed = JSON.parse(body) as ModelRequest;
         } catch {
-          parsed = { prompt_tokens: Number.NaN, max_tokens: Number.NaN };
+          parsed = { max_tokens: Number.NaN };
         }
-        const answer = limits.answer(arrived, parsed ?? {});
-        if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
-        const payload =
-          answer.status === 200
-            ? { usage: answer.usage }
-            : answer.status === 429
-              ? { error: { type: 'rate_limit_exceeded', message: `Rate limit reached on ${answer.refusedBy}` } }
-              : { error: { type: 'invalid_request_error', message: answer.error } };
+        const answer = limits.answer(now(), parsed);
+        if (answer.status === 200) await sleep(options.generationMs ?? 0);
+        await sleep(delays.downlink());
         response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-        response.end(JSON.stringify(payload));
+        response.end(JSON.stringify(answerBody(answer)));
       },
       () => response.destroy(),
     );
@@ -72,14 +81,17 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-/** What a client gets back from one call: the status, the usage on a 200, and the Response's headers. */
+/** What a client gets back from one call: the status, the answer's body, and the Response's headers. */
 export interface ModelCall {
   status: number;
-  usage: Usage | undefined;
+  /** `{ usage }` on a 200, `{ error }` otherwise. */
+  body: { usage?: any; error?: { type: string; message?: string } };
+  /** The body's usage, when there is one (OpenAI's form, or Anthropic's). */
+  usage: any;
   headers: Headers;
 }
 
-/** One call to the mock server: `fetch` with the prompt's size and the most it lets the model write. */
+/** One call to the mock provider: `fetch` with the request body. */
 export async function callModel(url: string, request: ModelRequest, signal?: AbortSignal): Promise<ModelCall> {
   const response = await fetch(url, {
     method: 'POST',
@@ -87,6 +99,6 @@ export async function callModel(url: string, request: ModelRequest, signal?: Abo
     body: JSON.stringify(request),
     signal,
   });
-  const body = (await response.json()) as { usage?: Usage };
-  return { status: response.status, usage: body.usage, headers: response.headers };
+  const body = (await response.json()) as ModelCall['body'];
+  return { status: response.status, body, usage: body.usage, headers: response.headers };
 }

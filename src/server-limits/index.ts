@@ -4,6 +4,23 @@
  * SET_RATE for a throttler, and the limit learned from bare 429s (`adaptiveLimit`). Runs
  * in browsers too; the core never loads it. Every name here has a heading in docs/reference.md.
  */
+export {
+  type ActualUsageCharge,
+  type ActualUsageSettled,
+  actualUsageAccounting,
+  actualUsageCharge,
+  actualUsageSettle,
+} from './accounting/actual-usage.js';
+export {
+  type AnthropicCharge,
+  type AnthropicSettled,
+  anthropicAccounting,
+  anthropicCharge,
+  anthropicSettle,
+} from './accounting/anthropic.js';
+export { type OpenAICharge, openaiAccounting, openaiCharge } from './accounting/openai.js';
+export { CHARS_PER_TOKEN, type ChargeOptions } from './accounting/request-size.js';
+export type { ProviderAccounting } from './accounting/types.js';
 export { type AdaptiveLimit, type AdaptiveLimitOptions, adaptiveLimit } from './adaptive-limit.js';
 export { applyServerLimits, type ServerLimitsTarget } from './apply-server-limits.js';
 export type { ServerLimitsSource } from './header-fields.js';
