@@ -107,7 +107,7 @@ export async function runBench(options: RunOptions = {}): Promise<RunResults> {
   await step('w5', 'at the limit', () => atTheLimit(contendersFor('w5', limiting), config.w5));
   await step('w6', 'shared limit', () => sharedLimit(options.sharedContenders ?? SHARED_CONTENDERS, config.w6));
   // W7 on real timers and HTTP, its server in this process: nothing else runs by then.
-  await step('w7', 'language-model quota', () => llmQuota(config.w7));
+  await step('w7', 'language-model quota', () => llmQuota(config.w7, log));
   for (const workload of only) {
     if (workload === 'w6') results.config.w6 = { ...config.w6, server: await sharedLimitServer() };
     else (results.config as Record<string, unknown>)[workload] = config[workload];
