@@ -76,19 +76,23 @@ const NO_OPTIONS: ScheduleOptions = {};
 const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError', 'taskDefaults'];
 
 /**
- * With `serverLimits` and no `transit` given, the transit is measured (docs/guarantees.md, "What the server
- * sees"), where it can be: not over a store (whose processes must agree on one spread), nor with a strategy
- * that refuses a spread (timer, warming-up). The options are resolved again with it: once, as it is created.
+ * The common options resolved and the store checked against them. With `serverLimits` and no `transit` given,
+ * the transit is measured (docs/guarantees.md, "What the server sees") where it can be: not over a store (whose
+ * processes must agree on one spread), nor with a strategy that refuses a spread (timer, warming-up); the
+ * options are then resolved again with it, once, as the throttler is created.
  */
-function withTransitDefault(
-  resolved: ResolvedOptions,
+function resolveThrottleOptions(
   options: CommonOptions & { store?: unknown },
   serverLimits: unknown,
   lookup: StrategyLookup,
 ): ResolvedOptions {
-  if (serverLimits === undefined || options.transit !== undefined || options.store !== undefined) return resolved;
-  if (resolved.strategyValue.transitRefusal !== undefined) return resolved;
-  return resolveOptionsKnowing({ ...options, transit: 'measured' }, lookup);
+  let resolved = resolveOptionsKnowing(options, lookup);
+  const measuredByDefault = serverLimits !== undefined && options.transit === undefined && options.store === undefined;
+  if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined) {
+    resolved = resolveOptionsKnowing({ ...options, transit: 'measured' }, lookup);
+  }
+  checkStoreFits(options.store, resolved);
+  return resolved;
 }
 
 /**
@@ -106,13 +110,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
   let hear: ((value: unknown, error?: unknown) => void) | undefined;
-  const resolved = withTransitDefault(
-    resolveOptionsKnowing(throttleOptions, lookup),
-    throttleOptions,
-    serverLimits,
-    lookup,
-  );
-  checkStoreFits(throttleOptions.store, resolved);
+  const resolved = resolveThrottleOptions(throttleOptions, serverLimits, lookup);
   const { now } = resolved;
   const clock = givenClock ?? clockFor(resolved);
   const reportsSettling = tracksInFlight(resolved);

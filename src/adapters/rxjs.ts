@@ -136,8 +136,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
     throw new ThrottlerOptionError('scheduler', 'an RxJS scheduler', scheduler);
   }
   if (scheduler !== undefined && throttleOptions.now === undefined) throttleOptions.now = () => scheduler.now();
-  const resolved = resolveOptions(throttleOptions);
-  refuseMeasuredTransit(resolved.transit, 'throttleQueue');
+  const resolved = refuseMeasuredTransit(resolveOptions(throttleOptions), 'throttleQueue');
   checkStoreFits(throttleOptions.store, resolved);
   // A scheduler keeps its own time, whatever timerPrecision says.
   const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);

@@ -117,7 +117,7 @@ function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lo
     throw new ThrottlerOptionError('strategy', `the strategy the snapshot was saved with, "${savedName}"`, givenName);
   }
   const resolved = resolveOptionsKnowing({ ...parts.options, strategy: strategy ?? savedName, now, weight }, lookup);
-  refuseMeasuredTransit(resolved.transit, 'a restored throttler');
+  refuseMeasuredTransit(resolved, 'a restored throttler');
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;
   const version = previousVersion === undefined ? 0 : readCount(previousVersion, 'persisted.context.version');

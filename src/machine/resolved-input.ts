@@ -29,9 +29,7 @@ export function optionsOfInput(input: ThrottlerInput, lookup: StrategyLookup): R
   // A user's own input: a name it does not know (plain JavaScript) is refused with what was meant.
   if (typeof input === 'object' && input !== null)
     checkOptionNames(input, INPUT_OPTION_NAMES, 'the throttler input', true);
-  const checked = resolveOptionsKnowing(input, lookup);
-  refuseMeasuredTransit(checked.transit, 'the throttler input');
-  return checked;
+  return refuseMeasuredTransit(resolveOptionsKnowing(input, lookup), 'the throttler input');
 }
 
 /** The machine input's own options, on top of the common ones. */

@@ -32,7 +32,7 @@ export interface StrategyImplementation extends Strategy {
    * Why the strategy refuses a transit spread (the `transit` option): it has no window or burst to give up
    * for it. Absent: its policies take the spread (StrategyOptions.transit).
    */
-  readonly transitRefusal?: string;
+  readonly transitRefusal?: string | undefined;
 }
 
 /** Whether `value` is a strategy value: one of the library's, by its name and what it builds. */

@@ -88,12 +88,7 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
     throw new ThrottlerOptionError('ordering', '"fifo" or "per-channel"', config.ordering);
   }
   const transit = readStoreTransit(config.transit, strategy);
-  const rates = widened(parseRates(config.rates, 'rate'), transit);
-  const dims = dimensionsOf(rates);
-  const channels = parseChannels(config.channels, dims);
-  for (const [name, channelRates] of channels) channels.set(name, widened(channelRates, transit));
-  const keys = config.keys === undefined ? undefined : widened(parseRates(config.keys, 'keys.rate'), transit);
-  if (keys !== undefined) checkStoreDims(keys, dims, 'keys.rate');
+  const { rates, dims, channels, keys } = parseAllRates(config, transit);
   const maxBurst = config.maxBurst;
   if (maxBurst !== undefined && (typeof maxBurst !== 'number' || !Number.isFinite(maxBurst) || maxBurst <= 0)) {
     throw new ThrottlerOptionError('maxBurst', 'a positive number of permits', maxBurst);
@@ -127,6 +122,17 @@ export function declareConfig(config: SharedLimiterConfig, testClock: boolean): 
     test: testClock,
   });
   return { strategy, rates, dims, channels, keys, maxBurst, maxReserveAheadMs, grantGraceMs, testClock, json };
+}
+
+/** Every rate list of the configuration, each interval widened by the transit spread. */
+function parseAllRates(config: SharedLimiterConfig, transit: number) {
+  const rates = widened(parseRates(config.rates, 'rate'), transit);
+  const dims = dimensionsOf(rates);
+  const channels = parseChannels(config.channels, dims);
+  for (const [name, channelRates] of channels) channels.set(name, widened(channelRates, transit));
+  const keys = config.keys === undefined ? undefined : widened(parseRates(config.keys, 'keys.rate'), transit);
+  if (keys !== undefined) checkStoreDims(keys, dims, 'keys.rate');
+  return { rates, dims, channels, keys };
 }
 
 /**

@@ -199,6 +199,23 @@ function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
 
+/** The `channels` option: each channel's rates parsed, in the dimensions `rate` names. */
+function resolveChannels(input: CommonOptions['channels'], dimensions: Dimensions | undefined): Map<string, Rate[]> {
+  const channels = new Map<string, Rate[]>();
+  if (input === undefined) return channels;
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw new ThrottlerOptionError('channels', 'an object of channel name to rate', input);
+  }
+  // Own keys only: a name is data, never a property of Object.prototype.
+  const entries = input instanceof Map ? input : Object.entries(input);
+  for (const [name, channelRate] of entries) {
+    if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
+    channels.set(name, parseRates(channelRate, `channels.${name}`));
+    checkRateDimensions(channels.get(name) as Rate[], dimensions, `channels.${name}`);
+  }
+  return channels;
+}
+
 /** Validates options up front, a strategy given by name among every strategy (the main entry's). */
 export function resolveOptions(options: CommonOptions | undefined): ResolvedOptions {
   return resolveOptionsKnowing(options, byAnyName);
@@ -217,19 +234,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const strategy = strategyValue.name;
   const rates = parseRates(options.rate, 'rate');
   const dimensions = Dimensions.of(rates);
-  const channels = new Map<string, Rate[]>();
-  if (options.channels !== undefined) {
-    if (typeof options.channels !== 'object' || options.channels === null || Array.isArray(options.channels)) {
-      throw new ThrottlerOptionError('channels', 'an object of channel name to rate', options.channels);
-    }
-    // Own keys only: a name is data, never a property of Object.prototype.
-    const entries = options.channels instanceof Map ? options.channels : Object.entries(options.channels);
-    for (const [name, channelRate] of entries) {
-      if (typeof name !== 'string') throw new ThrottlerOptionError('channels', 'a Map whose keys are strings', name);
-      channels.set(name, parseRates(channelRate, `channels.${name}`));
-      checkRateDimensions(channels.get(name) as Rate[], dimensions, `channels.${name}`);
-    }
-  }
+  const channels = resolveChannels(options.channels, dimensions);
   const keys = resolveKeys(options.keys);
   if (keys !== undefined) checkRateDimensions(keys.rates, dimensions, 'keys.rate');
   const { fairness, weight, ordering } = resolveFairness(

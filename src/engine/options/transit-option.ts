@@ -13,7 +13,7 @@ export type TransitInput =
   | { readonly measure: true; readonly max?: DurationInput | undefined };
 
 /** The option resolved, as it is saved (and read back as an input): J in ms (0: none), or measured. */
-export type TransitSetting = number | { readonly measure: true; readonly max?: number };
+export type TransitSetting = number | { readonly measure: true; readonly max?: number | undefined };
 
 /** The resolved option and what the policies read: none, a constant, or the meter the promise API feeds. */
 export interface ResolvedTransit {
@@ -81,8 +81,9 @@ function longestIntervalOf(rateLists: ReadonlyMap<string, readonly Rate[]>): num
  * A measured transit needs the promise API, which sees each task's start and outcome: anything else (the
  * machine's input, a restore, the RxJS operator) would measure nothing and widen nothing. Refused by name.
  */
-export function refuseMeasuredTransit(transit: TransitSetting, face: string): void {
-  if (typeof transit === 'number') return;
+export function refuseMeasuredTransit<T extends { readonly transit: TransitSetting }>(options: T, face: string): T {
+  const transit = options.transit;
+  if (typeof transit === 'number') return options;
   throw new ThrottlerOptionError(
     'transit',
     `a duration or 0 for ${face}: "measured" needs createThrottler, which sees each task's start and outcome`,
