@@ -17,23 +17,23 @@
  * steady part, both in the actual tokens the answers used and as the provider counts it), and the time
  * from the hand-over until the last request was answered 200, against the ideal at exactly the limit.
  *
- * Real timers and real HTTP on 127.0.0.1, one contender at a time, each against a fresh server.
+ * Real timers and real HTTP on 127.0.0.1, one contender at a time, each against a fresh server in a process
+ * of its own (w7-provider.ts): a provider's work is not billed to the client's round trips.
  */
 import { loadavg } from 'node:os';
 import Bottleneck from 'bottleneck';
 import PQueue from 'p-queue';
-import { callModel, type ModelCall, startMockModelServer } from '../examples/llm/mock-model-server.js';
+import { callModel, type ModelCall } from '../examples/llm/mock-model-server.js';
 import type {
   AcceptedRequest,
-  ModelLimits,
   ModelLimitsOptions,
   ModelRequest,
   ProviderMode,
   Quota,
 } from '../examples/llm/model-limits.js';
-import { seeded } from '../examples/llm/network.js';
 import { runClient, type WorkloadShape, workload } from '../examples/llm/provider-client.js';
 import { openaiCharge } from '../src/server-limits/index.js';
+import { forkProvider, type ProviderProcess } from './w7-provider.js';
 
 /** What p-queue and Bottleneck charge a request in the binding quota, against the requests' sizes. */
 export type GuessKind = 'mean' | 'largest' | 'twice-mean';
@@ -333,34 +333,34 @@ export function steadyMean(
 }
 
 /** The time at exactly the limit: a sliding window lets a window's worth go every window; a bucket its capacity, then its refill. */
-function idealMs(limits: ModelLimits, o: GuessOptions): number {
+function idealMs(accepted: readonly AcceptedRequest[], o: GuessOptions): number {
+  const quotas: Quota[] =
+    o.limits.mode === 'anthropic' ? ['requests', 'input-tokens', 'output-tokens'] : ['requests', 'tokens'];
   let windows = 0;
-  for (const [quota, meter] of limits.quotas) {
-    const counted = limits.accepted.reduce((sum, request) => sum + countedIn(request, quota), 0);
-    windows = Math.max(windows, counted / meter.limit);
+  for (const quota of quotas) {
+    const counted = accepted.reduce((sum, request) => sum + countedIn(request, quota), 0);
+    windows = Math.max(windows, counted / limitOf(o.limits, quota));
   }
   const spans = o.limits.mode === 'anthropic' ? windows - 1 : Math.ceil(windows) - 1;
   return Math.max(0, spans) * o.limits.windowMs;
 }
 
 async function runOne(
+  provider: ProviderProcess,
   contender: QuotaContender,
   o: GuessOptions,
   network: Pick<LlmQuotaOptions, 'uplinkMs' | 'downlinkMs'>,
 ): Promise<LlmQuotaRun> {
   const { binding, ...stated } = o.limits;
-  const server = await startMockModelServer({
-    ...stated,
-    random: seeded(o.seed + 1),
-    network: { uplinkMs: network.uplinkMs, downlinkMs: network.downlinkMs, random: seeded(o.seed + 2) },
-  });
+  const { uplinkMs, downlinkMs } = network;
+  const url = await provider.start({ limits: stated, seed: o.seed, uplinkMs, downlinkMs });
   const load = loadavg()[0] as number;
   const started = performance.now();
   let finished = started;
   let largestTripMs = 0;
   const send = async (request: ModelRequest): Promise<ModelCall> => {
     const sent = performance.now();
-    const call = await callModel(server.url, request);
+    const call = await callModel(url, request);
     const answered = performance.now();
     largestTripMs = Math.max(largestTripMs, answered - sent);
     if (call.status === 200) finished = answered;
@@ -372,8 +372,7 @@ async function runOne(
   } catch (caught) {
     error = caught instanceof Error ? caught.message : String(caught);
   }
-  await server.close();
-  const { accepted, refused } = server.limits;
+  const { accepted, refused } = await provider.close();
   const limit = limitOf(o.limits, binding);
   const counted = (request: AcceptedRequest) => countedIn(request, binding);
   return {
@@ -388,7 +387,7 @@ async function runOne(
     steadyUsed: steadyMean(accepted, (request) => usedIn(request, binding), o.limits.windowMs) / limit,
     steadyCounted: steadyMean(accepted, counted, o.limits.windowMs) / limit,
     finishMs: error === undefined ? finished - started : Number.NaN,
-    idealMs: idealMs(server.limits, o),
+    idealMs: idealMs(accepted, o),
     largestTripMs,
     load,
     ...(error === undefined ? {} : { error }),
@@ -396,21 +395,25 @@ async function runOne(
 }
 
 /**
- * Requests through a server that never refuses, untimed: the first run is not billed for the HTTP client's
- * and the server's first calls (a cold start measured a 1.5 s round trip, which a measured transit widens
- * every window by).
+ * Each provider's client (ours) through a server that never refuses, with no delays, untimed: the first run is
+ * not billed for the first calls of the HTTP client, the server and the throttler (a cold start measured a
+ * 1.5 s round trip, which a measured transit widens every window by).
  */
-async function warmUp(options: LlmQuotaOptions): Promise<void> {
-  const server = await startMockModelServer({
-    requests: 1e9,
-    tokens: 1e9,
-    windowMs: 1_000,
-    network: { uplinkMs: 0, downlinkMs: 0 },
-  });
-  const requests = workload(100, options.seed, options.shape);
-  for (let round = 0; round < 4; round += 1)
-    await Promise.all(requests.map((request) => callModel(server.url, request)));
-  await server.close();
+async function warmUp(provider: ProviderProcess, options: LlmQuotaOptions): Promise<void> {
+  for (const mode of options.providers) {
+    const stated = options.limits[mode];
+    const limits = {
+      ...stated,
+      requests: 1e6,
+      tokens: 1e9,
+      inputTokens: 1e9,
+      outputTokens: 1e9,
+    };
+    const url = await provider.start({ limits, seed: options.seed, uplinkMs: 0, downlinkMs: 0 });
+    const call = (request: ModelRequest) => callModel(url, request);
+    await runClient({ limits, call, jobs: 200, seed: options.seed, shape: options.shape });
+    await provider.close();
+  }
 }
 
 /** Every provider: ours (and Bottleneck with OpenAI's charge) once, then each guess's p-queue and Bottleneck. */
@@ -419,28 +422,33 @@ export async function llmQuota(
   log: (line: string) => void = () => {},
 ): Promise<LlmQuotaRun[]> {
   const runs: LlmQuotaRun[] = [];
-  await warmUp(options);
-  for (const mode of options.providers) {
-    const base = { limits: options.limits[mode], jobs: options.jobs, shape: options.shape, seed: options.seed };
-    const applies = QUOTA_CONTENDERS.filter((contender) => contender.providers?.includes(mode) ?? true);
-    const plan: Array<[QuotaContender, GuessKind | undefined]> = [
-      ...applies
-        .filter((contender) => !contender.guessing)
-        .map((contender) => [contender, undefined] as [QuotaContender, undefined]),
-      ...options.guesses.flatMap((kind) =>
-        applies
-          .filter((contender) => contender.guessing)
-          .map((contender) => [contender, kind] as [QuotaContender, GuessKind]),
-      ),
-    ];
-    for (const [contender, kind] of plan) {
-      const guess = guessTokens(mode, kind ?? 'mean', options.shape);
-      const run = await runOne(contender, { ...base, guess }, options);
-      runs.push({ ...run, guessKind: kind });
-      log(
-        `  W7 ${mode} ${contender.name}${kind === undefined ? '' : ` guess ${guess}`}: ${run.refused} 429s, ${(100 * run.steadyCounted).toFixed(1)}% counted, ${(run.finishMs / 1000).toFixed(1)} s (ideal ${(run.idealMs / 1000).toFixed(1)}), trip ${run.largestTripMs.toFixed(0)} ms, load ${run.load.toFixed(1)}${run.error ? ` FAILED ${run.error}` : ''}`,
-      );
+  const provider = forkProvider();
+  try {
+    await warmUp(provider, options);
+    for (const mode of options.providers) {
+      const base = { limits: options.limits[mode], jobs: options.jobs, shape: options.shape, seed: options.seed };
+      const applies = QUOTA_CONTENDERS.filter((contender) => contender.providers?.includes(mode) ?? true);
+      const plan: Array<[QuotaContender, GuessKind | undefined]> = [
+        ...applies
+          .filter((contender) => !contender.guessing)
+          .map((contender) => [contender, undefined] as [QuotaContender, undefined]),
+        ...options.guesses.flatMap((kind) =>
+          applies
+            .filter((contender) => contender.guessing)
+            .map((contender) => [contender, kind] as [QuotaContender, GuessKind]),
+        ),
+      ];
+      for (const [contender, kind] of plan) {
+        const guess = guessTokens(mode, kind ?? 'mean', options.shape);
+        const run = await runOne(provider, contender, { ...base, guess }, options);
+        runs.push({ ...run, guessKind: kind });
+        log(
+          `  W7 ${mode} ${contender.name}${kind === undefined ? '' : ` guess ${guess}`}: ${run.refused} 429s, ${(100 * run.steadyCounted).toFixed(1)}% counted, ${(run.finishMs / 1000).toFixed(1)} s (ideal ${(run.idealMs / 1000).toFixed(1)}), trip ${run.largestTripMs.toFixed(0)} ms, load ${run.load.toFixed(1)}${run.error ? ` FAILED ${run.error}` : ''}`,
+        );
+      }
     }
+  } finally {
+    await provider.exit();
   }
   return runs;
 }
