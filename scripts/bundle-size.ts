@@ -68,6 +68,12 @@ export interface SizedEntry {
  * the caller's frames on a rejection, ThrottlerOverflowError, compound durations; the audit's settle
  * retention (a late settle judged in every window of its delivery). Issue 35 asks the main entry's
  * createThrottler down to 25 kB by loading such features only when configured: not done yet.
+ * Issue 36's `transit` (each budget raised by the growth, with 0.3 kB of room): 44.0 kB every name (was
+ * 42.6), 41.3 createThrottler (39.8), 31.7 the machine (30.5), 38.6 the lean createThrottler (37.6), 5.7 the
+ * strategies (5.2: the token bucket's capacity check, the refusals of timer and warming-up), 33.6 the
+ * operator, 25.0 /store and 35.7 /redis (the store's widened intervals). The option's check and its errors,
+ * the measured meter (engine/clearance/transit-meter.ts, which only the promise API feeds: a candidate for
+ * issue 35's loading on demand), the policies' widening and the settle book's longer horizon.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -78,35 +84,35 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 43_000,
+    budget: 44_400,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 40_200,
+    budget: 41_600,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 30_900,
+    budget: 32_000,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 38_500,
+    budget: 39_500,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 38_000,
+    budget: 39_000,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -114,14 +120,14 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 28_700,
+    budget: 29_400,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
     source: "export * from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 5_400,
+    budget: 5_900,
   },
   {
     name: 'xstate-throttler/rxjs',
@@ -129,7 +135,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 32_700,
+    budget: 33_900,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -165,7 +171,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
     // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 25_000,
+    budget: 25_300,
   },
   {
     name: 'xstate-throttler/redis',
@@ -181,7 +187,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // (lua/fair-tags.ts, its comments kept out of the shipped Lua) and the asks beyond the heads (fair-asks.ts).
     // 34.5 -> 34.8 kB with issue 33's lines held by their own rates only where they bind, and remembered
     // as waiting for the room their rates allow (fair-tags.ts).
-    budget: 35_700,
+    budget: 36_000,
   },
 ];
 

@@ -88,16 +88,15 @@ const expectedOutput: Record<string, OutputCheck[]> = {
     /most started in any 1000 ms: \d+ \(limit 10\)\n/,
   ],
   // Real timers, real HTTP and two processes on real Redis: a busy machine delays arrivals, so the use and the
-  // 429s are printed, not asserted; the server never accepts more than its limit
+  // 429s are printed, not asserted; the provider never accepts more than its limit
   // (test/examples/mock-model-server.test.ts), and the client's numbers are asserted in virtual time
-  // (test/examples/llm-client.test.ts).
+  // (test/examples/provider-accounting.test.ts).
   'llm-client.ts': [
-    /2 processes, 100 requests answered; limits 30 requests and 6000 tokens per 1000 ms\n/,
-    /tokens per window: most \d+ \(\d+% of the limit\), mean \d+ \(\d+%\)\n/,
-    /estimated \d+ tokens, used \d+ \(\d+%\): settling gave back the rest\n/,
-    /first to last answer [\d.]+ s; the actual tokens at exactly the limit: [\d.]+ s\n/,
-    /429s: \d+ \(server: \d+ on requests, \d+ on tokens\)\n/,
-    /timeline of both processes \(marks: estimated tokens\) written to .*\.svg\n/,
+    /provider: openai; the client charges with openaiCharge, settles nothing \(the provider gives nothing back\)\n/,
+    /2 processes, 100 requests answered; the tokens limit: 4000 per 2000 ms\n/,
+    /tokens counted per window: most \d+ \(\d+% of the limit\), mean \d+ \(\d+%\)\n/,
+    /429s: \d+ \(server: .*\)\n/,
+    /timeline of both processes \(marks: charged tokens\) written to .*\.svg\n/,
   ],
   // Real timers: the waits themselves depend on how busy the machine is (a loaded one idles longer between
   // acquires, so later waits shrink). Their exact values are asserted in virtual time in

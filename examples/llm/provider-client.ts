@@ -57,11 +57,11 @@ export interface ClientOptions {
   /** The workload's seed: prompt sizes and `max_tokens`. */
   seed: number;
   /**
-   * Ms added to each rate's interval: the uplink's spread, by hand (until the throttler measures it), for a
-   * sliding window. Default 0.
+   * Ms added to each rate's interval by hand (the uplink's spread), for comparison: the throttler's
+   * `transit`, measured by default with `serverLimits`, does it for you. Default 0.
    */
   widenMs?: number;
-  /** Extra throttler options (`transit`, `strategy`...). */
+  /** Extra throttler options (`transit`: measured by default; `strategy`...). */
   throttler?: Record<string, unknown>;
   /** Settle every 200 to `usage.total_tokens`, whatever the provider: what issue 39 measures against OpenAI. */
   settleTotal?: boolean;

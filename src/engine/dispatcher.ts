@@ -53,7 +53,12 @@ export class Dispatcher<TMessage> {
     this.readNow = readNow;
     this.clearance = clearance;
     this.audit = new ThrottlerAudit(options, now, clearance.ownRatesOf?.bind(clearance));
-    this.settleBook = new SettleBook([options.rates, ...options.channels.values(), options.keys?.rates ?? []]);
+    // A transit spread widens every window the policies count: a delivery stays settleable as long.
+    this.settleBook = new SettleBook(
+      [options.rates, ...options.channels.values(), options.keys?.rates ?? []],
+      undefined,
+      options.strategyOptions.transit?.most ?? 0,
+    );
     this.schedule =
       options.ordering === 'per-channel'
         ? scheduleOver(clearance, options.fairness === 'weighted', {

@@ -69,4 +69,41 @@ describe('createThrottler with transit "measured"', () => {
     const without = await startsOf({ rate: '2/1s', strategy: 'sliding-window' }, [100, 100, 100, 100], 10_000);
     expect(without).toEqual([0, 0, 1000, 1000]);
   });
+
+  it('a stated transit: no task starts on a leased permit inside schedule() before the widened window allows it', async () => {
+    const throttler = createThrottler({ rate: '3/1s', strategy: 'sliding-window', transit: '250ms' });
+    const starts: number[] = [];
+    const task = () => starts.push(now());
+    for (let n = 0; n < 3; n += 1) void throttler.schedule(task);
+    expect(starts).toEqual([0, 0, 0]);
+    await advance(1000);
+    const late = throttler.schedule(task);
+    // At 1000 the user's window has room; the server's may still hold the three: it waits until 1250.
+    expect(starts).toEqual([0, 0, 0]);
+    await advance(250);
+    await late;
+    expect(starts).toEqual([0, 0, 0, 1250]);
+    throttler.stop();
+  });
+
+  it('a stated transit with countUntil "done": a settled task holds its slot J past its settling', async () => {
+    const throttler = createThrottler({
+      rate: '1/1s',
+      strategy: 'sliding-window',
+      countUntil: 'done',
+      transit: 300,
+    });
+    const starts: number[] = [];
+    const all = [0, 1].map(() =>
+      throttler.schedule(async () => {
+        starts.push(now());
+        await sleep(500);
+      }),
+    );
+    await advance(5_000);
+    await Promise.all(all);
+    // The first settles at 500 and counts from then: 500 + 1000 + 300.
+    expect(starts).toEqual([0, 1800]);
+    throttler.stop();
+  });
 });

@@ -173,4 +173,19 @@ describe('the transit option', () => {
       /transit must be a duration or 0 for a restored throttler/,
     );
   });
+
+  it('keeps a delivery settleable J past its longest interval: an overrun told then still holds the widened window', () => {
+    const recorder = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '10/1s', strategy: 'sliding-window', transit: 500, target: recorder.ref },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'ping' }, id: 'a' });
+    advance(1_200);
+    actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 10 });
+    actor.send(ping);
+    advance(1_000);
+    // The overrun at 0 fills the window until 0 + 1000 + 500.
+    expect(recorder.times().map((at) => Math.round(at))).toEqual([0, 1500]);
+    actor.stop();
+  });
 });

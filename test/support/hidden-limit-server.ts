@@ -118,6 +118,9 @@ export function startAdaptiveRun(
   const throttler = createThrottler({
     rate: `${options.max}/1s`,
     strategy: 'sliding-window',
+    // The uplink here is a constant half round trip: no spread, so none to measure (the default with
+    // serverLimits would take the whole round trip as the spread and give its share of the quota up).
+    transit: 0,
     serverLimits: serverLimits((value) => value, {
       adaptive: { min: `${options.min}/1s`, max: `${options.max}/1s` },
       onError: (error) => {

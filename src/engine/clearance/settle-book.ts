@@ -44,12 +44,15 @@ export class SettleBook {
   private live = 0;
   /** The longest interval of any rate ever in force: how long a ticket is kept. */
   private horizon = 0;
+  /** A transit spread's bound (stated J, or a measured one's max; 0 without): the policies keep a delivery that much longer. */
+  private spread = 0;
   /** The largest limit of any rate ever in force, per dimension (undefined: of every rate): what bounds an actual cost. */
   private readonly largest = new Map<string | undefined, number>();
   private readonly capacity: number;
 
-  constructor(rates: Iterable<readonly Rate[]>, capacity = MAX_SETTLEABLE) {
+  constructor(rates: Iterable<readonly Rate[]>, capacity = MAX_SETTLEABLE, spread = 0) {
     this.capacity = capacity;
+    this.spread = Number.isFinite(spread) ? spread : 0;
     for (const set of rates) this.widen(set);
   }
 
@@ -100,7 +103,7 @@ export class SettleBook {
       channel,
       estimate,
       handle,
-      expiresAt: at + this.horizon,
+      expiresAt: at + this.horizon + this.spread,
       newer: undefined,
       taken: false,
     };
