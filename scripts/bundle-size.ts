@@ -143,8 +143,10 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate'],
     // 6.6 -> 9.1 kB with issue 26's provider quotas (OpenAI's and Anthropic's fields, Go durations,
-    // RFC 3339) and the limit learned from 429s (adaptiveLimit).
-    budget: 10_000,
+    // RFC 3339) and the limit learned from 429s (adaptiveLimit); 10.8 kB with issue 39's provider
+    // accounting (openaiCharge, anthropicCharge/Settle, actualUsageCharge/Settle: reading a request body's
+    // text and each field's error, about 1.2 kB).
+    budget: 11_200,
   },
   {
     name: 'xstate-throttler/timeline',
