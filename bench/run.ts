@@ -9,7 +9,8 @@
  *   npm run bench -- --no-write      print only
  *   npm run bench -- --rewrite       README.md again from results/latest.json (after editing analysis.md)
  *
- * W6 needs Redis (REDIS_URL, or 127.0.0.1:6379). W7 runs its own mock model server (examples/llm/).
+ * W6 needs Redis (REDIS_URL, or 127.0.0.1:6379). W7 runs its own mock providers (examples/llm/), in a child
+ * process; its quick mode (LLM_QUOTA_QUICK, 1 s windows and 40 requests) is what test/bench runs.
  *
  * The sizes live in DEFAULT_CONFIG; the test (test/bench) runs the same
  * functions at a tiny size and never writes the README.
@@ -106,8 +107,8 @@ export async function runBench(options: RunOptions = {}): Promise<RunResults> {
   // W5 and W6 run in child processes of their own: the garbage above does not reach them.
   await step('w5', 'at the limit', () => atTheLimit(contendersFor('w5', limiting), config.w5));
   await step('w6', 'shared limit', () => sharedLimit(options.sharedContenders ?? SHARED_CONTENDERS, config.w6));
-  // W7 on real timers and HTTP, its server in this process: nothing else runs by then.
-  await step('w7', 'language-model quota', () => llmQuota(config.w7));
+  // W7 on real timers and HTTP, its providers in a child process: nothing else runs by then.
+  await step('w7', 'language-model quota', () => llmQuota(config.w7, log));
   for (const workload of only) {
     if (workload === 'w6') results.config.w6 = { ...config.w6, server: await sharedLimitServer() };
     else (results.config as Record<string, unknown>)[workload] = config[workload];
