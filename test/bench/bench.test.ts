@@ -170,7 +170,7 @@ describe('the benchmark at a tiny size', () => {
     }
     const ours = w2.filter((result) => result.contender.kind === 'ours');
     for (const result of ours) expect(result.exitedCleanly, result.contender.id).toBe(true);
-  }, 30_000);
+  }, 120_000); // processes of every contender at once: minutes on a busy 2-core machine, seconds on a quiet one
 
   it('W3: every limiting contender starts every task; our sliding window never exceeds the limit', async () => {
     const w3 = await strictness(contendersFor('w3', LIMITING), TINY.w3);
