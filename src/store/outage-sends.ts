@@ -43,8 +43,7 @@ export class OutageSends {
 
   /** The store answered again after an outage, at `now`. */
   recovered(now: number): void {
-    if (this.holdAfterOutageMs !== undefined)
-      this.holdsUntil = Math.max(this.holdsUntil, now + this.holdAfterOutageMs);
+    if (this.holdAfterOutageMs !== undefined) this.holdsUntil = Math.max(this.holdsUntil, now + this.holdAfterOutageMs);
   }
 
   record(channel: string | undefined, cost: Cost, at: number): void {

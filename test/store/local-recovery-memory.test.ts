@@ -225,7 +225,10 @@ async function laggingRestart(lagMs: number, reconnectWithinMs: number) {
   const lastHeld = Math.max(...all.filter((at) => at < firstDown));
   const counted = all.filter((at) => at > lastHeld).map((at) => ({ at, cost: 1, channel: undefined }));
   const sentAfter = all.filter((at) => at > backAt + lagMs + 2000).length;
-  return { over: overfullWindows({ overall: [{ limit: LIMIT, interval: INTERVAL }], channels: {} }, counted), sentAfter };
+  return {
+    over: overfullWindows({ overall: [{ limit: LIMIT, interval: INTERVAL }], channels: {} }, counted),
+    sentAfter,
+  };
 }
 
 describe("onStoreDown 'local': processes still reconnecting after the store's return", () => {
