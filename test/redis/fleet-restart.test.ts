@@ -249,6 +249,13 @@ describe('a fleet of processes whose Redis is killed and restarted empty', () =>
       if (lateHearers.length > 0)
         console.info(
           `fleet-restart: OUTSIDE THE PREMISE: ${lateHearers.length} process(es) heard of Redis back more than ${HEARD_WITHIN_MS} ms after its return; windows over the limit left out: ${windowsOverBut(counted, []).length}`,
+          // What the late process did, relative to Redis' return: its events and its local sends after it.
+          lateHearers.map((w) => ({
+            events: w.events.filter((e) => e.at > killedAt - 100).map((e) => `${e.type}@${Math.round(e.at - backAt)}`),
+            local: w.delivered
+              .filter((d) => !Number.isFinite(d.grantedAt) && d.at > backAt)
+              .map((d) => Math.round(d.at - backAt)),
+          })),
         );
     }, 300_000);
   }
