@@ -50,6 +50,14 @@ export interface RedisStoreOptions {
   onStoreDown?: 'pause' | 'local' | undefined;
   /** With onStoreDown 'local': the share of every limit one process may use alone, in (0, 1]. */
   localShare?: number | undefined;
+  /**
+   * With onStoreDown 'local': how long after Redis is back every process of the fleet has reconnected
+   * (its ioredis `retryStrategy`'s longest delay plus a connect), as ms or a duration string. After the
+   * return a throttler keeps its local window in force for the longest interval + grace + this + 1 s (its
+   * own longest wait before asking again), so that no window holds both the local sends of a process still
+   * reconnecting and an empty Redis' whole limit. Default '2.5s' (ioredis' default cap of 2 s, plus 0.5 s).
+   */
+  reconnectWithin?: number | string | undefined;
   /** How far ahead of Redis' now grants may be held, in ms: the default of every `open` and throttler (SharedLimiterConfig.maxReserveAheadMs). */
   maxReserveAheadMs?: number | undefined;
   /** How late after its time a grant may still be sent, in ms: the default of every `open` and throttler (SharedLimiterConfig.grantGraceMs; else 20). */

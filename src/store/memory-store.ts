@@ -31,6 +31,8 @@ export interface MemoryStoreOptions {
   onStoreDown?: 'pause' | 'local' | undefined;
   /** With onStoreDown 'local': the share of every limit one throttler may use alone, in (0, 1]. */
   localShare?: number | undefined;
+  /** As the Redis store's: with onStoreDown 'local', how long after the store is back every process has reconnected. Default '2.5s'. */
+  reconnectWithin?: number | string | undefined;
 }
 
 /** A shared store in memory; pass it as a throttler's `store` option, or `open` its raw limiter. */

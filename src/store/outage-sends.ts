@@ -29,18 +29,21 @@ export class OutageSends {
 
   /**
    * `longestMs`: the longest interval of any rate, plus the grace the store spaces grants by.
-   * `holdAfterOutage`: with onStoreDown 'local', the local window also stays in force for `longestMs`
-   * after the store is back, whether or not this process sent locally: another process's local sends
-   * may not be reported yet, and a store back empty would grant this one the whole limit on top of them.
+   * `holdAfterOutageMs`: with onStoreDown 'local', how long the local window also stays in force after
+   * the store is back, whether or not this process sent locally (undefined: not at all): `longestMs`
+   * plus the longest another process may still be sending locally, not yet having heard of the return
+   * (its reconnect, then its next ask). Its local sends may not be reported yet, and a store back empty
+   * would grant this one the whole limit on top of them: every window this process is granted in
+   * after the hold ends after the last of them went (docs/redis.md, "Redis down").
    */
   constructor(
     private readonly longestMs: number,
-    private readonly holdAfterOutage = false,
+    private readonly holdAfterOutageMs: number | undefined = undefined,
   ) {}
 
   /** The store answered again after an outage, at `now`. */
   recovered(now: number): void {
-    if (this.holdAfterOutage) this.holdsUntil = Math.max(this.holdsUntil, now + this.longestMs);
+    if (this.holdAfterOutageMs !== undefined) this.holdsUntil = Math.max(this.holdsUntil, now + this.holdAfterOutageMs);
   }
 
   record(channel: string | undefined, cost: Cost, at: number): void {

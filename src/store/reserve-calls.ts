@@ -27,7 +27,7 @@ export const CHECK_AFTER_MS = 1000;
 
 /** The first wait before asking a store that did not answer again; doubled up to `MAX_RETRY_MS`. */
 const FIRST_RETRY_MS = 50;
-const MAX_RETRY_MS = 1000;
+export const MAX_RETRY_MS = 1000;
 
 export class ReserveCalls {
   /** A reserve call is out. */

@@ -30,7 +30,7 @@ import { GrantRewind } from './grant-rewind.js';
 import { LateGrants } from './late-grants.js';
 import { longestInterval, OutageSends } from './outage-sends.js';
 import type { ClockReader, LineReserver, RetimingLimiter, SharedLimiter, StoreNotice } from './protocol.js';
-import { MAX_HELD, ReserveCalls } from './reserve-calls.js';
+import { MAX_HELD, MAX_RETRY_MS, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
 import { SettleRoom } from './settle-room.js';
@@ -79,7 +79,11 @@ export class RedisClearance implements StoreClearance {
       hooks.now(),
     );
     this.inFlight = new StoreInFlight(options);
-    this.outage = new OutageSends(longestInterval(options) + limiter.grantGraceMs, whenDown.onStoreDown === 'local');
+    const longestMs = longestInterval(options) + limiter.grantGraceMs;
+    // After the return, others may send locally until they reconnect and ask again (their next retry).
+    const holdAfterOutage =
+      whenDown.onStoreDown === 'local' ? longestMs + whenDown.reconnectWithinMs + MAX_RETRY_MS : undefined;
+    this.outage = new OutageSends(longestMs, holdAfterOutage);
     const callEnded = () => this.rewinds.callEnded();
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
     this.calls.replied = this.perChannel && ((channel) => this.perChannel?.replied(channel));

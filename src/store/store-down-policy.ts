@@ -11,6 +11,12 @@ export interface StoreDownPolicy {
   /** 'pause': nothing new is granted. 'local': a local window with `localShare` of every limit. */
   readonly onStoreDown: 'pause' | 'local';
   readonly localShare: number;
+  /**
+   * 'local': how long after the store is back every process of the fleet has reconnected (its client's
+   * longest reconnect delay plus a connect), in ms: the local window stays in force that much longer
+   * after the return, so that no window holds another process's local sends and a whole empty store's grants.
+   */
+  readonly reconnectWithinMs: number;
 }
 
 /**

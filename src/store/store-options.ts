@@ -4,7 +4,7 @@
  * throttler open the same one), and what a throttler does while the store does not answer.
  */
 import type { ResolvedOptions } from '../engine/index.js';
-import { ThrottlerOptionError } from '../rate/index.js';
+import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { DEFAULT_GRANT_GRACE_MS, type DeclaredConfig, declareConfig } from './limiter-config.js';
 import type { SharedLimiterConfig } from './protocol.js';
 import type { StoreDownPolicy } from './store-down-policy.js';
@@ -15,7 +15,14 @@ export interface CommonStoreOptions {
   readonly grantGraceMs?: number | undefined;
   readonly onStoreDown?: 'pause' | 'local' | undefined;
   readonly localShare?: number | undefined;
+  readonly reconnectWithin?: DurationInput | undefined;
 }
+
+/**
+ * `reconnectWithin`'s default, in ms: ioredis' default retryStrategy waits at most 2 s between
+ * reconnects (min(times * 50, 2000)), plus half a second for the connect itself and its first reply.
+ */
+export const DEFAULT_RECONNECT_WITHIN_MS = 2500;
 
 /** What a throttler opens the limiter with: its options (the store's reserve-ahead and grace are added by `declareWith`). */
 export function throttlerConfig(throttle: ResolvedOptions): SharedLimiterConfig {
@@ -53,17 +60,19 @@ export function declareWith(
   );
 }
 
-/** `onStoreDown` and `localShare` checked: what a throttler does while the store does not answer. */
+/** `onStoreDown`, `localShare` and `reconnectWithin` checked: what a throttler does while the store does not answer. */
 export function checkStoreDown(options: CommonStoreOptions): StoreDownPolicy {
   const onStoreDown = options.onStoreDown ?? 'pause';
   if (onStoreDown !== 'pause' && onStoreDown !== 'local') {
     throw new ThrottlerOptionError('onStoreDown', '"pause" or "local"', onStoreDown);
   }
-  const localShare = options.localShare;
+  const { localShare, reconnectWithin } = options;
   if (onStoreDown === 'pause') {
     if (localShare !== undefined)
       throw new ThrottlerOptionError('localShare', 'set only with onStoreDown "local"', localShare);
-    return { onStoreDown, localShare: 1 };
+    if (reconnectWithin !== undefined)
+      throw new ThrottlerOptionError('reconnectWithin', 'set only with onStoreDown "local"', reconnectWithin);
+    return { onStoreDown, localShare: 1, reconnectWithinMs: 0 };
   }
   if (typeof localShare !== 'number' || !(localShare > 0 && localShare <= 1)) {
     throw new ThrottlerOptionError(
@@ -72,5 +81,7 @@ export function checkStoreDown(options: CommonStoreOptions): StoreDownPolicy {
       localShare,
     );
   }
-  return { onStoreDown, localShare };
+  const reconnectWithinMs =
+    reconnectWithin === undefined ? DEFAULT_RECONNECT_WITHIN_MS : parseDuration(reconnectWithin, 'reconnectWithin');
+  return { onStoreDown, localShare, reconnectWithinMs };
 }

@@ -69,6 +69,7 @@ function stubbed(onStoreDown: 'pause' | 'local' = 'pause') {
   const clearance = new RedisClearance(limiter as never, options, hooks, {
     onStoreDown,
     localShare: onStoreDown === 'local' ? 0.25 : 1,
+    reconnectWithinMs: onStoreDown === 'local' ? 2500 : 0,
   });
   let seq = 0;
   const request = (channel: string | undefined): ClearanceRequest => {
