@@ -169,7 +169,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     retries,
     clock,
     now,
-    transit: resolved.transitMeter && { meter: resolved.transitMeter, now },
+    transitMeter: resolved.transitMeter,
   });
 
   // A task leaves the queue unstarted only by these events (or its AbortSignal, before its CANCEL): each rejects it.

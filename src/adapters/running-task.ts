@@ -5,7 +5,7 @@
  * `signal`: a task that never reads it costs this object only. The attempt settles once: whichever of
  * its outcome and its timeout comes first.
  */
-import type { TransitTicket } from '../engine/index.js';
+import { levelOf, type TransitTicket } from '../engine/index.js';
 import type { Task } from './task.js';
 import type { TaskId } from './task-events.js';
 import type { TaskContext, TaskPlan } from './task-plan.js';
@@ -27,9 +27,6 @@ export interface RunningTaskInfo {
   /** Ms left before its timeout, when it has one (0 at the least). */
   readonly timeoutRemaining: number | undefined;
 }
-
-/** The default priority (the engine's DEFAULT_PRIORITY): what a task given none reports. */
-const DEFAULT_PRIORITY = 5;
 
 export class RunningTask implements TaskContext {
   /** It settled (or timed out): nothing more of it counts. */
@@ -95,7 +92,7 @@ export function describeAttempt(attempt: RunningTask, now: number): RunningTaskI
   return {
     id: plan?.id,
     startTime: attempt.startTime,
-    priority: task?.priority ?? DEFAULT_PRIORITY,
+    priority: levelOf({ priority: task?.priority }),
     channel: task?.channel,
     attempt: plan?.attempt ?? 1,
     timeout,

@@ -45,8 +45,8 @@ export interface RunnerSetup {
   clock: Clock;
   /** The throttler's time, each attempt's `startTime`. */
   now: () => number;
-  /** With a measured transit: the meter each attempt's start and outcome go to, and the throttler's time. */
-  transit?: { readonly meter: TransitMeter; readonly now: () => number } | undefined;
+  /** With a measured transit: the meter each attempt's start and outcome go to, on `now`. */
+  transitMeter?: TransitMeter | undefined;
 }
 
 export class TaskRunner {
@@ -170,8 +170,7 @@ export class TaskRunner {
     this.activity.started(plan?.id);
     attempt.startTime = this.setup.now();
     this.attempts.add(attempt);
-    const transit = this.setup.transit;
-    if (transit !== undefined) attempt.transit = transit.meter.started(transit.now());
+    attempt.transit = this.setup.transitMeter?.started(attempt.startTime);
     let result: unknown;
     this.running = true;
     try {
@@ -216,7 +215,7 @@ export class TaskRunner {
     this.attempts.delete(attempt);
     this.timeouts.disarm(attempt);
     // A timeout ends the round trip too: past it, the meter would count a request that may never arrive.
-    if (attempt.transit !== undefined) this.setup.transit?.meter.finished(attempt.transit, this.setup.transit.now());
+    if (attempt.transit !== undefined) this.setup.transitMeter?.finished(attempt.transit, this.setup.now());
     if (heard) this.hear?.(failed ? undefined : outcome, failed ? outcome : undefined);
     const { task, plan } = attempt;
     // The actual cost first: the slot SETTLED frees is then judged with it.

@@ -43,5 +43,5 @@ export { Deque } from './queue/deque.js';
 export { IndexedHeap } from './queue/indexed-heap.js';
 export { checkPriority } from './queue/message-checks.js';
 export { ALL_WAITING } from './queue/message-queues.js';
-export { isWithdrawn, type Place, SelfQueuedMessage } from './queue/queued-message.js';
+export { isWithdrawn, levelOf, type Place, SelfQueuedMessage } from './queue/queued-message.js';
 export type { RestoredState } from './saved/persisted-format.js';
