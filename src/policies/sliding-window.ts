@@ -1,4 +1,4 @@
-import { type Rate, ThrottlerOptionError } from '../rate/index.js';
+import { longestIntervalOf, type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryLog } from './delivery-log.js';
 import { smallestLimitOf, type ThrottlePolicy, type TransitSpread } from './policy.js';
 import { field, readArray, readCost, readCount, readKind, readPastTime, readRecord } from './saved-fields.js';
@@ -55,7 +55,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
     this.transit = transit;
     this.retainedSpread = transit !== undefined && Number.isFinite(transit.most) ? transit.most : 0;
     this.smallestLimit = smallestLimitOf(rates);
-    this.longestInterval = longestIntervalOf(rates);
+    this.longestInterval = longestIntervalOf([rates]);
     this.retainedEntries = largestLimitOf(rates);
     this.log = new DeliveryLog(this.retainedEntries);
   }
@@ -126,7 +126,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   setRates(rates: readonly Rate[]): void {
     this.rates = rates;
     this.smallestLimit = smallestLimitOf(rates);
-    this.longestInterval = longestIntervalOf(rates);
+    this.longestInterval = longestIntervalOf([rates]);
     this.retainedEntries = Math.max(this.retainedEntries, largestLimitOf(rates));
     this.log.setMaxEntries(this.retainedEntries);
   }
@@ -191,12 +191,6 @@ function readSlidingWindowState(saved: unknown, path: string, savedAt: number): 
     return [time, cost];
   });
   return { kind, deliveries, inFlightCost };
-}
-
-function longestIntervalOf(rates: readonly Rate[]): number {
-  let longest = 0;
-  for (const rate of rates) longest = Math.max(longest, rate.interval);
-  return longest;
 }
 
 function largestLimitOf(rates: readonly Rate[]): number {

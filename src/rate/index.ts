@@ -15,6 +15,7 @@ export { describeValue, ThrottlerOptionError } from './errors.js';
 export {
   formatRate,
   isDimensionMap,
+  longestIntervalOf,
   parseRate,
   parseRates,
   type Rate,

@@ -168,3 +168,10 @@ export function validateCost(cost: unknown, smallestLimit: number): number {
   }
   return cost;
 }
+
+/** The longest interval of any rate in these lists, in ms (0 with none). */
+export function longestIntervalOf(lists: Iterable<readonly Rate[]>): number {
+  let longest = 0;
+  for (const list of lists) for (const rate of list) longest = Math.max(longest, rate.interval);
+  return longest;
+}

@@ -12,7 +12,7 @@
  */
 import type { ResolvedOptions } from '../engine/index.js';
 import { Deque } from '../engine/index.js';
-import type { Cost } from '../rate/index.js';
+import { type Cost, longestIntervalOf } from '../rate/index.js';
 import type { ReservationRequest } from './protocol.js';
 
 export interface LocalSend extends ReservationRequest {
@@ -82,8 +82,5 @@ export class OutageSends {
 
 /** The longest interval of any rate the options hold (overall, channels, keys), in ms. */
 export function longestInterval(options: ResolvedOptions): number {
-  let longest = 0;
-  const all = [options.rates, ...options.channels.values(), options.keys?.rates ?? []];
-  for (const rates of all) for (const rate of rates) longest = Math.max(longest, rate.interval);
-  return longest;
+  return longestIntervalOf([options.rates, ...options.channels.values(), options.keys?.rates ?? []]);
 }

@@ -1,5 +1,11 @@
 import type { StrategyImplementation, TransitSpread } from '../../policies/index.js';
-import { type DurationInput, parseDuration, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import {
+  type DurationInput,
+  longestIntervalOf,
+  parseDuration,
+  type Rate,
+  ThrottlerOptionError,
+} from '../../rate/index.js';
 import { statedSpread, TransitMeter } from '../clearance/transit-meter.js';
 
 /**
@@ -42,7 +48,7 @@ export function resolveTransit(
     );
   }
   if (typeof setting === 'number') return { setting, spread: statedSpread(setting), meter: undefined };
-  const meter = new TransitMeter(longestIntervalOf(rateLists), setting.max ?? DEFAULT_MEASURED_TRANSIT_MAX);
+  const meter = new TransitMeter(longestIntervalOf(rateLists.values()), setting.max ?? DEFAULT_MEASURED_TRANSIT_MAX);
   return { setting, spread: meter, meter };
 }
 
@@ -76,12 +82,6 @@ function readTransitSetting(input: unknown): TransitSetting {
     throw new ThrottlerOptionError('transit.measure', 'true (a stated spread is a duration)', measure);
   if (max === undefined || max === null) return { measure: true };
   return { measure: true, max: parseDuration(max as DurationInput, 'transit.max') };
-}
-
-function longestIntervalOf(rateLists: ReadonlyMap<string, readonly Rate[]>): number {
-  let longest = 0;
-  for (const list of rateLists.values()) for (const rate of list) longest = Math.max(longest, rate.interval);
-  return longest;
 }
 
 /**
