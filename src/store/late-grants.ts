@@ -76,7 +76,7 @@ export class LateGrants {
           this.asking = false;
           const given = this.giveUp(batch, true);
           if (given > 0) this.hooks.rewound(given, 0, 'late');
-          this.calls.failed(error);
+          this.calls.failed(error, askedAt);
         },
       );
   }

@@ -38,6 +38,18 @@ export class ReserveCalls {
   private roomAt = Number.NaN;
   /** Why the store is down; undefined while it answers. */
   down: Error | undefined;
+  /** onStoreDown 'local': the store option `reconnectWithin` in ms (undefined: nothing is ever sent locally). */
+  localWithinMs: number | undefined;
+  /**
+   * While the store is down ('local'): the local window is in force until then, on this process's own clock,
+   * whether or not it has heard of the store's return: `MAX_RETRY_MS` after the end of its last call that
+   * failed, that end counted at most `localWithinMs` after the call began (a call that waited for a client
+   * still reconnecting: the client was not ready then, so the store came back less than `localWithinMs`
+   * before, if at all). So every local send goes before the store's return + `reconnectWithin` + 1 s, however
+   * late this process hears of it (starved of the CPU, its overdue timers run before its pending replies are
+   * read), which the hold after an outage counts on (outage-sends.ts; docs/redis.md, "Redis down").
+   */
+  localUntil = Number.NEGATIVE_INFINITY;
   /** Grants given back so far (StoreTraffic.grantsReturned). */
   grantsReturned = 0;
   /** How long the last reply took (ms): how far ahead a late grant is moved (late-grants.ts). */
@@ -154,11 +166,14 @@ export class ReserveCalls {
   /**
    * A call failed: the store is down until a call answers, or (a StoreConflictError) it answered and
    * refused this process's configuration, which is told for every call refused: not an outage.
+   * `startedAt`: when the call began (a failure without it renews no local window: `localUntil`).
    */
-  failed(error: unknown): void {
+  failed(error: unknown, startedAt?: number): void {
     if (this.closed) return;
-    this.retryAt = this.hooks.now() + this.retryDelay;
+    const now = this.hooks.now();
+    this.retryAt = now + this.retryDelay;
     this.retryDelay = Math.min(this.retryDelay * 2, MAX_RETRY_MS);
+    if (startedAt !== undefined && !(error instanceof StoreConflictError)) this.renewLocal(startedAt, now);
     if (error instanceof StoreConflictError) {
       this.heard();
       this.hooks.conflict({ error, option: error.option, ours: error.value, stored: error.stored });
@@ -168,6 +183,24 @@ export class ReserveCalls {
     }
     // A listener of what was just told may have stopped the throttler (the RxJS operator on a conflict).
     if (!this.closed) this.hooks.wake();
+  }
+
+  /**
+   * A call begun at `startedAt` failed at `now`: the local window ('local') is in force a while longer
+   * (`localUntil`). The next call goes early enough that, failing as slowly as this one, it renews it in
+   * time (a call waiting for a reconnecting client fails only at its timeout), never sooner than at once.
+   */
+  private renewLocal(startedAt: number, now: number): void {
+    if (this.localWithinMs === undefined) return;
+    const unanswered = Math.min(now, startedAt + this.localWithinMs);
+    this.localUntil = Math.max(this.localUntil, unanswered + MAX_RETRY_MS);
+    const renewBy = this.localUntil - (now - startedAt) - FIRST_RETRY_MS;
+    this.retryAt = Math.min(this.retryAt, Math.max(now, renewBy));
+  }
+
+  /** Whether the local window is in force at `now` (onStoreDown 'local', the store down: `localUntil`). */
+  onLocalWindow(now: number): boolean {
+    return this.down !== undefined && this.localWithinMs !== undefined && now < this.localUntil;
   }
 
   /**
@@ -194,6 +227,7 @@ export class ReserveCalls {
   private checkIfDue(now: number): void {
     if (this.checkAt() > now) return;
     this.checking = true;
+    const startedAt = now;
     this.limiter.check().then(
       () => {
         this.checking = false;
@@ -204,7 +238,7 @@ export class ReserveCalls {
       },
       (error: unknown) => {
         this.checking = false;
-        this.failed(error);
+        this.failed(error, startedAt);
       },
     );
   }
@@ -249,7 +283,7 @@ export class ReserveCalls {
         this.toReserve.putBack(batch.filter(({ seq }) => !this.toReserve.withdrawnMeanwhile(seq)));
         this.toReserve.callEnded();
         this.callEnded();
-        this.failed(error);
+        this.failed(error, askedAt);
       },
     );
   }
@@ -340,6 +374,7 @@ export class ReserveCalls {
     this.heardAt = this.hooks.now();
     if (this.down === undefined) return;
     this.down = undefined;
+    this.localUntil = Number.NEGATIVE_INFINITY;
     this.outage.recovered(this.heardAt);
     this.hooks.status(true);
   }

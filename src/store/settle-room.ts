@@ -28,9 +28,10 @@ export class SettleRoom {
 
   /** One script call (lua/settle.ts); once it has answered, what it saved is taken. */
   settle(reservation: Reservation, estimate: Cost, actual: Cost): void {
+    const startedAt = this.hooks.now();
     this.limiter.settle(reservation, actual).then(
       () => savedAny(estimate, actual) && this.freed(),
-      (error: unknown) => this.calls.failed(error),
+      (error: unknown) => this.calls.failed(error, startedAt),
     );
   }
 

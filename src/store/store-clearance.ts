@@ -86,6 +86,7 @@ export class RedisClearance implements StoreClearance {
     this.outage = new OutageSends(longestMs, holdAfterOutage);
     const callEnded = () => this.rewinds.callEnded();
     this.calls = new ReserveCalls(limiter, hooks, this.grants, this.toReserve, this.refused, callEnded, this.outage);
+    if (whenDown.onStoreDown === 'local') this.calls.localWithinMs = whenDown.reconnectWithinMs;
     this.calls.replied = this.perChannel && ((channel) => this.perChannel?.replied(channel));
     if (this.toReserve.weightOf)
       this.fair = new FairAsks(this.toReserve, this.calls, () => this.grants.size >= MAX_HELD);
@@ -177,7 +178,9 @@ export class RedisClearance implements StoreClearance {
       if (localAt > now) return localAt;
     }
     if (this.calls.retryAt <= now) this.calls.askSoon();
-    const onLocalWindow = this.calls.down !== undefined && this.whenDown.onStoreDown === 'local';
+    // Down, with 'local': a second past its last failed call at most (reserve-calls.ts, `localUntil`); after
+    // that it waits for the next call, as with 'pause', which renews the local window if it fails.
+    const onLocalWindow = this.calls.onLocalWindow(now);
     // Its line is held by its own channel or key (per-channel): asked for again when that ends (no ask
     // takes a held line, so no answer would come: the timer wakes it, down or not).
     const lineAt = this.toReserve.heldUntil?.(request.channel) ?? now;
@@ -193,9 +196,7 @@ export class RedisClearance implements StoreClearance {
 
   allowsNow(channel: unknown, cost: unknown, now: number): boolean {
     // Every message is reserved, except on the local window while the store is down.
-    return (
-      this.calls.down !== undefined && this.whenDown.onStoreDown === 'local' && this.local.allowsNow(channel, cost, now)
-    );
+    return this.calls.onLocalWindow(now) && this.local.allowsNow(channel, cost, now);
   }
 
   /** Returns the grant's reservation, what a settle names it by; undefined on the local window (it keeps its estimate). */
@@ -239,12 +240,14 @@ export class RedisClearance implements StoreClearance {
 
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.local.setRates(this.localRates(rates), channel, now);
-    this.limiter.setRate(rates, channel).catch((error: unknown) => this.calls.failed(error));
+    const startedAt = this.hooks.now();
+    this.limiter.setRate(rates, channel).catch((error: unknown) => this.calls.failed(error, startedAt));
   }
 
   setKeyTemplate(rates: Rate[], now: number): void {
     this.local.setKeyTemplate(this.localRates(rates), now);
-    this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.calls.failed(error));
+    const startedAt = this.hooks.now();
+    this.limiter.setKeyTemplate(rates).catch((error: unknown) => this.calls.failed(error, startedAt));
   }
 
   pause(until: number): void {
@@ -252,13 +255,14 @@ export class RedisClearance implements StoreClearance {
     this.pausedUntil = until;
     // The whole fleet pauses; a pause until RESUME holds for the longest a store keeps a pause.
     const forMs = Number.isFinite(until) ? until - now : 2 ** 31 - 1;
-    if (forMs > 0) this.limiter.pause(forMs).catch((error: unknown) => this.calls.failed(error));
+    if (forMs > 0) this.limiter.pause(forMs).catch((error: unknown) => this.calls.failed(error, now));
     this.refileAll();
   }
 
   resume(): void {
     this.pausedUntil = Number.NEGATIVE_INFINITY;
-    this.limiter.resume().catch((error: unknown) => this.calls.failed(error));
+    const startedAt = this.hooks.now();
+    this.limiter.resume().catch((error: unknown) => this.calls.failed(error, startedAt));
     this.refileAll();
   }
 

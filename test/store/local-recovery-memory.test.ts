@@ -33,9 +33,10 @@ function restartableStore(clock: SimulatedClock, reconnectWithinMs = RECONNECT_W
   let generation = 0;
   let backend = createMemoryStore({ name: 'restart', clock: () => clock.now(), ...DOWN });
   let backAgain: Array<() => void> = [];
-  const limiters: Array<{ state: 'up' | 'failing' | 'waiting' }> = [];
+  let unstall: Array<(outcome: 'up' | 'failing') => void> = [];
+  const limiters: Array<{ state: 'up' | 'failing' | 'waiting' | 'stalled' }> = [];
   const open = (config: SharedLimiterConfig) => {
-    const me: { state: 'up' | 'failing' | 'waiting' } = { state: 'up' };
+    const me: { state: 'up' | 'failing' | 'waiting' | 'stalled' } = { state: 'up' };
     limiters.push(me);
     let inner = backend.open(config);
     let seen = generation;
@@ -46,6 +47,10 @@ function restartableStore(clock: SimulatedClock, reconnectWithinMs = RECONNECT_W
     let stopInner = inner.subscribe(relay);
     const call = async (name: string, args: unknown[]): Promise<unknown> => {
       if (me.state === 'waiting') await new Promise<void>((resolve) => backAgain.push(resolve));
+      if (me.state === 'stalled') {
+        const outcome = await new Promise<'up' | 'failing'>((resolve) => unstall.push(resolve));
+        if (outcome === 'failing') throw new StoreUnavailableError('restart', 'no answer within 1000 ms');
+      }
       if (me.state === 'failing') throw new StoreUnavailableError('restart', 'connect ECONNREFUSED');
       const restarted = seen !== generation;
       if (restarted) {
@@ -96,13 +101,24 @@ function restartableStore(clock: SimulatedClock, reconnectWithinMs = RECONNECT_W
       generation += 1;
       backend = createMemoryStore({ name: 'restart', clock: () => clock.now(), ...DOWN });
       for (const [index, limiter] of limiters.entries())
-        limiter.state = reconnecting.includes(index) ? 'failing' : 'up';
+        if (limiter.state !== 'stalled') limiter.state = reconnecting.includes(index) ? 'failing' : 'up';
       const waiting = backAgain;
       backAgain = [];
       for (const resolve of waiting) resolve();
     },
     reconnect() {
       for (const limiter of limiters) limiter.state = 'up';
+    },
+    /** From now on, the `index`th process's calls neither answer nor fail (their outcome is read late). */
+    stall(index: number) {
+      (limiters[index] as { state: string }).state = 'stalled';
+    },
+    /** The stalled calls end now, answered (`'up'`) or failed (`'failing'`: read late); the next ones are answered. */
+    unstall(outcome: 'up' | 'failing') {
+      for (const limiter of limiters) if (limiter.state === 'stalled') limiter.state = 'up';
+      const stalled = unstall;
+      unstall = [];
+      for (const resolve of stalled) resolve(outcome);
     },
   };
 }
@@ -244,4 +260,61 @@ describe("onStoreDown 'local': processes still reconnecting after the store's re
     const { over } = await laggingRestart(1500, 1);
     expect(over.length).toBeGreaterThan(0);
   }, 30_000);
+});
+
+/**
+ * A process that reads the outcome of its call late (starved of the CPU, its overdue timers run before its
+ * pending replies are read; fleet-restart once saw one still sending locally 2.5 s after Redis' return): B's
+ * calls stall from just before the store's return until 3 s after it, then are answered, or fail. The others
+ * hear of the return at once and hold their local windows for the longest interval + grace + reconnectWithin
+ * + 1 s. Before the fix, B went on sending on its local window until it read an answer, into windows where
+ * the others sent the empty store's whole limit. Now its local window lasts a second past the end of its last
+ * failed call (that end counted at most reconnectWithin after the call began), however late it reads.
+ */
+async function stalledReader(outcome: 'up' | 'failing') {
+  const clock = new SimulatedClock();
+  const restart = restartableStore(clock);
+  const fleet = fleetOf(4, restart.store, clock);
+  const jobs = Array.from({ length: 150 }, (_, i) => ({ message: { type: 'job', n: i } }));
+  for (const t of fleet) t.actor.send({ type: 'QUEUE_BATCH', messages: jobs });
+  while (clock.now() < 1000) await step(clock, fleet, 50);
+  restart.goDown();
+  const downAt = clock.now();
+  while (clock.now() < downAt + 1400) await step(clock, fleet, 10);
+  restart.stall(1);
+  while (clock.now() < downAt + 1500) await step(clock, fleet, 10);
+  restart.comeBack([]);
+  const backAt = clock.now();
+  while (clock.now() < backAt + 3000) await step(clock, fleet, 10);
+  restart.unstall(outcome);
+  while (clock.now() < backAt + 7000) await step(clock, fleet, 10);
+  const firstDown = Math.min(
+    ...fleet.slice(1).map((t) => t.events.find((e) => e.type === 'storeDown' && e.at >= downAt)?.at ?? Infinity),
+  );
+  const all = fleet.flatMap((t) => t.deliveries);
+  const lastHeld = Math.max(...all.filter((at) => at < firstDown));
+  const counted = all.filter((at) => at > lastHeld).map((at) => ({ at, cost: 1, channel: undefined }));
+  const stalled = fleet[1] as (typeof fleet)[number];
+  return {
+    over: overfullWindows({ overall: [{ limit: LIMIT, interval: INTERVAL }], channels: {} }, counted),
+    // B's sends while its call stalled: on its local window (it holds no grant), a second past its last failure at most.
+    stalledSends: stalled.deliveries.filter((at) => at > backAt && at < backAt + 3000),
+    backAt,
+    othersAfter: fleet.filter((t) => t !== stalled).flatMap((t) => t.deliveries.filter((at) => at > backAt + 3000)),
+    stalledAfter: stalled.deliveries.filter((at) => at > backAt + 3000).length,
+  };
+}
+
+describe("onStoreDown 'local': a process that reads its call's outcome long after the store's return", () => {
+  for (const outcome of ['up', 'failing'] as const) {
+    it(`its call then ${outcome === 'up' ? 'answered' : 'failed'}: it stops sending locally by the return + reconnectWithin + 1 s, and no window is over the limit`, async () => {
+      const { over, stalledSends, backAt, othersAfter, stalledAfter } = await stalledReader(outcome);
+      // The others went on, on the store's grants, while B's call stalled.
+      expect(othersAfter.length).toBeGreaterThan(0);
+      for (const at of stalledSends) expect(at).toBeLessThan(backAt + RECONNECT_WITHIN_MS + 1000);
+      expect(over).toEqual([]);
+      // And B goes on once its call has ended.
+      expect(stalledAfter).toBeGreaterThan(0);
+    }, 30_000);
+  }
 });
