@@ -62,9 +62,9 @@ export class LateGrants {
     }
     this.asking = true;
     const askedAt = now;
-    // Ahead of Redis' now by the last round trip, so that the answer comes before the new time has passed
-    // (capped at the grace, a move kept missing it on a loaded host: every grant moved again and again).
-    const lead = this.calls.roundTripMs;
+    // Ahead of Redis' now by what this process's replies take to be read, so that the grant is due as its
+    // answer is read, and goes then (reserve-calls.ts, `retimeLeadMs`).
+    const lead = this.calls.retimeLeadMs(now);
     this.limiter
       .retime(
         batch.map((grant) => grant.reservation),
@@ -86,7 +86,6 @@ export class LateGrants {
     const now = this.hooks.now();
     const first = outcomes.find((outcome) => outcome.kind === 'granted');
     if (first?.kind === 'granted') this.calls.learnClock(askedAt, now, first);
-    this.calls.roundTripMs = now - askedAt;
     this.calls.up();
     const gone: Grant[] = [];
     const stale: Reservation[] = [];

@@ -52,8 +52,12 @@ export class ReserveCalls {
   localUntil = Number.NEGATIVE_INFINITY;
   /** Grants given back so far (StoreTraffic.grantsReturned). */
   grantsReturned = 0;
-  /** How long the last reply took (ms): how far ahead a late grant is moved (late-grants.ts). */
-  roundTripMs = 0;
+  /**
+   * How long after Redis' clock surely reached a reply's now (as this process knows that clock) the reply
+   * was read, in ms, rising at once and falling by halves: what a starved event loop adds to a reply. A late grant is moved
+   * that far ahead of Redis' now (`retimeLeadMs`), so that it is due as its reply is read.
+   */
+  private readLagMs = 0;
   /** Per-channel: told of each line a reply answered for, before the wake (store-halves.ts). */
   replied: ((channel: string | undefined) => void) | undefined;
   /** Where Redis' clock stands from here, learned from every reply: when a grant may go. */
@@ -299,7 +303,6 @@ export class ReserveCalls {
   ): void {
     this.asking = false;
     const now = this.hooks.now();
-    this.roundTripMs = now - askedAt;
     const first = all.find((outcome) => outcome.kind === 'granted');
     if (first !== undefined) this.learnClock(askedAt, now, first);
     this.up();
@@ -343,8 +346,25 @@ export class ReserveCalls {
    * from a grant in it (its Redis time less its wait was Redis' now); the store answered.
    */
   learnClock(askedAt: number, arrivedAt: number, grant: { redisTime: number; waitMs: number }): void {
-    this.redisClock.learn(askedAt, arrivedAt, grant.redisTime - grant.waitMs);
+    const redisNow = grant.redisTime - grant.waitMs;
+    this.redisClock.learn(askedAt, arrivedAt, redisNow);
+    const lag = Math.max(0, arrivedAt - this.redisClock.window(redisNow, 0).from);
+    // Up at once (a loop starved from now on), down by halves (one quick reply is not the load gone).
+    if (Number.isFinite(lag)) this.readLagMs = lag >= this.readLagMs ? lag : (this.readLagMs + lag) / 2;
     this.noticeSlowLink(arrivedAt);
+  }
+
+  /**
+   * How far ahead of Redis' now a late grant is moved (late-grants.ts), so that it is due when its reply is
+   * read and goes then, with no timer (on a starved event loop the one timer fires past the grace): the
+   * grant may go from the moment Redis' clock surely reached it to the grace less this process's uncertainty
+   * about that clock after it, so the lead is the usual read lag less half that span, at least 0 and at most
+   * `MAX_RETRY_MS`. (A lead of the whole round trip left the grant due a round trip after its reply: the
+   * timer then, late again, and after two moves given back: W6 on a loaded host started 2 tasks of 600.)
+   */
+  retimeLeadMs(now: number): number {
+    const span = Math.max(0, this.limiter.grantGraceMs - this.redisClock.uncertainty(now));
+    return Math.min(MAX_RETRY_MS, Math.max(0, this.readLagMs - span / 2));
   }
 
   /** An answer counted on an ask that did not go: the throttler answers again (never during a call to the clearance). */

@@ -134,7 +134,7 @@ describe('a throttler whose grants came late', () => {
 
   // On a loaded host the moves kept missing too: a move ahead by at most the grace was handled after its
   // time had passed, so the same grants were moved again and again, for ever (W6 beside other fleets).
-  it('moves grants ahead by the last round trip, so a move whose answer comes late is not made again and again', async () => {
+  it('moves grants ahead by how late its replies are read, so a move whose answer comes late is not made again and again', async () => {
     const name = file.fresh('late-loop');
     const a = storeThrottler(
       file.redis,
@@ -163,7 +163,8 @@ describe('a throttler whose grants came late', () => {
     } finally {
       slowMoves.mockRestore();
     }
-    // The first move led by the last round trip then (0: virtual time) and came late; the second led by 100.
+    // The first move led by the read lag then (0: virtual time) and its answer was read 100 ms late; the second
+    // led by that, less half the grace (90: reserve-calls.ts, retimeLeadMs), so it was due as its answer was read.
     expect(a.deliveries.map((d) => d.at)).toEqual([230, 230]);
     const rewound = a.emitted.filter((event) => event.type === 'storeGrantsRewound');
     expect(rewound.map((event) => event.type === 'storeGrantsRewound' && event.retimed)).toEqual([2, 2]);
