@@ -59,6 +59,10 @@ describe('the shared-limit benchmark (W6) at a tiny size', () => {
       expect(Number.isFinite(binding.latenessP99Ms), contender.id).toBe(true);
     }
     for (const ours of w6.filter((result) => result.contender.kind === 'ours')) {
+      // What a loaded host did to ours (issue 33: 2 of 600 started, late grants moved and given back for ever).
+      console.info(
+        `W6 ${ours.contender.id}: binding ${ours.binding.started}/${ours.binding.tasks}, free ${ours.free.started}/${ours.free.tasks} started, ${ours.free.roundTripsPerTask.toFixed(3)} round trips a task`,
+      );
       expect(ours.binding.started, ours.contender.id).toBe(ours.binding.tasks);
       expect(ours.free.started, ours.contender.id).toBe(ours.free.tasks);
       // A backlog is asked for in batches: a few round trips for each process's 300 (at most 0.1 a task on a
