@@ -31,8 +31,8 @@ export class OutageSends {
    * `longestMs`: the longest interval of any rate, plus the grace the store spaces grants by.
    * `holdAfterOutageMs`: with onStoreDown 'local', how long the local window also stays in force after
    * the store is back, whether or not this process sent locally (undefined: not at all): `longestMs`
-   * plus the longest another process may still be sending locally, not yet having heard of the return
-   * (its reconnect, then its next ask). Its local sends may not be reported yet, and a store back empty
+   * plus the longest another process may still be sending locally after the return (`reconnectWithin`
+   * + 1 s: reserve-calls.ts, `localUntil`). Its local sends may not be reported yet, and a store back empty
    * would grant this one the whole limit on top of them: every window this process is granted in
    * after the hold ends after the last of them went (docs/redis.md, "Redis down").
    */

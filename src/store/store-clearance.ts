@@ -80,7 +80,7 @@ export class RedisClearance implements StoreClearance {
     );
     this.inFlight = new StoreInFlight(options);
     const longestMs = longestInterval(options) + limiter.grantGraceMs;
-    // After the return, others may send locally until they reconnect and ask again (their next retry).
+    // After the return, others may send locally for reconnectWithin + 1 s (reserve-calls.ts, `localUntil`).
     const holdAfterOutage =
       whenDown.onStoreDown === 'local' ? longestMs + whenDown.reconnectWithinMs + MAX_RETRY_MS : undefined;
     this.outage = new OutageSends(longestMs, holdAfterOutage);
