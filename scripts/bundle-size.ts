@@ -190,8 +190,9 @@ export const ENTRIES: readonly SizedEntry[] = [
     // The store client a throttler runs over any backend (the clearance, reserve calls and lines, grant
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
-    // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 25_500,
+    // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it. 25.5 kB with
+    // issue 33's local window bounded past the last failed call and late grants led by the read lag.
+    budget: 25_800,
   },
   {
     name: 'xstate-throttler/redis',
@@ -206,8 +207,9 @@ export const ENTRIES: readonly SizedEntry[] = [
     // with issue 27's fleet-wide weighted fairness: the finish tags and waiting lines in Redis
     // (lua/fair-tags.ts, its comments kept out of the shipped Lua) and the asks beyond the heads (fair-asks.ts).
     // 34.5 -> 34.8 kB with issue 33's lines held by their own rates only where they bind, and remembered
-    // as waiting for the room their rates allow (fair-tags.ts).
-    budget: 36_200,
+    // as waiting for the room their rates allow (fair-tags.ts). 36.2 kB with issue 33's bounded local
+    // window and read-lag lead (the store client in it).
+    budget: 36_500,
   },
 ];
 
