@@ -2,6 +2,13 @@
  * `xstate-throttler/replay`: record what reaches a throttler, replay it through another configuration in
  * virtual time, and compare (docs/replay.md). A separate entry point: the core package never loads it.
  */
+export {
+  AccessLogError,
+  type AccessLogFormat,
+  type AccessLogImport,
+  type AccessLogOptions,
+  importAccessLog,
+} from './access-log.js';
 export type { RecordingSink } from './arrival-log.js';
 export {
   type RecordedArrival,
