@@ -244,9 +244,48 @@ export function readArrival(text: string, line: number, after: number): Recorded
   return value as unknown as RecordedArrival;
 }
 
-/** An arrival as its line, without the fields left undefined. */
+/** The fields of an arrival line, in the order a line writes them. */
+const LINE_FIELDS = [
+  'cost',
+  'channel',
+  'priority',
+  'deadline',
+  'maxWait',
+  'sent',
+  'dropped',
+  'rejected',
+  'ran',
+  'outcome',
+  'retryAfter',
+] as const;
+
+/**
+ * An arrival as its line, without the fields left undefined: what `JSON.stringify` writes, built field by
+ * field (the recorder writes one a task, and this costs a third of it). A number that JSON cannot hold
+ * (never in a recording: the recorder leaves such a field out) is written as JSON would, `null`.
+ */
 export function arrivalLine(arrival: RecordedArrival): string {
-  return JSON.stringify(arrival);
+  let line = `{"t":${jsonNumber(arrival.t)}`;
+  for (const field of LINE_FIELDS) {
+    const value = arrival[field];
+    if (value === undefined) continue;
+    line += `,"${field}":${typeof value === 'number' ? jsonNumber(value) : JSON.stringify(value)}`;
+  }
+  return `${line}}`;
+}
+
+/**
+ * A number as JSON writes it. A time to the microsecond (the recorder's) is written from its integer count
+ * of microseconds, which V8 turns to text far faster than a fraction; the text reads back as the same number.
+ */
+function jsonNumber(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  const micros = Math.round(value * 1000);
+  if (micros / 1000 !== value || !Number.isSafeInteger(micros)) return Number.isFinite(value) ? String(value) : 'null';
+  const size = micros < 0 ? -micros : micros;
+  let fraction = String(1000 + (size % 1000)).slice(1);
+  while (fraction.endsWith('0')) fraction = fraction.slice(0, -1);
+  return `${micros < 0 ? '-' : ''}${Math.floor(size / 1000)}.${fraction}`;
 }
 
 /**

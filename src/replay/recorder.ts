@@ -53,6 +53,8 @@ export interface ThrottlerRecording<Schedule = RecordableThrottler['schedule']> 
 
 type Task = (context: unknown) => unknown;
 
+const NO_FIELDS: Record<string, unknown> = {};
+
 /** `recordActor`'s answer. */
 export interface ActorRecording extends Recording {
   /**
@@ -106,6 +108,14 @@ function start(options: RecorderOptions, now: () => number): Start {
   return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome };
 }
 
+/**
+ * A time as a recording holds it: to the microsecond, finer than any decision turns on (a wait below a
+ * microsecond counts as none), and a third of the cost of writing the clock's every digit.
+ */
+function toMicroseconds(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
 /** What a QUEUE (or a task's options) says of an arrival, as the recording holds it. */
 function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number): RecordedArrival {
   const { cost, channel, priority, deadline, maxWait } = fields;
@@ -121,18 +131,20 @@ function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number
     cost: cost as RecordedArrival['cost'],
     channel: typeof channel === 'string' ? channel : undefined,
     priority: priority as number | undefined,
-    deadline: typeof deadline === 'number' && Number.isFinite(deadline) ? deadline - startedAt : undefined,
+    deadline:
+      typeof deadline === 'number' && Number.isFinite(deadline) ? toMicroseconds(deadline - startedAt) : undefined,
     maxWait: typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 ? wait : undefined,
   };
 }
 
-/** The task's end, as its run time from its first start and its outcome. */
-function ended(recording: Start, entry: LogEntry, end: TaskEnd): void {
+/** The task's end, as its run time from its first start and its outcome; with `complete`, the arrival's last news. */
+function ended(recording: Start, entry: LogEntry, end: TaskEnd, complete = false): void {
   const arrival = entry.arrival;
   if (arrival.sent === undefined) return;
-  arrival.ran = recording.now() - recording.startedAt - arrival.sent;
+  arrival.ran = toMicroseconds(recording.now() - recording.startedAt - arrival.sent);
   arrival.outcome = end.outcome;
   if (end.outcome === '429' && end.retryAfter !== undefined) arrival.retryAfter = end.retryAfter;
+  if (complete) recording.log.complete(entry);
 }
 
 /**
@@ -152,35 +164,40 @@ export function recordThrottler<T extends RecordableThrottler>(
   throttler.on('dropped', onDropped);
   throttler.on('rejected', onRejected);
   let arrivals = 0;
-  const schedule = (task: Task, taskOptions: object = {}): Promise<unknown> => {
+  // Options passed on as given: none keeps the promise API's fast paths (a lease: the task runs at once).
+  const schedule = (task: Task, taskOptions?: object): Promise<unknown> => {
     arrivals++;
-    const entry = log.open(arrivalOf(taskOptions as Record<string, unknown>, now() - startedAt, startedAt));
+    const fields = (taskOptions ?? NO_FIELDS) as Record<string, unknown>;
+    const entry = log.open(arrivalOf(fields, toMicroseconds(now() - startedAt), startedAt));
+    // Without retry a task's end is its arrival's last news: complete then, not a turn later at its promise.
+    const endsOnce = fields.retry === undefined;
     // Called as the throttler would call the task, so a synchronous task stays synchronous.
     const run = (context: unknown): unknown => {
-      entry.arrival.sent ??= now() - startedAt;
+      entry.arrival.sent ??= toMicroseconds(now() - startedAt);
       let result: unknown;
       try {
         result = task(context);
       } catch (error) {
-        ended(recording, entry, readOutcome(undefined, error, true));
+        ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
         throw error;
       }
       if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
-        ended(recording, entry, readOutcome(result, undefined, false));
+        ended(recording, entry, readOutcome(result, undefined, false), endsOnce);
         return result;
       }
       return Promise.resolve(result).then(
         (value) => {
-          ended(recording, entry, readOutcome(value, undefined, false));
+          ended(recording, entry, readOutcome(value, undefined, false), endsOnce);
           return value;
         },
         (error: unknown) => {
-          ended(recording, entry, readOutcome(undefined, error, true));
+          ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
           throw error;
         },
       );
     };
     const settled = (error?: unknown) => {
+      if (entry.complete) return;
       if (entry.arrival.sent === undefined && error !== undefined) {
         const kind = failures.get(error as object) ?? 'dropped';
         entry.arrival[kind] = reasonOfFailure(error, kind);
@@ -233,7 +250,7 @@ export function recordActor(
   const inspection = actor.system.inspect((event: InspectionEvent) => {
     for (const queued of queuedOf(event, actor)) {
       arrivals++;
-      entries.set(queued.message as object, log.open(arrivalOf(queued, now() - startedAt, startedAt)));
+      entries.set(queued.message as object, log.open(arrivalOf(queued, toMicroseconds(now() - startedAt), startedAt)));
     }
   });
   const decided = (message: object, fill: (arrival: RecordedArrival) => void, done: boolean) => {
@@ -246,7 +263,7 @@ export function recordActor(
   };
   const subscriptions = [
     actor.on('delivered', (event: { message: object; at: number }) =>
-      decided(event.message, (arrival) => (arrival.sent = event.at - startedAt), !awaitEnds),
+      decided(event.message, (arrival) => (arrival.sent = toMicroseconds(event.at - startedAt)), !awaitEnds),
     ),
     actor.on('dropped', (event: { message: object; reason: string }) =>
       decided(event.message, (arrival) => (arrival.dropped = event.reason), true),
