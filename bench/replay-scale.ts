@@ -4,14 +4,18 @@
  * Reports the wall and CPU time of the replay alone (the file is written first, untimed), arrivals per second,
  * and the heap after the replay against the heap before it: the replay streams the file and its memory is
  * bounded by the throttler's queue, not by the recording. Run:
- *   node --expose-gc --import tsx bench/replay-scale.ts [--arrivals 1000000] [--keep]
+ *   node --expose-gc --import tsx bench/replay-scale.ts [--arrivals 1000000] [--keep] [--dist]
  */
 import { once } from 'node:events';
 import { createWriteStream, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type ReplayConfiguration, recordingFile, replay } from '../src/replay/index.js';
+import type { ReplayConfiguration } from '../src/replay/index.js';
+
+// --dist: the built package (npm run build), as users run it; else the source through tsx.
+const entry = process.argv.includes('--dist') ? '../dist/esm/replay/index.js' : '../src/replay/index.js';
+const { recordingFile, replay } = (await import(entry)) as typeof import('../src/replay/index.js');
 
 /** A deterministic generator (mulberry32), so every run replays the same traffic. */
 function random(seed: number): () => number {

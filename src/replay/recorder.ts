@@ -147,6 +147,35 @@ function ended(recording: Start, entry: LogEntry, end: TaskEnd, complete = false
   if (complete) recording.log.complete(entry);
 }
 
+/** The task as the throttler runs it, recording its start, its run time and its end; as synchronous as the task. */
+function recordedRun(task: Task, recording: Start, entry: LogEntry, endsOnce: boolean): Task {
+  const { now, startedAt, readOutcome } = recording;
+  return (context) => {
+    entry.arrival.sent ??= toMicroseconds(now() - startedAt);
+    let result: unknown;
+    try {
+      result = task(context);
+    } catch (error) {
+      ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
+      throw error;
+    }
+    if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
+      ended(recording, entry, readOutcome(result, undefined, false), endsOnce);
+      return result;
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        ended(recording, entry, readOutcome(value, undefined, false), endsOnce);
+        return value;
+      },
+      (error: unknown) => {
+        ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
+        throw error;
+      },
+    );
+  };
+}
+
 /**
  * Records a `createThrottler()` throttler's traffic: schedule tasks through the answer's `schedule` (the
  * throttler's own, with the task wrapped to read its start and end). Tasks scheduled on the throttler
@@ -157,7 +186,7 @@ export function recordThrottler<T extends RecordableThrottler>(
   options: RecorderOptions,
 ): ThrottlerRecording<T['schedule']> {
   const recording = start(options, clockOf(throttler?.actor, 'throttler'));
-  const { log, now, startedAt, readOutcome } = recording;
+  const { log, now, startedAt } = recording;
   const failures = new WeakMap<object, 'dropped' | 'rejected'>();
   const onDropped = (error: Error) => failures.set(error, 'dropped');
   const onRejected = (error: Error) => failures.set(error, 'rejected');
@@ -171,31 +200,7 @@ export function recordThrottler<T extends RecordableThrottler>(
     const entry = log.open(arrivalOf(fields, toMicroseconds(now() - startedAt), startedAt));
     // Without retry a task's end is its arrival's last news: complete then, not a turn later at its promise.
     const endsOnce = fields.retry === undefined;
-    // Called as the throttler would call the task, so a synchronous task stays synchronous.
-    const run = (context: unknown): unknown => {
-      entry.arrival.sent ??= toMicroseconds(now() - startedAt);
-      let result: unknown;
-      try {
-        result = task(context);
-      } catch (error) {
-        ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
-        throw error;
-      }
-      if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
-        ended(recording, entry, readOutcome(result, undefined, false), endsOnce);
-        return result;
-      }
-      return Promise.resolve(result).then(
-        (value) => {
-          ended(recording, entry, readOutcome(value, undefined, false), endsOnce);
-          return value;
-        },
-        (error: unknown) => {
-          ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
-          throw error;
-        },
-      );
-    };
+    const run = recordedRun(task, recording, entry, endsOnce);
     const settled = (error?: unknown) => {
       if (entry.complete) return;
       if (entry.arrival.sent === undefined && error !== undefined) {
