@@ -178,10 +178,11 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/replay/index.ts';",
     platform: 'browser',
     // node:fs is loaded only by recordingFile(path), when it is read. 36.6 kB measured as it was made
-    // (issue 37): nearly all of it the machine with every strategy (a replay takes any by name); 40.0 kB
-    // with issue 37's second part (importAccessLog, the replay's faster run; the CLI is not in the entry).
+    // (issue 37): nearly all of it the machine with every strategy (a replay takes any by name); 41.2 kB
+    // with issue 37's second part (importAccessLog, mergeRecordings, a fleet's replay, the faster run; the
+    // CLI, which imports the memory store, is not in the entry).
     external: ['xstate', 'node:*'],
-    budget: 40_300,
+    budget: 41_500,
   },
   {
     name: 'xstate-throttler/store',

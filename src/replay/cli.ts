@@ -5,11 +5,13 @@
  * the value; `main` returns the exit code (0 done, 1 the recording or log was wrong, 2 the command was).
  */
 import { describeValue, parseRates, ThrottlerOptionError } from '../rate/index.js';
+import { createMemoryStore } from '../store/index.js';
 import { type AccessLogImport, importAccessLog } from './access-log.js';
 import { RecordingFormatError, readHeader } from './format.js';
 import { recordingFile } from './read.js';
 import { compare } from './replay.js';
 import type { ReplayConfiguration } from './replay-run.js';
+import type { ReplayReport } from './report.js';
 
 /** Where the command writes: what it prints, and what it says went wrong. */
 export interface CliOutput {
@@ -43,6 +45,7 @@ first with its first value, ...), one given once applies to every one of them:
   --name <name>             the column's name
   --config <file|json>      a whole configuration (a JSON object, or a file holding one); repeatable
   --same-instant <s>        one-by-one (default) or batch: arrivals at one instant as one QUEUE_BATCH
+  --fleet                   each line's process its own throttler, all over one memory store
   --json                    print the reports as JSON instead of the table
 import: reads an access log and writes a recording (to --out, or standard output):
   --format <f>              combined (nginx, Apache; default) or plain (a timestamp, then the key)
@@ -97,7 +100,7 @@ const CONFIGURATION_FLAGS: Record<string, FlagSpec> = {
 
 /** Flags that take a value, beside the configuration's. */
 const VALUE_FLAGS = ['--config', '--same-instant', '--format', '--key-pattern', '--out'];
-const SWITCHES = ['--json', '--no-baseline', '--help'];
+const SWITCHES = ['--json', '--no-baseline', '--fleet', '--help'];
 
 /** A configuration as flags and --config give it: partial, laid over the recorded one. */
 type Change = Partial<ReplayConfiguration> & Record<string, unknown>;
@@ -214,6 +217,10 @@ async function replayCommand(parsed: Parsed, output: CliOutput, readFile: ReadFi
   }
   const changes = configurationsOf(parsed, readFile);
   const recorded = await recordedConfiguration(parsed.file);
+  if (parsed.switches.has('--fleet')) {
+    const fleet = (clock: () => number) => createMemoryStore({ name: 'xstate-throttler-replay', clock });
+    for (const change of [recorded, ...changes]) change.fleet = fleet;
+  }
   const configurations: ReplayConfiguration[] = [];
   // An imported log's header holds no configuration: no baseline then.
   if (!parsed.switches.has('--no-baseline') && recorded.rate !== undefined) {
@@ -233,7 +240,21 @@ async function replayCommand(parsed: Parsed, output: CliOutput, readFile: ReadFi
   const { reports, table } = await compare(recordingFile(parsed.file), configurations, {
     sameInstant: instant as 'one-by-one' | 'batch' | undefined,
   });
-  output.out(parsed.switches.has('--json') ? `${JSON.stringify(reports, null, 2)}\n` : table);
+  output.out(parsed.switches.has('--json') ? `${JSON.stringify(reports, null, 2)}\n` : table + processTables(reports));
+}
+
+/** With --fleet: each configuration's processes, a row each. */
+function processTables(reports: readonly ReplayReport[]): string {
+  let text = '';
+  for (const report of reports) {
+    if (report.processes === undefined) continue;
+    text += `\n${report.name}, per process:\n\n| process | arrivals | delivered | wait p50 (ms) | wait p99 (ms) | wait max (ms) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n`;
+    for (const each of report.processes) {
+      const { p50, p99, max } = each.waits;
+      text += `| ${each.key ?? '-'} | ${each.arrivals} | ${each.delivered} | ${p50.toFixed(1)} | ${p99.toFixed(1)} | ${max.toFixed(1)} |\n`;
+    }
+  }
+  return text;
 }
 
 /** The flag that sets an option, for an error that names the option. */

@@ -39,6 +39,8 @@ export interface RecordedArrival {
   cost?: number | { readonly [dimension: string]: number } | undefined;
   /** Its channel or key. Absent: the overall rate only. */
   channel?: string | undefined;
+  /** The process of a fleet it reached (a store throttler's recording merged from several). */
+  process?: string | undefined;
   /** 0 to 9. Absent: the default, 5. */
   priority?: number | undefined;
   /** The last moment it could be delivered (same clock as `t`). */
@@ -78,6 +80,7 @@ const ARRIVAL_FIELDS = new Set([
   't',
   'cost',
   'channel',
+  'process',
   'priority',
   'deadline',
   'maxWait',
@@ -224,6 +227,7 @@ export function readArrival(text: string, line: number, after: number): Recorded
   }
   checkCost(value.cost, line);
   nonEmptyString(value, 'channel', line);
+  nonEmptyString(value, 'process', line);
   const { priority } = value;
   if (
     priority !== undefined &&
@@ -251,6 +255,7 @@ const LINE_FIELDS = [
   'priority',
   'deadline',
   'maxWait',
+  'process',
   'sent',
   'dropped',
   'rejected',

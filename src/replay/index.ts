@@ -10,6 +10,7 @@ export {
   importAccessLog,
 } from './access-log.js';
 export type { RecordingSink } from './arrival-log.js';
+export type { FleetOf, FleetStore } from './fleet.js';
 export {
   type RecordedArrival,
   type RecordedOutcome,
@@ -17,6 +18,7 @@ export {
   type RecordingHeader,
   type TaskEnd,
 } from './format.js';
+export { mergeRecordings } from './merge.js';
 export type { OutcomeReader } from './outcome.js';
 export { type RecordingItem, type RecordingSource, readRecording, recordingFile } from './read.js';
 export {

@@ -64,21 +64,35 @@ export class RecordingReader {
   }
 }
 
-/** Hands every line of the source to `each`, in order; a chunked source a chunk per await, a text or iterable with none. */
-export async function forEachLine(source: RecordingSource, each: (line: string) => void): Promise<void> {
-  if (typeof source === 'string') {
-    for (const line of linesOf(source)) each(line);
-    return;
-  }
+/**
+ * Hands every line of the source to `each`, in order, awaiting what `each` returns only when it returns a
+ * promise (a fleet's step); a chunked source a chunk per await, a text or an iterable with none.
+ */
+export async function forEachLine(
+  source: RecordingSource,
+  each: (line: string) => Promise<void> | undefined,
+): Promise<void> {
   if (typeof source === 'object' && source !== null && CHUNKS in source) {
-    for await (const chunk of (source as ChunkedSource)[CHUNKS]()) for (const line of chunk) each(line);
+    for await (const chunk of (source as ChunkedSource)[CHUNKS]()) {
+      for (const line of chunk) {
+        const step = each(line);
+        if (step !== undefined) await step;
+      }
+    }
     return;
   }
-  if (typeof source === 'object' && source !== null && Symbol.iterator in source) {
-    for (const line of source as Iterable<string>) each(line);
+  const lines = typeof source === 'string' ? linesOf(source) : source;
+  if (typeof lines === 'object' && lines !== null && Symbol.iterator in lines) {
+    for (const line of lines as Iterable<string>) {
+      const step = each(line);
+      if (step !== undefined) await step;
+    }
     return;
   }
-  for await (const line of source as AsyncIterable<string>) each(line);
+  for await (const line of lines as AsyncIterable<string>) {
+    const step = each(line);
+    if (step !== undefined) await step;
+  }
 }
 
 /**

@@ -27,6 +27,11 @@ export interface RecorderOptions {
   outcome?: OutcomeReader | undefined;
   /** Arrivals held for their fate at most (default 10,000); past it the oldest is written with what is known. */
   maxPending?: number | undefined;
+  /**
+   * This process's name in a fleet, written on every line (`process`), so that the recordings of a store
+   * throttler's processes merge into one (`mergeRecordings`) and replay as one fleet (`fleet`).
+   */
+  process?: string | undefined;
 }
 
 /** A recording under way. */
@@ -78,6 +83,7 @@ interface Start {
   now: () => number;
   startedAt: number;
   readOutcome: OutcomeReader;
+  process: string | undefined;
 }
 
 function start(options: RecorderOptions, now: () => number): Start {
@@ -95,6 +101,9 @@ function start(options: RecorderOptions, now: () => number): Start {
       options.outcome,
     );
   }
+  if (options.process !== undefined && (typeof options.process !== 'string' || options.process === '')) {
+    throw new ThrottlerOptionError('process', "a non-empty string (this process's name in a fleet)", options.process);
+  }
   const startedAt = now();
   const header = {
     format: RECORDING_FORMAT,
@@ -105,7 +114,7 @@ function start(options: RecorderOptions, now: () => number): Start {
     wallClock: new Date().toISOString(),
   } as const;
   const log = new ArrivalLog(write, checkMaxPending(options.maxPending), header);
-  return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome };
+  return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome, process: options.process };
 }
 
 /**
@@ -117,7 +126,8 @@ function toMicroseconds(ms: number): number {
 }
 
 /** What a QUEUE (or a task's options) says of an arrival, as the recording holds it. */
-function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number): RecordedArrival {
+function arrivalOf(fields: Record<string, unknown>, t: number, recording: Start): RecordedArrival {
+  const { startedAt, process } = recording;
   const { cost, channel, priority, deadline, maxWait } = fields;
   let wait: number | undefined;
   try {
@@ -134,6 +144,7 @@ function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number
     deadline:
       typeof deadline === 'number' && Number.isFinite(deadline) ? toMicroseconds(deadline - startedAt) : undefined,
     maxWait: typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 ? wait : undefined,
+    process,
   };
 }
 
@@ -197,7 +208,7 @@ export function recordThrottler<T extends RecordableThrottler>(
   const schedule = (task: Task, taskOptions?: object): Promise<unknown> => {
     arrivals++;
     const fields = (taskOptions ?? NO_FIELDS) as Record<string, unknown>;
-    const entry = log.open(arrivalOf(fields, toMicroseconds(now() - startedAt), startedAt));
+    const entry = log.open(arrivalOf(fields, toMicroseconds(now() - startedAt), recording));
     // Without retry a task's end is its arrival's last news: complete then, not a turn later at its promise.
     const endsOnce = fields.retry === undefined;
     const run = recordedRun(task, recording, entry, endsOnce);
@@ -255,7 +266,7 @@ export function recordActor(
   const inspection = actor.system.inspect((event: InspectionEvent) => {
     for (const queued of queuedOf(event, actor)) {
       arrivals++;
-      entries.set(queued.message as object, log.open(arrivalOf(queued, toMicroseconds(now() - startedAt), startedAt)));
+      entries.set(queued.message as object, log.open(arrivalOf(queued, toMicroseconds(now() - startedAt), recording)));
     }
   });
   const decided = (message: object, fill: (arrival: RecordedArrival) => void, done: boolean) => {

@@ -4,6 +4,7 @@
  * whatever the number of configurations, and memory is bounded by the queues, not by the recording.
  */
 import { ThrottlerOptionError } from '../rate/index.js';
+import type { RecordedArrival } from './format.js';
 import { forEachLine, RecordingReader, type RecordingSource } from './read.js';
 import { type ReplayConfiguration, type ReplayDecision, ReplayRun } from './replay-run.js';
 import { comparisonTable, type ReplayReport } from './report.js';
@@ -45,20 +46,29 @@ async function replayAll(
   const reader = new RecordingReader();
   await forEachLine(recording, (raw) => {
     const item = reader.read(raw);
-    if (item === undefined) return;
-    if (item.kind === 'arrival') {
-      for (const run of runs) run.arrive(item.arrival, item.line);
-      return;
-    }
+    if (item === undefined) return undefined;
+    if (item.kind === 'arrival') return arriveAtEach(runs, item.arrival, item.line);
     runs = configurations.map((given, at) => {
       const configuration = given ?? (item.header.configuration as unknown as ReplayConfiguration);
       const name = given?.name ?? (given === undefined ? 'as recorded' : `#${at + 1}`);
       const onDecision = options.onDecision;
       return new ReplayRun(configuration, name, onDecision && ((decision) => onDecision(decision, at)), batches);
     });
+    return undefined;
   });
   reader.end();
-  return runs.map((run) => run.finish());
+  const reports: ReplayReport[] = [];
+  for (const run of runs) reports.push(await run.finish());
+  return reports;
+}
+
+/** An arrival to every run: at once, or (a fleet's) each step after the one before. */
+function arriveAtEach(runs: readonly ReplayRun[], arrival: RecordedArrival, line: number): Promise<void> | undefined {
+  let steps: Promise<void> | undefined;
+  for (const run of runs) {
+    steps = steps === undefined ? run.arrive(arrival, line) : steps.then(() => run.arrive(arrival, line));
+  }
+  return steps;
 }
 
 /**

@@ -33,6 +33,8 @@ export interface ReplayReport extends TrafficSummary {
   /** Arrivals still waiting when every timer had fired (a pause without end, a target never free). */
   unfinished: number;
   keys: KeyReport[];
+  /** With `fleet`: each process's share (`key`: the process's name; undefined for arrivals without one). */
+  processes?: KeyReport[] | undefined;
   /** The audit of every window (`auditThrottler`): per rate and scope, the busiest window and the windows over. */
   rates: RateAudit[];
   /** Windows that held more than their limit: 0 where the strategy is strict. */

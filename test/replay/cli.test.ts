@@ -150,6 +150,29 @@ describe('xstate-throttler replay', () => {
   });
 });
 
+describe('xstate-throttler replay --fleet', () => {
+  it("replays each line's process as its own throttler over one memory store, with a table per configuration of each process's waits", async () => {
+    const file = join(dir, 'fleet.ndjson');
+    const header = {
+      format: 'xstate-throttler-recording',
+      version: 1,
+      configuration: { rate: '2/100ms' },
+      clock: 'Date.now',
+      startedAt: 0,
+    };
+    const arrivals = Array.from({ length: 8 }, (_, n) => JSON.stringify({ t: n * 5, process: `web-${n % 2}` }));
+    writeFileSync(file, [JSON.stringify(header), ...arrivals].join('\n'));
+    const { code, out, err } = await run('replay', file, '--fleet', '--rate', '4/100ms');
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(out).toContain('| delivered | 8 | 8 |');
+    expect(out).toContain('as recorded, per process:');
+    expect(out).toMatch(/#1, per process:\n\n\| process \| arrivals \| delivered \|.*\n.*\n\| web-0 \| 4 \| 4 \|/);
+    // 2 per 100 ms for the fleet: its eighth arrival (at 35 ms) goes in the fourth window, at 300 ms at the earliest.
+    expect(out).toMatch(/\| wait max \(ms\) \| (2[6-9]\d|3\d\d)(\.\d)? \|/);
+  });
+});
+
 describe('xstate-throttler import', () => {
   it('writes the recording to --out and says what it read; the recording then replays', async () => {
     const out = join(dir, 'imported.ndjson');
