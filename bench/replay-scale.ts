@@ -4,7 +4,7 @@
  * Reports the wall and CPU time of the replay alone (the file is written first, untimed), arrivals per second,
  * and the heap after the replay against the heap before it: the replay streams the file and its memory is
  * bounded by the throttler's queue, not by the recording. Run:
- *   node --expose-gc --import tsx bench/replay-scale.ts [--arrivals 1000000] [--keep] [--dist]
+ *   node --expose-gc --import tsx bench/replay-scale.ts [--arrivals 1000000] [--keep] [--dist] [--batch]
  */
 import { once } from 'node:events';
 import { createWriteStream, rmSync, statSync } from 'node:fs';
@@ -92,7 +92,9 @@ const sampler = setInterval(() => {
 }, 50);
 const cpu = process.cpuUsage();
 const started = performance.now();
-const report = await replay(recordingFile(file), SCALE_CONFIGURATION);
+// --batch: the arrivals of one instant as one QUEUE_BATCH (ReplayOptions.sameInstant).
+const sameInstant = process.argv.includes('--batch') ? 'batch' : 'one-by-one';
+const report = await replay(recordingFile(file), SCALE_CONFIGURATION, { sameInstant });
 const seconds = (performance.now() - started) / 1000;
 const used = process.cpuUsage(cpu);
 clearInterval(sampler);
