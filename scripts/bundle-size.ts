@@ -177,10 +177,12 @@ export const ENTRIES: readonly SizedEntry[] = [
     name: 'xstate-throttler/replay',
     source: "export * from './src/replay/index.ts';",
     platform: 'browser',
-    // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
-    // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
+    // node:fs is loaded only by recordingFile(path), when it is read. 36.6 kB measured as it was made
+    // (issue 37): nearly all of it the machine with every strategy (a replay takes any by name); 41.2 kB
+    // with issue 37's second part (importAccessLog, mergeRecordings, a fleet's replay, the faster run; the
+    // CLI, which imports the memory store, is not in the entry).
     external: ['xstate', 'node:*'],
-    budget: 38_700,
+    budget: 41_500,
   },
   {
     name: 'xstate-throttler/store',

@@ -39,6 +39,8 @@ export interface RecordedArrival {
   cost?: number | { readonly [dimension: string]: number } | undefined;
   /** Its channel or key. Absent: the overall rate only. */
   channel?: string | undefined;
+  /** The process of a fleet it reached (a store throttler's recording merged from several). */
+  process?: string | undefined;
   /** 0 to 9. Absent: the default, 5. */
   priority?: number | undefined;
   /** The last moment it could be delivered (same clock as `t`). */
@@ -78,6 +80,7 @@ const ARRIVAL_FIELDS = new Set([
   't',
   'cost',
   'channel',
+  'process',
   'priority',
   'deadline',
   'maxWait',
@@ -224,6 +227,7 @@ export function readArrival(text: string, line: number, after: number): Recorded
   }
   checkCost(value.cost, line);
   nonEmptyString(value, 'channel', line);
+  nonEmptyString(value, 'process', line);
   const { priority } = value;
   if (
     priority !== undefined &&
@@ -244,9 +248,49 @@ export function readArrival(text: string, line: number, after: number): Recorded
   return value as unknown as RecordedArrival;
 }
 
-/** An arrival as its line, without the fields left undefined. */
+/** The fields of an arrival line, in the order a line writes them. */
+const LINE_FIELDS = [
+  'cost',
+  'channel',
+  'priority',
+  'deadline',
+  'maxWait',
+  'process',
+  'sent',
+  'dropped',
+  'rejected',
+  'ran',
+  'outcome',
+  'retryAfter',
+] as const;
+
+/**
+ * An arrival as its line, without the fields left undefined: what `JSON.stringify` writes, built field by
+ * field (the recorder writes one a task, and this costs a third of it). A number that JSON cannot hold
+ * (never in a recording: the recorder leaves such a field out) is written as JSON would, `null`.
+ */
 export function arrivalLine(arrival: RecordedArrival): string {
-  return JSON.stringify(arrival);
+  let line = `{"t":${jsonNumber(arrival.t)}`;
+  for (const field of LINE_FIELDS) {
+    const value = arrival[field];
+    if (value === undefined) continue;
+    line += `,"${field}":${typeof value === 'number' ? jsonNumber(value) : JSON.stringify(value)}`;
+  }
+  return `${line}}`;
+}
+
+/**
+ * A number as JSON writes it. A time to the microsecond (the recorder's) is written from its integer count
+ * of microseconds, which V8 turns to text far faster than a fraction; the text reads back as the same number.
+ */
+function jsonNumber(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  const micros = Math.round(value * 1000);
+  if (micros / 1000 !== value || !Number.isSafeInteger(micros)) return Number.isFinite(value) ? String(value) : 'null';
+  const size = micros < 0 ? -micros : micros;
+  let fraction = String(1000 + (size % 1000)).slice(1);
+  while (fraction.endsWith('0')) fraction = fraction.slice(0, -1);
+  return `${micros < 0 ? '-' : ''}${Math.floor(size / 1000)}.${fraction}`;
 }
 
 /**

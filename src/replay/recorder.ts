@@ -27,6 +27,11 @@ export interface RecorderOptions {
   outcome?: OutcomeReader | undefined;
   /** Arrivals held for their fate at most (default 10,000); past it the oldest is written with what is known. */
   maxPending?: number | undefined;
+  /**
+   * This process's name in a fleet, written on every line (`process`), so that the recordings of a store
+   * throttler's processes merge into one (`mergeRecordings`) and replay as one fleet (`fleet`).
+   */
+  process?: string | undefined;
 }
 
 /** A recording under way. */
@@ -53,6 +58,8 @@ export interface ThrottlerRecording<Schedule = RecordableThrottler['schedule']> 
 
 type Task = (context: unknown) => unknown;
 
+const NO_FIELDS: Record<string, unknown> = {};
+
 /** `recordActor`'s answer. */
 export interface ActorRecording extends Recording {
   /**
@@ -76,6 +83,7 @@ interface Start {
   now: () => number;
   startedAt: number;
   readOutcome: OutcomeReader;
+  process: string | undefined;
 }
 
 function start(options: RecorderOptions, now: () => number): Start {
@@ -93,6 +101,9 @@ function start(options: RecorderOptions, now: () => number): Start {
       options.outcome,
     );
   }
+  if (options.process !== undefined && (typeof options.process !== 'string' || options.process === '')) {
+    throw new ThrottlerOptionError('process', "a non-empty string (this process's name in a fleet)", options.process);
+  }
   const startedAt = now();
   const header = {
     format: RECORDING_FORMAT,
@@ -103,11 +114,20 @@ function start(options: RecorderOptions, now: () => number): Start {
     wallClock: new Date().toISOString(),
   } as const;
   const log = new ArrivalLog(write, checkMaxPending(options.maxPending), header);
-  return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome };
+  return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome, process: options.process };
+}
+
+/**
+ * A time as a recording holds it: to the microsecond, finer than any decision turns on (a wait below a
+ * microsecond counts as none), and a third of the cost of writing the clock's every digit.
+ */
+function toMicroseconds(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
 
 /** What a QUEUE (or a task's options) says of an arrival, as the recording holds it. */
-function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number): RecordedArrival {
+function arrivalOf(fields: Record<string, unknown>, t: number, recording: Start): RecordedArrival {
+  const { startedAt, process } = recording;
   const { cost, channel, priority, deadline, maxWait } = fields;
   let wait: number | undefined;
   try {
@@ -121,18 +141,50 @@ function arrivalOf(fields: Record<string, unknown>, t: number, startedAt: number
     cost: cost as RecordedArrival['cost'],
     channel: typeof channel === 'string' ? channel : undefined,
     priority: priority as number | undefined,
-    deadline: typeof deadline === 'number' && Number.isFinite(deadline) ? deadline - startedAt : undefined,
+    deadline:
+      typeof deadline === 'number' && Number.isFinite(deadline) ? toMicroseconds(deadline - startedAt) : undefined,
     maxWait: typeof wait === 'number' && Number.isFinite(wait) && wait >= 0 ? wait : undefined,
+    process,
   };
 }
 
-/** The task's end, as its run time from its first start and its outcome. */
-function ended(recording: Start, entry: LogEntry, end: TaskEnd): void {
+/** The task's end, as its run time from its first start and its outcome; with `complete`, the arrival's last news. */
+function ended(recording: Start, entry: LogEntry, end: TaskEnd, complete = false): void {
   const arrival = entry.arrival;
   if (arrival.sent === undefined) return;
-  arrival.ran = recording.now() - recording.startedAt - arrival.sent;
+  arrival.ran = toMicroseconds(recording.now() - recording.startedAt - arrival.sent);
   arrival.outcome = end.outcome;
   if (end.outcome === '429' && end.retryAfter !== undefined) arrival.retryAfter = end.retryAfter;
+  if (complete) recording.log.complete(entry);
+}
+
+/** The task as the throttler runs it, recording its start, its run time and its end; as synchronous as the task. */
+function recordedRun(task: Task, recording: Start, entry: LogEntry, endsOnce: boolean): Task {
+  const { now, startedAt, readOutcome } = recording;
+  return (context) => {
+    entry.arrival.sent ??= toMicroseconds(now() - startedAt);
+    let result: unknown;
+    try {
+      result = task(context);
+    } catch (error) {
+      ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
+      throw error;
+    }
+    if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
+      ended(recording, entry, readOutcome(result, undefined, false), endsOnce);
+      return result;
+    }
+    return Promise.resolve(result).then(
+      (value) => {
+        ended(recording, entry, readOutcome(value, undefined, false), endsOnce);
+        return value;
+      },
+      (error: unknown) => {
+        ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
+        throw error;
+      },
+    );
+  };
 }
 
 /**
@@ -145,42 +197,23 @@ export function recordThrottler<T extends RecordableThrottler>(
   options: RecorderOptions,
 ): ThrottlerRecording<T['schedule']> {
   const recording = start(options, clockOf(throttler?.actor, 'throttler'));
-  const { log, now, startedAt, readOutcome } = recording;
+  const { log, now, startedAt } = recording;
   const failures = new WeakMap<object, 'dropped' | 'rejected'>();
   const onDropped = (error: Error) => failures.set(error, 'dropped');
   const onRejected = (error: Error) => failures.set(error, 'rejected');
   throttler.on('dropped', onDropped);
   throttler.on('rejected', onRejected);
   let arrivals = 0;
-  const schedule = (task: Task, taskOptions: object = {}): Promise<unknown> => {
+  // Options passed on as given: none keeps the promise API's fast paths (a lease: the task runs at once).
+  const schedule = (task: Task, taskOptions?: object): Promise<unknown> => {
     arrivals++;
-    const entry = log.open(arrivalOf(taskOptions as Record<string, unknown>, now() - startedAt, startedAt));
-    // Called as the throttler would call the task, so a synchronous task stays synchronous.
-    const run = (context: unknown): unknown => {
-      entry.arrival.sent ??= now() - startedAt;
-      let result: unknown;
-      try {
-        result = task(context);
-      } catch (error) {
-        ended(recording, entry, readOutcome(undefined, error, true));
-        throw error;
-      }
-      if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
-        ended(recording, entry, readOutcome(result, undefined, false));
-        return result;
-      }
-      return Promise.resolve(result).then(
-        (value) => {
-          ended(recording, entry, readOutcome(value, undefined, false));
-          return value;
-        },
-        (error: unknown) => {
-          ended(recording, entry, readOutcome(undefined, error, true));
-          throw error;
-        },
-      );
-    };
+    const fields = (taskOptions ?? NO_FIELDS) as Record<string, unknown>;
+    const entry = log.open(arrivalOf(fields, toMicroseconds(now() - startedAt), recording));
+    // Without retry a task's end is its arrival's last news: complete then, not a turn later at its promise.
+    const endsOnce = fields.retry === undefined;
+    const run = recordedRun(task, recording, entry, endsOnce);
     const settled = (error?: unknown) => {
+      if (entry.complete) return;
       if (entry.arrival.sent === undefined && error !== undefined) {
         const kind = failures.get(error as object) ?? 'dropped';
         entry.arrival[kind] = reasonOfFailure(error, kind);
@@ -233,7 +266,7 @@ export function recordActor(
   const inspection = actor.system.inspect((event: InspectionEvent) => {
     for (const queued of queuedOf(event, actor)) {
       arrivals++;
-      entries.set(queued.message as object, log.open(arrivalOf(queued, now() - startedAt, startedAt)));
+      entries.set(queued.message as object, log.open(arrivalOf(queued, toMicroseconds(now() - startedAt), recording)));
     }
   });
   const decided = (message: object, fill: (arrival: RecordedArrival) => void, done: boolean) => {
@@ -246,7 +279,7 @@ export function recordActor(
   };
   const subscriptions = [
     actor.on('delivered', (event: { message: object; at: number }) =>
-      decided(event.message, (arrival) => (arrival.sent = event.at - startedAt), !awaitEnds),
+      decided(event.message, (arrival) => (arrival.sent = toMicroseconds(event.at - startedAt)), !awaitEnds),
     ),
     actor.on('dropped', (event: { message: object; reason: string }) =>
       decided(event.message, (arrival) => (arrival.dropped = event.reason), true),

@@ -33,6 +33,8 @@ export interface ReplayReport extends TrafficSummary {
   /** Arrivals still waiting when every timer had fired (a pause without end, a target never free). */
   unfinished: number;
   keys: KeyReport[];
+  /** With `fleet`: each process's share (`key`: the process's name; undefined for arrivals without one). */
+  processes?: KeyReport[] | undefined;
   /** The audit of every window (`auditThrottler`): per rate and scope, the busiest window and the windows over. */
   rates: RateAudit[];
   /** Windows that held more than their limit: 0 where the strategy is strict. */
@@ -49,6 +51,17 @@ class Tally {
   readonly waits = new WaitHistogram();
   first = Infinity;
   last = -Infinity;
+
+  countArrival(at: number): void {
+    this.arrivals++;
+    if (at < this.first) this.first = at;
+  }
+
+  countDelivery(wait: number, at: number): void {
+    this.delivered++;
+    this.waits.add(wait);
+    if (at > this.last) this.last = at;
+  }
 
   summary(): TrafficSummary {
     const span = this.last - this.first;
@@ -68,32 +81,28 @@ export class ReportTally {
   private readonly overall = new Tally();
   private readonly keys = new Map<string | undefined, Tally>();
 
-  private both(key: string | undefined): [Tally, Tally] {
+  /** The key's tally, made on its first use (one lookup per event, nothing allocated after). */
+  private of(key: string | undefined): Tally {
     let tally = this.keys.get(key);
     if (tally === undefined) {
       tally = new Tally();
       this.keys.set(key, tally);
     }
-    return [this.overall, tally];
+    return tally;
   }
 
   arrived(key: string | undefined, at: number): void {
-    for (const tally of this.both(key)) {
-      tally.arrivals++;
-      if (at < tally.first) tally.first = at;
-    }
+    this.overall.countArrival(at);
+    this.of(key).countArrival(at);
   }
 
   delivered(key: string | undefined, wait: number, at: number): void {
-    for (const tally of this.both(key)) {
-      tally.delivered++;
-      tally.waits.add(wait);
-      if (at > tally.last) tally.last = at;
-    }
+    this.overall.countDelivery(wait, at);
+    this.of(key).countDelivery(wait, at);
   }
 
   removed(key: string | undefined, how: 'dropped' | 'rejected', reason: string): void {
-    for (const tally of this.both(key)) tally[how][reason] = (tally[how][reason] ?? 0) + 1;
+    for (const tally of [this.overall, this.of(key)]) tally[how][reason] = (tally[how][reason] ?? 0) + 1;
   }
 
   summary(): TrafficSummary {

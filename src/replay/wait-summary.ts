@@ -26,7 +26,8 @@ export class WaitHistogram {
   private sum = 0;
   private min = Infinity;
   private max = 0;
-  private readonly buckets = new Map<number, number>();
+  /** Counts by bucket (bucket b: waits from SMALLEST × 1.01^b), a dense array: a few hundred to a few thousand. */
+  private readonly buckets: number[] = [];
   private exact: number[] | undefined = [];
 
   add(wait: number): void {
@@ -43,20 +44,20 @@ export class WaitHistogram {
       return;
     }
     const bucket = Math.floor(Math.log(wait / SMALLEST) / GROWTH);
-    this.buckets.set(bucket, (this.buckets.get(bucket) ?? 0) + 1);
+    while (this.buckets.length <= bucket) this.buckets.push(0);
+    this.buckets[bucket] = (this.buckets[bucket] as number) + 1;
   }
 
   summary(): WaitSummary {
     if (this.count === 0) return { count: 0, p50: 0, p99: 0, max: 0, mean: 0 };
     const exact = this.exact?.slice().sort((a, b) => a - b);
-    const order = [...this.buckets.keys()].sort((a, b) => a - b);
     const at = (share: number): number => {
       const rank = Math.max(1, Math.ceil(share * this.count));
       if (exact !== undefined) return exact[rank - 1] as number;
       if (rank <= this.zeros) return this.min;
       let seen = this.zeros;
-      for (const bucket of order) {
-        seen += this.buckets.get(bucket) as number;
+      for (let bucket = 0; bucket < this.buckets.length; bucket++) {
+        seen += this.buckets[bucket] as number;
         // The bucket's middle on the log scale, held within what was seen.
         if (seen >= rank) return Math.min(this.max, Math.max(this.min, SMALLEST * Math.exp((bucket + 0.5) * GROWTH)));
       }

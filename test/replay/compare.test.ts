@@ -87,5 +87,28 @@ describe('compare', () => {
       /serverAnswers/,
     );
     await expect(compare(recording([]), [])).rejects.toThrow(/configurations/);
+    await expect(replay(recording([]), undefined, { sameInstant: 'all' as never })).rejects.toThrow(
+      `sameInstant must be 'one-by-one' or 'batch', got "all"`,
+    );
+  });
+
+  it("hands the arrivals of one instant over as one QUEUE_BATCH with sameInstant: 'batch', deciding as one by one for a sliding window and arrivals of one priority", async () => {
+    const arrivals: RecordedArrival[] = [];
+    for (let t = 0; t < 300; t += 50) for (let n = 0; n < 4; n++) arrivals.push({ t, channel: n % 2 ? 'a' : 'b' });
+    const sentTimes = async (sameInstant: 'one-by-one' | 'batch') => {
+      const sent: (number | undefined)[] = [];
+      await replay(
+        recording(arrivals),
+        { rate: '3/100ms', keys: { rate: '2/100ms' } },
+        {
+          sameInstant,
+          onDecision: (decision) => (sent[decision.arrival] = decision.sent),
+        },
+      );
+      return sent;
+    };
+    const oneByOne = await sentTimes('one-by-one');
+    expect(oneByOne.filter((at) => at === 0)).toHaveLength(3);
+    expect(await sentTimes('batch')).toEqual(oneByOne);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { arrivalLine } from '../../src/replay/format.js';
 import {
+  type RecordedArrival,
   RecordingFormatError,
   type RecordingItem,
   type RecordingSource,
@@ -80,5 +82,24 @@ describe('reading a recording', () => {
     expect({ line: error.line, field: error.field }).toEqual({ line, field });
     expect(error.message).toContain(problem);
     expect(error.message).toContain(`recording line ${line}`);
+  });
+});
+
+describe('writing an arrival line', () => {
+  it('writes what JSON.stringify writes, times to the microsecond from their integer count, and reads back the same', () => {
+    const arrivals: RecordedArrival[] = [
+      { t: 0 },
+      { t: 1234.567, cost: { requests: 1, tokens: 1200 }, channel: 'a"b\n', priority: 9, maxWait: 0.5 },
+      { t: 0.001, deadline: -12.25, sent: 1e-3, ran: 1999.999, outcome: '429', retryAfter: 1000 },
+      { t: 12, dropped: 'expired' },
+      { t: 1e21, rejected: 'overflow', ran: 0.1 + 0.2 },
+    ];
+    for (const arrival of arrivals) {
+      const line = arrivalLine(arrival);
+      expect(JSON.parse(line)).toEqual(arrival);
+      expect(line).toBe(JSON.stringify(arrival));
+    }
+    // 0.1 + 0.2 is not a whole count of microseconds: written as JSON writes it.
+    expect(arrivalLine({ t: 0.1 + 0.2 })).toBe('{"t":0.30000000000000004}');
   });
 });
