@@ -162,7 +162,8 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/timeline/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 8_700,
+    // 8.6 kB with replayTimelines (issue 37: a replay's configurations side by side), 8.3 before.
+    budget: 8_900,
   },
   {
     name: 'xstate-throttler/otel',
