@@ -7,7 +7,7 @@
  * An arrival whose fields the columns cannot hold as numbers (a cost map, a priority out of 0-9, ...) is
  * kept as its object, in a map by index.
  */
-import { arrivalLine, type RecordedArrival, type RecordedOutcome, type RecordingHeader } from './format.js';
+import { arrivalLine, jsonNumber, type RecordedArrival, type RecordedOutcome, type RecordingHeader } from './format.js';
 
 const CHUNK_BITS = 12;
 const CHUNK = 1 << CHUNK_BITS;
@@ -42,6 +42,11 @@ export interface ColumnFields {
   maxWait: number;
 }
 
+/** A number's field, or nothing for NaN (absent). */
+function numberField(prefix: string, value: number): string {
+  return Number.isNaN(value) ? '' : prefix + jsonNumber(value);
+}
+
 export class ArrivalColumns {
   private readonly chunks: Chunk[] = [];
   private readonly spare: Chunk[] = [];
@@ -51,6 +56,9 @@ export class ArrivalColumns {
   private head = 0;
   private readonly channels = new Map<string, number>();
   private readonly names: string[] = [];
+  /** Each channel's and the process's name as JSON writes it, once. */
+  private readonly quotedNames: string[] = [];
+  private readonly quotedProcess: string | undefined;
   /** Arrivals the columns cannot hold, and the reasons of drops and refusals, by index. */
   private readonly objects = new Map<number, RecordedArrival>();
   private readonly reasons = new Map<number, string>();
@@ -65,9 +73,10 @@ export class ArrivalColumns {
     private readonly write: (line: string) => void,
     private readonly maxPending: number,
     header: RecordingHeader,
-    private readonly process: string | undefined,
+    process: string | undefined,
   ) {
     write(`${JSON.stringify(header)}\n`);
+    this.quotedProcess = process === undefined ? undefined : JSON.stringify(process);
   }
 
   /** Arrivals opened so far. */
@@ -195,7 +204,7 @@ export class ArrivalColumns {
     const index = this.head++;
     const object = this.objects.get(index);
     if (object !== undefined) this.objects.delete(index);
-    this.write(`${arrivalLine(object ?? this.arrivalAt(index))}\n`);
+    this.write(object === undefined ? this.lineAt(index) : `${arrivalLine(object)}\n`);
     this.reasons.delete(index);
     // A chunk all written goes back to the spares: memory bounded by the arrivals held, not the recording.
     if ((this.head & (CHUNK - 1)) === 0 && this.head - this.base >= CHUNK) {
@@ -204,41 +213,39 @@ export class ArrivalColumns {
     }
   }
 
-  /** The line's fields, read back from the columns. */
-  private arrivalAt(index: number): RecordedArrival {
+  /** The arrival's line from the columns, as `arrivalLine` writes it (its fields in the format's order). */
+  private lineAt(index: number): string {
     const chunk = this.chunkAt(index) as Chunk;
     const at = index & (CHUNK - 1);
-    const number = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? undefined : value);
-    const state = chunk.state[at] as number;
+    let line = `{"t":${jsonNumber(chunk.t[at] as number)}`;
+    line += numberField(',"cost":', chunk.cost[at] as number);
     const channel = chunk.channel[at] as number;
+    if (channel >= 0) line += `,"channel":${this.quotedNames[channel]}`;
     const priority = chunk.priority[at] as number;
-    const arrival: RecordedArrival = {
-      t: chunk.t[at] as number,
-      cost: number(chunk.cost[at]),
-      channel: channel < 0 ? undefined : this.names[channel],
-      priority: priority < 0 ? undefined : priority,
-      deadline: number(chunk.deadline[at]),
-      maxWait: number(chunk.maxWait[at]),
-      process: this.process,
-    };
-    const sent = number(chunk.sent[at]);
-    if (sent !== undefined) arrival.sent = sent;
-    else if ((state & DROPPED) !== 0) arrival.dropped = this.reasons.get(index);
-    else if ((state & REJECTED) !== 0) arrival.rejected = this.reasons.get(index);
-    const outcome = OUTCOMES[(state >> OUTCOME_SHIFT) & 3];
-    if (sent !== undefined && outcome !== undefined) {
-      arrival.ran = chunk.ran[at] as number;
-      arrival.outcome = outcome;
-      const retryAfter = number(chunk.retryAfter[at]);
-      if (retryAfter !== undefined) arrival.retryAfter = retryAfter;
+    if (priority >= 0) line += `,"priority":${priority}`;
+    line += numberField(',"deadline":', chunk.deadline[at] as number);
+    line += numberField(',"maxWait":', chunk.maxWait[at] as number);
+    if (this.quotedProcess !== undefined) line += `,"process":${this.quotedProcess}`;
+    const sent = chunk.sent[at] as number;
+    const state = chunk.state[at] as number;
+    if (!Number.isNaN(sent)) line += `,"sent":${jsonNumber(sent)}`;
+    else if ((state & (DROPPED | REJECTED)) !== 0) {
+      const kind = (state & DROPPED) !== 0 ? 'dropped' : 'rejected';
+      line += `,"${kind}":${JSON.stringify(this.reasons.get(index))}`;
     }
-    return arrival;
+    const outcome = OUTCOMES[(state >> OUTCOME_SHIFT) & 3];
+    if (!Number.isNaN(sent) && outcome !== undefined) {
+      line += `,"ran":${jsonNumber(chunk.ran[at] as number)},"outcome":"${outcome}"`;
+      line += numberField(',"retryAfter":', chunk.retryAfter[at] as number);
+    }
+    return `${line}}\n`;
   }
 
   private channelIndex(name: string): number {
     let index = this.channels.get(name);
     if (index === undefined) {
       index = this.names.push(name) - 1;
+      this.quotedNames.push(JSON.stringify(name));
       this.channels.set(name, index);
     }
     return index;

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler } from '../../src/index.js';
+import { arrivalLine } from '../../src/replay/format.js';
 import { type RecordedArrival, readRecording, recordThrottler } from '../../src/replay/index.js';
 import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -22,7 +23,7 @@ describe('recordThrottler over typed arrays', () => {
     const configuration = { rate: '100000/1s', strategy: 'sliding-window', keys: { rate: '100000/1s' } } as const;
     const throttler = createThrottler(configuration);
     let text = '';
-    const recording = recordThrottler(throttler, { to: (line) => (text += line), configuration });
+    const recording = recordThrottler(throttler, { to: (line) => (text += line), configuration, process: 'web "1"' });
     const tasks: Promise<unknown>[] = [];
     for (let n = 0; n < 10_000; n++) {
       const options =
@@ -36,11 +37,14 @@ describe('recordThrottler over typed arrays', () => {
     throttler.stop();
     const arrivals = await arrivalsOf(text);
     expect(arrivals).toHaveLength(10_000);
+    // Each line exactly as the object recorder's arrivalLine writes the same arrival.
+    const lines = text.trim().split('\n').slice(1);
+    expect(lines).toEqual(arrivals.map((arrival) => arrivalLine(arrival)));
     expect(recording.arrivals).toBe(10_000);
     for (const [n, arrival] of arrivals.entries()) {
       const t = Math.floor(n / 1000);
       const fields = n % 3 === 0 ? {} : { channel: `k${n % 7}`, priority: n % 10, maxWait: 1000, cost: 1 + (n % 2) };
-      expect(arrival).toEqual({ t, ...fields, sent: t, ran: 0, outcome: 'ok' });
+      expect(arrival).toEqual({ t, ...fields, process: 'web "1"', sent: t, ran: 0, outcome: 'ok' });
     }
   });
 
