@@ -162,7 +162,8 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/timeline/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 8_700,
+    // 8.6 kB with replayTimelines (issue 37: a replay's configurations side by side), 8.3 before.
+    budget: 8_900,
   },
   {
     name: 'xstate-throttler/otel',
@@ -180,9 +181,10 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs is loaded only by recordingFile(path), when it is read. 36.6 kB measured as it was made
     // (issue 37): nearly all of it the machine with every strategy (a replay takes any by name); 41.2 kB
     // with issue 37's second part (importAccessLog, mergeRecordings, a fleet's replay, the faster run; the
-    // CLI, which imports the memory store, is not in the entry).
+    // CLI, which imports the memory store, is not in the entry); 42.8 kB with recordThrottler's typed-array
+    // recorder (arrival-columns.ts, beside recordActor's object log).
     external: ['xstate', 'node:*'],
-    budget: 41_500,
+    budget: 43_100,
   },
   {
     name: 'xstate-throttler/store',

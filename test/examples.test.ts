@@ -44,6 +44,14 @@ const expectedOutput: Record<string, OutputCheck[]> = {
     /\| windows over \| 0 \| 0 \| 0 \|\n/,
     /\| busiest window of 10\/100ms \| - \| - \| \*\*10 \/ 10\*\* \|\n/,
   ],
+  // A seeded day in virtual time: the same figures on every run (docs/replay.md's table, held to them in
+  // test/examples/replay-day.test.ts).
+  'replay-a-day.ts': [
+    /a day of 37336 calls replayed through 3 configurations in [\d.]+ s\n/,
+    /\| dropped: expired \| 502 \| \*\*374\*\* \| \*\*180\*\* \|\n/,
+    /\| windows over \| 0 \| 0 \| 0 \|\n/,
+    /the three timelines side by side written to .*replay-day\.svg\n/,
+  ],
   'quickstart.ts': [/call 5 at/, /idle: \{ queued: 0, delivered: 5/],
   'channels.ts': [/rejected: cost must be at most 2/, /delivered: 6/],
   'keyed-limits.ts': [

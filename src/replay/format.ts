@@ -283,7 +283,7 @@ export function arrivalLine(arrival: RecordedArrival): string {
  * A number as JSON writes it. A time to the microsecond (the recorder's) is written from its integer count
  * of microseconds, which V8 turns to text far faster than a fraction; the text reads back as the same number.
  */
-function jsonNumber(value: number): string {
+export function jsonNumber(value: number): string {
   if (Number.isInteger(value)) return String(value);
   const micros = Math.round(value * 1000);
   if (micros / 1000 !== value || !Number.isSafeInteger(micros)) return Number.isFinite(value) ? String(value) : 'null';

@@ -7,12 +7,14 @@
  */
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
+import { ArrivalColumns, type ColumnFields } from './arrival-columns.js';
 import { ArrivalLog, checkMaxPending, checkSink, type LogEntry, type RecordingSink } from './arrival-log.js';
 import {
   jsonConfiguration,
   RECORDING_FORMAT,
   RECORDING_VERSION,
   type RecordedArrival,
+  type RecordingHeader,
   type TaskEnd,
 } from './format.js';
 import { defaultOutcome, type OutcomeReader, reasonOfFailure } from './outcome.js';
@@ -58,8 +60,6 @@ export interface ThrottlerRecording<Schedule = RecordableThrottler['schedule']> 
 
 type Task = (context: unknown) => unknown;
 
-const NO_FIELDS: Record<string, unknown> = {};
-
 /** `recordActor`'s answer. */
 export interface ActorRecording extends Recording {
   /**
@@ -79,7 +79,9 @@ function clockOf(actor: unknown, option: string): () => number {
 }
 
 interface Start {
-  log: ArrivalLog;
+  write: (line: string) => void;
+  maxPending: number;
+  header: RecordingHeader;
   now: () => number;
   startedAt: number;
   readOutcome: OutcomeReader;
@@ -113,8 +115,16 @@ function start(options: RecorderOptions, now: () => number): Start {
     startedAt,
     wallClock: new Date().toISOString(),
   } as const;
-  const log = new ArrivalLog(write, checkMaxPending(options.maxPending), header);
-  return { log, now, startedAt, readOutcome: options.outcome ?? defaultOutcome, process: options.process };
+  const maxPending = checkMaxPending(options.maxPending);
+  return {
+    write,
+    maxPending,
+    header,
+    now,
+    startedAt,
+    readOutcome: options.outcome ?? defaultOutcome,
+    process: options.process,
+  };
 }
 
 /**
@@ -148,39 +158,60 @@ function arrivalOf(fields: Record<string, unknown>, t: number, recording: Start)
   };
 }
 
-/** The task's end, as its run time from its first start and its outcome; with `complete`, the arrival's last news. */
-function ended(recording: Start, entry: LogEntry, end: TaskEnd, complete = false): void {
+/** The task's end (`recordActor`), as its run time from its first start and its outcome. */
+function ended(recording: Start, entry: LogEntry, end: TaskEnd): void {
   const arrival = entry.arrival;
   if (arrival.sent === undefined) return;
   arrival.ran = toMicroseconds(recording.now() - recording.startedAt - arrival.sent);
   arrival.outcome = end.outcome;
   if (end.outcome === '429' && end.retryAfter !== undefined) arrival.retryAfter = end.retryAfter;
-  if (complete) recording.log.complete(entry);
+}
+
+/** `recordThrottler`'s recording: its columns, and one ColumnFields reused for every arrival. */
+interface ColumnRecording extends Start {
+  columns: ArrivalColumns;
+  fields: ColumnFields;
+}
+
+/** The task's end in the columns: its run time from its first start, and its outcome; with `complete`, its last news. */
+function endedAt(recording: ColumnRecording, index: number, end: TaskEnd | undefined, complete: boolean): void {
+  const { columns, now, startedAt } = recording;
+  const sent = columns.sentAt(index);
+  if (Number.isNaN(sent)) return;
+  const ran = toMicroseconds(now() - startedAt - sent);
+  columns.ended(index, ran, end === undefined ? 'ok' : end.outcome, end?.retryAfter);
+  if (complete) columns.complete(index);
+}
+
+/** How a task that returned `value` ended: the default reader's 'ok' for anything but an object, without a call. */
+function returned(recording: ColumnRecording, value: unknown): TaskEnd | undefined {
+  const plain = recording.readOutcome === defaultOutcome && (typeof value !== 'object' || value === null);
+  return plain ? undefined : recording.readOutcome(value, undefined, false);
 }
 
 /** The task as the throttler runs it, recording its start, its run time and its end; as synchronous as the task. */
-function recordedRun(task: Task, recording: Start, entry: LogEntry, endsOnce: boolean): Task {
-  const { now, startedAt, readOutcome } = recording;
+function recordedRun(task: Task, recording: ColumnRecording, index: number, endsOnce: boolean): Task {
+  const { now, startedAt, readOutcome, columns } = recording;
   return (context) => {
-    entry.arrival.sent ??= toMicroseconds(now() - startedAt);
+    columns.started(index, toMicroseconds(now() - startedAt));
     let result: unknown;
     try {
       result = task(context);
     } catch (error) {
-      ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
+      endedAt(recording, index, readOutcome(undefined, error, true), endsOnce);
       throw error;
     }
     if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
-      ended(recording, entry, readOutcome(result, undefined, false), endsOnce);
+      endedAt(recording, index, returned(recording, result), endsOnce);
       return result;
     }
     return Promise.resolve(result).then(
       (value) => {
-        ended(recording, entry, readOutcome(value, undefined, false), endsOnce);
+        endedAt(recording, index, returned(recording, value), endsOnce);
         return value;
       },
       (error: unknown) => {
-        ended(recording, entry, readOutcome(undefined, error, true), endsOnce);
+        endedAt(recording, index, readOutcome(undefined, error, true), endsOnce);
         throw error;
       },
     );
@@ -188,51 +219,98 @@ function recordedRun(task: Task, recording: Start, entry: LogEntry, endsOnce: bo
 }
 
 /**
+ * A task's options as numbers in `fields` (NaN or -1: absent), as arrivalOf reads them; false when one is
+ * not a number the columns hold (a cost map, a duration as a string, ...): that arrival is kept as an object.
+ */
+function columnFields(options: Record<string, unknown>, recording: ColumnRecording): boolean {
+  const { cost, channel, priority, deadline, maxWait } = options;
+  if (cost !== undefined && (typeof cost !== 'number' || Number.isNaN(cost))) return false;
+  if (
+    priority !== undefined &&
+    !(Number.isInteger(priority) && (priority as number) >= 0 && (priority as number) <= 127)
+  )
+    return false;
+  if (maxWait !== undefined && typeof maxWait !== 'number') return false;
+  const fields = recording.fields;
+  fields.cost = cost ?? Number.NaN;
+  fields.channel = typeof channel === 'string' ? channel : undefined;
+  fields.priority = (priority as number | undefined) ?? -1;
+  fields.deadline =
+    typeof deadline === 'number' && Number.isFinite(deadline)
+      ? toMicroseconds(deadline - recording.startedAt)
+      : Number.NaN;
+  fields.maxWait = typeof maxWait === 'number' && Number.isFinite(maxWait) && maxWait >= 0 ? maxWait : Number.NaN;
+  return true;
+}
+
+/** An arrival opened in the columns: as numbers, or as its object where they cannot hold it. */
+function openArrival(recording: ColumnRecording, options: object | undefined): number {
+  const t = toMicroseconds(recording.now() - recording.startedAt);
+  const { columns, fields } = recording;
+  if (options === undefined) {
+    fields.t = t;
+    fields.cost = fields.deadline = fields.maxWait = Number.NaN;
+    fields.channel = undefined;
+    fields.priority = -1;
+    return columns.open(fields);
+  }
+  const given = options as Record<string, unknown>;
+  if (!columnFields(given, recording)) return columns.openObject(arrivalOf(given, t, recording));
+  fields.t = t;
+  return columns.open(fields);
+}
+
+/**
  * Records a `createThrottler()` throttler's traffic: schedule tasks through the answer's `schedule` (the
  * throttler's own, with the task wrapped to read its start and end). Tasks scheduled on the throttler
  * directly are not recorded. A task with `retry` is recorded as one arrival: its first start, its last end.
+ * Each arrival is kept as numbers in typed arrays and its line formatted later (arrival-columns.ts).
  */
 export function recordThrottler<T extends RecordableThrottler>(
   throttler: T,
   options: RecorderOptions,
 ): ThrottlerRecording<T['schedule']> {
-  const recording = start(options, clockOf(throttler?.actor, 'throttler'));
-  const { log, now, startedAt } = recording;
+  const started = start(options, clockOf(throttler?.actor, 'throttler'));
+  const columns = new ArrivalColumns(started.write, started.maxPending, started.header, started.process);
+  const fields: ColumnFields = { t: 0, cost: 0, channel: undefined, priority: -1, deadline: 0, maxWait: 0 };
+  const recording: ColumnRecording = { ...started, columns, fields };
   const failures = new WeakMap<object, 'dropped' | 'rejected'>();
   const onDropped = (error: Error) => failures.set(error, 'dropped');
   const onRejected = (error: Error) => failures.set(error, 'rejected');
   throttler.on('dropped', onDropped);
   throttler.on('rejected', onRejected);
-  let arrivals = 0;
+  /** A task's promise settled: complete, and if it never ran, dropped or refused as its error says. */
+  const settle = (index: number, error: unknown) => {
+    if (columns.isComplete(index)) return;
+    if (error !== undefined && Number.isNaN(columns.sentAt(index))) {
+      const kind = failures.get(error as object) ?? 'dropped';
+      columns.failed(index, kind, reasonOfFailure(error, kind));
+    }
+    columns.complete(index);
+  };
   // Options passed on as given: none keeps the promise API's fast paths (a lease: the task runs at once).
   const schedule = (task: Task, taskOptions?: object): Promise<unknown> => {
-    arrivals++;
-    const fields = (taskOptions ?? NO_FIELDS) as Record<string, unknown>;
-    const entry = log.open(arrivalOf(fields, toMicroseconds(now() - startedAt), recording));
+    const index = openArrival(recording, taskOptions);
     // Without retry a task's end is its arrival's last news: complete then, not a turn later at its promise.
-    const endsOnce = fields.retry === undefined;
-    const run = recordedRun(task, recording, entry, endsOnce);
-    const settled = (error?: unknown) => {
-      if (entry.complete) return;
-      if (entry.arrival.sent === undefined && error !== undefined) {
-        const kind = failures.get(error as object) ?? 'dropped';
-        entry.arrival[kind] = reasonOfFailure(error, kind);
-      }
-      log.complete(entry);
-    };
-    const result = throttler.schedule(run, taskOptions);
-    result.then(() => settled(), settled);
+    const endsOnce = (taskOptions as { retry?: unknown } | undefined)?.retry === undefined;
+    const result = throttler.schedule(recordedRun(task, recording, index, endsOnce), taskOptions);
+    // A task that started at once (the promise API's lease path) and ends once is completed by its wrapper:
+    // only one that waits, or may retry, needs its promise watched (the reaction is most of what it costs).
+    if (!endsOnce || Number.isNaN(columns.sentAt(index))) {
+      const settled = (error?: unknown) => settle(index, error);
+      result.then(() => settled(), settled);
+    }
     return result;
   };
   return {
     schedule: schedule as T['schedule'],
     get arrivals() {
-      return arrivals;
+      return columns.arrivals;
     },
     close() {
       throttler.off('dropped', onDropped);
       throttler.off('rejected', onRejected);
-      log.close();
+      columns.close();
     },
   };
 }
@@ -259,7 +337,8 @@ export function recordActor(
   options: RecorderOptions & { awaitEnds?: boolean | undefined },
 ): ActorRecording {
   const recording = start(options, clockOf(actor, 'actor'));
-  const { log, now, startedAt } = recording;
+  const { now, startedAt } = recording;
+  const log = new ArrivalLog(recording.write, recording.maxPending, recording.header);
   const awaitEnds = options.awaitEnds === true;
   const entries = new Map<object, LogEntry>();
   let arrivals = 0;

@@ -43,6 +43,10 @@ export interface ReplayDecision {
   line: number;
   t: number;
   channel: string | undefined;
+  /** Its recorded cost. */
+  cost: RecordedArrival['cost'];
+  /** When it was decided, on the replay's clock: `sent` for a delivery, the drop's or refusal's time otherwise. */
+  at: number;
   /** Delivered at `sent`, having waited `wait` ms... */
   sent?: number | undefined;
   wait?: number | undefined;
@@ -229,8 +233,8 @@ export class ReplayRun {
     this.tally.delivered(message.channel, wait, at);
     if (this.store !== undefined) this.processTally.delivered(message.process, wait, at);
     if (this.onDecision !== undefined) {
-      const { arrival, line, t, channel } = message;
-      this.onDecision({ arrival, line, t, channel, sent: at, wait });
+      const { arrival, line, t, channel, cost } = message;
+      this.onDecision({ arrival, line, t, channel, cost, at, sent: at, wait });
     }
     const answers = this.pauses && message.outcome === '429' && message.retryAfter !== undefined;
     if (this.settles || answers) this.clock.setTimeout(() => this.ended(message), message.ran);
@@ -255,8 +259,9 @@ export class ReplayRun {
     this.decided++;
     this.tally.removed(message.channel, how, reason);
     if (this.store !== undefined) this.processTally.removed(message.process, how, reason);
-    const { arrival, line, t, channel } = message;
-    this.onDecision?.({ arrival, line, t, channel, [how]: reason });
+    if (this.onDecision === undefined) return;
+    const { arrival, line, t, channel, cost } = message;
+    this.onDecision({ arrival, line, t, channel, cost, at: this.clock.now(), [how]: reason });
   }
 
   /** The last arrivals handed over, every timer left fired (the queue drained as it allows), then the report. */

@@ -7,3 +7,9 @@ export type { TimelineEvent, TimelineRates } from './events.js';
 export { busiestWindows, type TimelineInput } from './panel-input.js';
 export { type RecordTimelineOptions, recordTimeline, type TimelineRecording } from './recorder.js';
 export { renderTimeline, renderTimelines, type TimelineOptions } from './render.js';
+export {
+  type ReplayedConfiguration,
+  type ReplayedDecision,
+  type ReplayTimelines,
+  replayTimelines,
+} from './replay-timelines.js';
