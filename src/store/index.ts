@@ -15,3 +15,15 @@ export type {
   SharedStore,
   StoreNotice,
 } from './protocol.js';
+export {
+  createRegionShares,
+  createShareHome,
+  type RegionShares,
+  type RegionSharesOptions,
+  type ShareAsk,
+  type ShareGrant,
+  type ShareHome,
+  type ShareHomeOptions,
+  type ShareTerms,
+  type ShareTermsInput,
+} from './regions/index.js';

@@ -53,14 +53,18 @@ export class RegionShare {
     return { region: this.region, ask: this.asks, applied: this.applied, bound: this.bound(now, use), demand };
   }
 
-  /** A grant heard at `now`: applied when its seq is the largest yet and its lease has not ended. */
-  hear(grant: ShareGrant, now: number): boolean {
+  /** Whether `hear` would apply `grant` at `now`: the answer to an ask out, the largest seq yet, its lease not ended. */
+  accepts(grant: ShareGrant, now: number): boolean {
     checkGrant(grant, this.terms.rates.length);
     const sent = this.sentAt.get(grant.ask);
-    if (sent === undefined || grant.seq <= this.applied) return false;
+    return sent !== undefined && grant.seq > this.applied && now < sent + Math.min(grant.leaseMs, this.terms.leaseMs);
+  }
+
+  /** A grant heard at `now`: applied when its seq is the largest yet and its lease has not ended. */
+  hear(grant: ShareGrant, now: number): boolean {
+    if (!this.accepts(grant, now)) return false;
+    const to = (this.sentAt.get(grant.ask) as number) + Math.min(grant.leaseMs, this.terms.leaseMs);
     this.sentAt.delete(grant.ask);
-    const to = sent + Math.min(grant.leaseMs, this.terms.leaseMs);
-    if (now >= to) return false;
     const current = this.spells.at(-1);
     if (current !== undefined) current.to = Math.min(current.to, now);
     this.spells.push({ from: now, to, limits: [...grant.shares] });
