@@ -190,8 +190,9 @@ export const ENTRIES: readonly SizedEntry[] = [
     // The store client a throttler runs over any backend (the clearance, reserve calls and lines, grant
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
-    // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 25_500,
+    // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it. Issue 38's shares
+    // across regions (src/store/regions/: home's book, a region's share, the agent) 2.7 kB more: 28.0 kB.
+    budget: 28_300,
   },
   {
     name: 'xstate-throttler/redis',
