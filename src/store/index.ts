@@ -20,10 +20,13 @@ export {
   createShareHome,
   type RegionShares,
   type RegionSharesOptions,
+  type RegionWatch,
+  type RegionWatchOptions,
   type ShareAsk,
   type ShareGrant,
   type ShareHome,
   type ShareHomeOptions,
   type ShareTerms,
   type ShareTermsInput,
+  watchRegionShares,
 } from './regions/index.js';

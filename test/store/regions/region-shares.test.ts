@@ -5,8 +5,10 @@ import {
   createShareHome,
   type RegionShares,
   type SharedLimiterConfig,
+  type SharedStore,
   type ShareGrant,
   type ShareHome,
+  watchRegionShares,
 } from '../../../src/store/index.js';
 import { windowsOver } from '../../support/region-sim.js';
 import { restoreRealTime, useVirtualTime } from '../../support/virtual-time.js';
@@ -149,5 +151,65 @@ describe('regions over memory stores, each agent asking home per lease (docs/reg
     finished = true;
     await Promise.all(regions.map((r) => r.agent.stop()));
     expect(windowsOver(new Map(regions.map((r) => [r.name, r.sends])), L, 1000)).toEqual([]);
+  });
+});
+
+/** The store as a dying agent sees it: once `dead`, every call it makes hangs (its process is gone). */
+function dyingStore(store: SharedStore, state: { dead: boolean }): SharedStore {
+  const hang = () => new Promise<never>(() => {});
+  return {
+    ...store,
+    open(config) {
+      const limiter = store.open(config);
+      return {
+        ...limiter,
+        setRate: (rates, channel) => (state.dead ? hang() : limiter.setRate(rates, channel)),
+        pause: (ms) => (state.dead ? hang() : limiter.pause(ms)),
+        resume: () => (state.dead ? hang() : limiter.resume()),
+      };
+    },
+  };
+}
+
+async function agentDies(watching: boolean) {
+  let finished = false;
+  const home = createShareHome({ ...TERMS, rate: CONFIG.rates, fresh: false });
+  const store = createMemoryStore({ name: `dying-${watching}`, maxReserveAheadMs: TERMS.reserveAheadMs });
+  const state = { dead: false };
+  const self: Region = { name: 'eu', agent: undefined as unknown as RegionShares, sends: [], waiting: 0, cut: false };
+  const agent = createRegionShares({
+    ...TERMS,
+    region: 'eu',
+    store: dyingStore(store, state),
+    config: CONFIG,
+    home: async (ask) => home.answer(ask),
+    demand: () => self.waiting,
+  });
+  const watches = watching ? [1, 2].map(() => watchRegionShares({ ...TERMS, store, config: CONFIG })) : [];
+  for (let i = 0; i < 2; i += 1) void runProcess(store.open(CONFIG), self, () => finished);
+  arrivals(
+    [self],
+    () => L,
+    () => finished,
+  );
+  const started = agent.start();
+  await vi.advanceTimersByTimeAsync(5000);
+  await started;
+  const pausesWhileAlive = watches.map((watch) => watch.pauses);
+  state.dead = true;
+  const diedAt = performance.now();
+  await vi.advanceTimersByTimeAsync(10_000);
+  finished = true;
+  for (const watch of watches) watch.stop();
+  return { pausesWhileAlive, after: self.sends.filter((at) => at > diedAt + TERMS.leaseMs + TERMS.reserveAheadMs) };
+}
+
+describe('an agent that dies (docs/regions.md, "Costs")', () => {
+  it('with its processes watching, the region grants nothing past the last lease; none watching, it goes on', async () => {
+    const watched = await agentDies(true);
+    expect(watched.pausesWhileAlive).toEqual([0, 0]);
+    expect(watched.after).toEqual([]);
+    const unwatched = await agentDies(false);
+    expect(unwatched.after.length).toBeGreaterThan(100);
   });
 });
