@@ -5,6 +5,7 @@
  * past, max(limit now, min(use, the largest limit in force over the last W(1 + δ) + A)). Pure and
  * clock-free: the caller passes the region's now (ms) to every call.
  */
+import { ThrottlerOptionError } from '../../rate/index.js';
 import { checkGrant } from './share-checks.js';
 import type { ShareAsk, ShareGrant } from './share-messages.js';
 import type { ShareTerms } from './share-terms.js';
@@ -47,6 +48,19 @@ export class RegionShare {
    * without it the bound is the largest limit of the last W(1 + δ) + A.
    */
   ask(now: number, demand: number, use?: readonly number[]): ShareAsk {
+    if (typeof demand !== 'number' || !Number.isFinite(demand) || demand < 0) {
+      throw new ThrottlerOptionError(
+        'demand',
+        "a finite number, 0 or more (the region's waiting work and use)",
+        demand,
+      );
+    }
+    if (
+      use !== undefined &&
+      (!Array.isArray(use) || use.length !== this.terms.rates.length || use.some((n) => !(n >= 0)))
+    ) {
+      throw new ThrottlerOptionError('use', 'one count, 0 or more, per rate', use);
+    }
     this.asks += 1;
     for (const [ask, at] of this.sentAt) if (now - at >= this.terms.leaseMs) this.sentAt.delete(ask);
     this.sentAt.set(this.asks, now);

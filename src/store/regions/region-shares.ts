@@ -42,6 +42,8 @@ export interface RegionShares {
   readonly asks: number;
   /** Store calls that ended after the lease they acted for (0 keeps the premise of storeLagMs). */
   readonly lateActs: number;
+  /** The last failure (home's answer, `demand()`, a store call); each is tried again at the next ask. */
+  readonly lastError: unknown;
   /** Pauses the regional store, then asks home; resolves once the first answer is applied. */
   start(): Promise<void>;
   /** Stops asking; the regional store stays paused (a day) until an agent starts again. */
@@ -90,6 +92,7 @@ class RegionAgent implements RegionShares {
   readonly terms: ShareTerms;
   asks = 0;
   lateActs = 0;
+  lastError: unknown;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private paused = false;
@@ -124,21 +127,36 @@ class RegionAgent implements RegionShares {
     this.paused = true;
   }
 
-  /** One ask, its answer applied; the timer stays armed meanwhile, for the lease's end. */
+  /** One ask, its answer applied; the timer stays armed meanwhile, for the lease's end. A failure is kept in `lastError`. */
   private async renew(): Promise<void> {
     if (this.stopped || this.asking) return;
     this.asking = true;
+    try {
+      await this.askAndApply();
+    } catch (error) {
+      // demand() or a store call failed: the next ask tries again (the watches hold the region meanwhile).
+      this.lastError = error;
+    } finally {
+      this.asking = false;
+      this.arm();
+    }
+  }
+
+  private async askAndApply(): Promise<void> {
     const now = this.clock();
     this.nextAskAt = now + this.terms.renewEveryMs;
     const ask = this.share.ask(now, this.options.demand());
     this.asks += 1;
     this.arm();
-    const grant = await answerWithin(this.options.home(ask), this.terms.renewEveryMs).catch(() => undefined);
+    let grant: ShareGrant | undefined;
+    try {
+      grant = await answerWithin(this.options.home(ask), this.terms.renewEveryMs);
+    } catch (error) {
+      this.lastError = error;
+    }
     if (grant !== undefined && !this.stopped) await this.apply(grant);
     // No lease in force: the pause is extended at every ask, so it never lapses onto the last share.
     if (!this.stopped && this.share.limits(this.clock()).some((limit) => limit === 0)) await this.hold();
-    this.asking = false;
-    this.arm();
   }
 
   /** The store first (its rate, or a pause for a grant of 0), then the share: the store never holds more than the share counts. */
@@ -179,7 +197,11 @@ class RegionAgent implements RegionShares {
   private async wake(): Promise<void> {
     this.timer = undefined;
     const endsAt = this.share.leaseEndsAt();
-    if (!this.paused && this.clock() >= endsAt - this.storeLagMs) await this.hold(endsAt);
+    try {
+      if (!this.paused && this.clock() >= endsAt - this.storeLagMs) await this.hold(endsAt);
+    } catch (error) {
+      this.lastError = error;
+    }
     if (this.clock() >= this.nextAskAt && !this.asking) await this.renew();
     else this.arm();
   }

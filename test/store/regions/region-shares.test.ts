@@ -213,3 +213,52 @@ describe('an agent that dies (docs/regions.md, "Costs")', () => {
     expect(unwatched.after.length).toBeGreaterThan(100);
   });
 });
+
+describe('the agent refuses and reports', () => {
+  it('refuses a bad option by name and value', () => {
+    const store = createMemoryStore({ name: 'refusals' });
+    const base = {
+      ...TERMS,
+      region: 'eu',
+      store,
+      config: CONFIG,
+      home: async () => ({}) as ShareGrant,
+      demand: () => 0,
+    };
+    expect(() => createRegionShares({ ...base, config: { ...CONFIG, strategy: 'token-bucket' } })).toThrow(
+      /config\.strategy must be 'sliding-window' \(shares across regions\), got .token-bucket./,
+    );
+    expect(() => createRegionShares({ ...base, config: { ...CONFIG, transit: 5 } })).toThrow('config.transit');
+    expect(() => createRegionShares({ ...base, storeLagMs: 5000 })).toThrow('storeLagMs');
+    expect(() => createRegionShares({ ...base, demand: 3 as unknown as () => number })).toThrow(
+      'demand must be a function',
+    );
+    expect(() => watchRegionShares({ store, config: CONFIG, leaseMs: 1000, renewEveryMs: 900 })).toThrow(
+      'renewEveryMs',
+    );
+  });
+
+  it('keeps the last failure (a bad demand, home refusing) and holds the region meanwhile', async () => {
+    const store = createMemoryStore({ name: 'failures', maxReserveAheadMs: TERMS.reserveAheadMs });
+    let demand = Number.NaN;
+    const agent = createRegionShares({
+      ...TERMS,
+      region: 'eu',
+      store,
+      config: CONFIG,
+      home: async () => Promise.reject(new Error('home says no')),
+      demand: () => demand,
+    });
+    const started = agent.start();
+    await vi.advanceTimersByTimeAsync(10);
+    await started;
+    expect(String(agent.lastError)).toContain('demand must be a finite number, 0 or more');
+    demand = 5;
+    await vi.advanceTimersByTimeAsync(TERMS.renewEveryMs);
+    expect(String(agent.lastError)).toContain('home says no');
+    expect(agent.limits()).toEqual([0]);
+    const [outcome] = await store.open(CONFIG).reserve([{ cost: 1 }]);
+    expect(outcome).toMatchObject({ kind: 'later', reason: 'paused' });
+    await agent.stop();
+  });
+});
