@@ -262,3 +262,53 @@ describe('the agent refuses and reports', () => {
     await agent.stop();
   });
 });
+
+const THROTTLERS: SharedLimiterConfig = { strategy: 'sliding-window', rates: CONFIG.rates };
+
+describe("a region's throttlers over its store (createThrottler, as a single-region fleet)", () => {
+  it('open the same configuration as the agent and keep to the share it sets', async () => {
+    const { createThrottler } = await import('../../../src/index.js');
+    const home = createShareHome({ ...TERMS, rate: CONFIG.rates, fresh: false });
+    const stores = ['eu', 'us'].map((name) =>
+      createMemoryStore({ name: `throttlers-${name}`, maxReserveAheadMs: TERMS.reserveAheadMs }),
+    );
+    const agents = stores.map((store, i) =>
+      // The throttlers' own configuration (a grace of 20 ms, the default), which the agent must open alike.
+      createRegionShares({
+        ...TERMS,
+        region: `r${i}`,
+        store,
+        config: THROTTLERS,
+        home: async (ask) => home.answer(ask),
+        demand: () => 50,
+      }),
+    );
+    const started = Promise.all(agents.map((agent) => agent.start()));
+    await vi.advanceTimersByTimeAsync(10);
+    await started;
+    // The first to ask held all 30; as its grants leave the window (W + A), the split by demand takes over.
+    await vi.advanceTimersByTimeAsync(3000);
+    expect(agents.map((agent) => agent.limits())).toEqual([[15], [15]]);
+    const sends = new Map<string, number[]>([
+      ['eu', []],
+      ['us', []],
+    ]);
+    const throttlers = stores.flatMap((store, i) =>
+      [0, 1].map(() => ({
+        region: ['eu', 'us'][i] as string,
+        throttler: createThrottler({ rate: CONFIG.rates, store }),
+      })),
+    );
+    const tasks = throttlers.flatMap(({ region, throttler }) =>
+      Array.from({ length: 40 }, () => throttler.schedule(async () => void sends.get(region)?.push(performance.now()))),
+    );
+    await vi.advanceTimersByTimeAsync(8000);
+    await Promise.all(tasks);
+    expect([...sends.values()].map((times) => times.length)).toEqual([80, 80]);
+    expect(windowsOver(sends, L, 1000)).toEqual([]);
+    // Each region kept its share of 15: 80 sends take at least 5 windows of the region's 1001 ms.
+    for (const times of sends.values()) expect(windowsOver(new Map([['one', times]]), 15, 1000)).toEqual([]);
+    for (const { throttler } of throttlers) throttler.stop();
+    await Promise.all(agents.map((agent) => agent.stop()));
+  });
+});
