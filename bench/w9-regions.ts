@@ -298,7 +298,11 @@ async function main(): Promise<void> {
     }
   }
   writeFileSync(
-    join(import.meta.dirname, 'results', `w9-regions-${modes.join('-')}-${limit}-${intervalMs}.json`),
+    join(
+      import.meta.dirname,
+      'results',
+      `w9-regions-${modes.join('-')}-${latencies.join('-')}ms-${seconds}s-${limit}-${intervalMs}.json`,
+    ),
     `${JSON.stringify(results, null, 2)}\n`,
   );
 }
