@@ -155,7 +155,7 @@ class RegionAgent implements RegionShares {
       this.lastError = error;
     }
     if (grant !== undefined && !this.stopped) await this.apply(grant);
-    // No lease in force: the pause is extended at every ask, so it never lapses onto the last share.
+    // No lease in force: held (told again at every ask, in case a resume by anyone lifted it).
     if (!this.stopped && this.share.limits(this.clock()).some((limit) => limit === 0)) await this.hold();
   }
 
@@ -167,8 +167,10 @@ class RegionAgent implements RegionShares {
     } else {
       const rates = grant.shares.map((limit, i) => ({ limit, interval: this.terms.regionalIntervalMs[i] as number }));
       await this.limiter.setRate(rates);
-      if (this.paused) await this.limiter.resume();
-      this.paused = false;
+      if (this.paused) {
+        this.paused = false;
+        await this.limiter.resume();
+      }
     }
     if (!this.share.hear(grant, this.clock()) && !this.paused) {
       // The store took the rate after the lease would have ended: outside the premise, counted.
@@ -177,10 +179,13 @@ class RegionAgent implements RegionShares {
     }
   }
 
-  /** Pauses the regional store past the next two asks (a lease ended, or a grant of 0); `endsAt`: the lease it acts for. */
+  /** Pauses the regional store until a grant is applied (a lease ended, or a grant of 0); `endsAt`: the lease it acts for. */
   private async hold(endsAt = Number.POSITIVE_INFINITY): Promise<void> {
-    await this.limiter.pause(this.terms.renewEveryMs * 2 + this.storeLagMs);
+    // The flag before the call, the calls in the order issued: the flag always says what the store was told last.
     this.paused = true;
+    // A day, not a short pause renewed: a pause that lapsed (a late timer, a slow answer) would put the
+    // store's last rate back in force with no lease. Only a grant applied lifts it (resume).
+    await this.limiter.pause(HOLD_MS);
     if (this.clock() > endsAt) this.lateActs += 1;
   }
 

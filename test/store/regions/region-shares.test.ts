@@ -183,7 +183,8 @@ async function agentDies(watching: boolean) {
     store: dyingStore(store, state),
     config: CONFIG,
     home: async (ask) => home.answer(ask),
-    demand: () => self.waiting,
+    // Waiting plus its use (about its share): never 0, so the region is never held for want of demand.
+    demand: () => self.waiting + 30,
   });
   const watches = watching ? [1, 2].map(() => watchRegionShares({ ...TERMS, store, config: CONFIG })) : [];
   for (let i = 0; i < 2; i += 1) void runProcess(store.open(CONFIG), self, () => finished);
