@@ -208,10 +208,30 @@ async function runOn(servers: RedisServer[], options: W9Options): Promise<W9Resu
     }, fromMs);
     setTimeout(() => ((regions[0] as Region).cut = false), fromMs + forMs);
   }
+  const dump = dumpOf(regions, options);
   await Promise.all(workers.map((w) => w.done));
+  dump?.write();
   await Promise.all(agents.map((a) => a.close()));
   await links.close();
   return judge(regions, options, startedAt, cutShare);
+}
+
+/** W9_DUMP=file: every grant per region and, every 10 ms, each agent's share and home's count, for a window over. */
+function dumpOf(regions: Region[], options: W9Options) {
+  const file = process.env.W9_DUMP;
+  if (file === undefined || options.mode !== 'shares') return undefined;
+  const timeline: [number, ...number[]][] = [];
+  const poll = setInterval(() => {
+    const held = regions.map((r) => sharedHome?.held(`r${r.index}`)[0] ?? -1);
+    timeline.push([Date.now(), ...regions.map((r) => r.agent?.limits()[0] ?? -1), ...held]);
+  }, 10);
+  return {
+    write() {
+      clearInterval(poll);
+      const grants = regions.map((r) => r.reports.flatMap((report) => report.grants));
+      writeFileSync(file, JSON.stringify({ grants, timeline }));
+    },
+  };
 }
 
 function percentile(values: readonly number[], p: number): number {
