@@ -15,3 +15,18 @@ export type {
   SharedStore,
   StoreNotice,
 } from './protocol.js';
+export {
+  createRegionShares,
+  createShareHome,
+  type RegionShares,
+  type RegionSharesOptions,
+  type RegionWatch,
+  type RegionWatchOptions,
+  type ShareAsk,
+  type ShareGrant,
+  type ShareHome,
+  type ShareHomeOptions,
+  type ShareTerms,
+  type ShareTermsInput,
+  watchRegionShares,
+} from './regions/index.js';
