@@ -156,6 +156,111 @@ describe('sliding-window with transit J: no server window (t - W, t] at any arri
   });
 });
 
+describe("sliding-window with transit J and pace: the same guarantee at the server, each window's worth spread over it", () => {
+  /** `pace`: true (the whole widened window) or a span in ms, shorter or longer than the interval. */
+  const paced = scenario.chain((drawn) =>
+    fc.record({
+      drawn: fc.constant(drawn),
+      pace: fc.oneof(fc.constant(true as const), fc.integer({ min: 1, max: 800 })),
+    }),
+  );
+
+  it('no server window (t - W, t] at any arrival holds more than L, for every uplink within [umin, umin + J]', () => {
+    fc.assert(
+      fc.property(paced, ({ drawn: { config, jitter, arrivals, network }, pace }) => {
+        const rate = config.overall[0] as { limit: number; interval: number };
+        const deliveries = deliveriesOf(
+          { strategy: 'sliding-window', rate: { ...rate }, transit: jitter, pace },
+          config,
+          arrivals,
+        );
+        expect(deliveries).toHaveLength(arrivals.length);
+        expect(overfullWindows(arrivalsAtServer(deliveries, network), rate.limit, rate.interval)).toEqual([]);
+      }),
+      { numRuns: runs(150) },
+    );
+  });
+
+  it('deliveries i..j-1 span at least their spacings (cost x min(span, W + J) / L) less one, and none waits longer than the spacing and the window ask', () => {
+    fc.assert(
+      fc.property(paced, ({ drawn: { config, jitter, arrivals }, pace }) => {
+        const rate = config.overall[0] as { limit: number; interval: number };
+        const deliveries = deliveriesOf(
+          { strategy: 'sliding-window', rate: { ...rate }, transit: jitter, pace },
+          config,
+          arrivals,
+        );
+        const span = pace === true ? rate.interval + jitter : Math.min(pace, rate.interval + jitter);
+        const spacing = (delivery: ObservedDelivery) => (delivery.cost * span) / rate.limit;
+        const largest = Math.max(...arrivals.map((arrival) => arrival.cost));
+        for (let i = 0; i < deliveries.length; i += 1) {
+          let spacings = 0;
+          for (let j = i + 1; j < deliveries.length; j += 1) {
+            spacings += spacing(deliveries[j - 1] as ObservedDelivery);
+            const gap = (deliveries[j] as ObservedDelivery).at - (deliveries[i] as ObservedDelivery).at;
+            expect(gap).toBeGreaterThanOrEqual(spacings - (largest * span) / rate.limit - 1e-6);
+          }
+        }
+        const arrivedAt = new Map(arrivals.map((arrival) => [arrival.id, arrival.at]));
+        for (let index = 1; index < deliveries.length; index += 1) {
+          const previous = deliveries[index - 1] as ObservedDelivery;
+          const delivery = deliveries[index] as ObservedDelivery;
+          // Brute force over the widened window: the first time from the arrival, the previous delivery's
+          // spacing and every expiry on at which the window has room (an upper bound on what pacing asks).
+          const from = Math.max(arrivedAt.get(delivery.id) as number, previous.at + spacing(previous));
+          const windowCost = (t: number) =>
+            deliveries
+              .slice(0, index)
+              .filter((other) => other.at > t - rate.interval - jitter)
+              .reduce((sum, other) => sum + other.cost, 0);
+          const candidates = [from, ...deliveries.slice(0, index).map((other) => other.at + rate.interval + jitter)];
+          const allowed = candidates.filter((t) => t >= from && windowCost(t) + delivery.cost <= rate.limit);
+          // The timer wakes in whole ms ('ms' precision).
+          expect(allowed.length).toBeGreaterThan(0);
+          expect(delivery.at).toBeLessThanOrEqual(Math.min(...allowed) + 1 + 1e-6);
+        }
+      }),
+      { numRuns: runs(100) },
+    );
+  });
+
+  it('a saturated paced run still uses at least W / (W + J) of the quota, less one cost, per window', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 50, max: 1000 }),
+        fc.integer({ min: 1, max: 1000 }),
+        fc.integer({ min: 1, max: 3 }),
+        (limit, interval, jitter, unitCost) => {
+          const cost = Math.min(unitCost, limit);
+          const windows = 12;
+          const span = windows * interval;
+          const count = Math.ceil((span / interval + 2) * limit);
+          const arrivals: Arrival[] = Array.from({ length: count }, (_, id) => ({
+            id,
+            at: 0,
+            cost,
+            channel: undefined,
+          }));
+          const config: RateConfig = { overall: [{ limit, interval }], channels: {} };
+          const driven = driveToRest(
+            { strategy: 'sliding-window', rate: { limit, interval }, transit: jitter, pace: true },
+            config,
+            arrivals,
+          );
+          const used = driven
+            .deliveries()
+            .filter((delivery) => delivery.at < span)
+            .reduce((sum, delivery) => sum + delivery.cost, 0);
+          driven.actor.stop();
+          expect(used / windows).toBeGreaterThanOrEqual((limit * interval) / (interval + jitter) - cost - 1e-9);
+        },
+      ),
+      { numRuns: runs(60) },
+    );
+  });
+});
+
 describe('token-bucket with transit J: the server bucket of the same capacity (plus the one request granted ahead) never refuses', () => {
   const bucketScenario = fc
     .record({

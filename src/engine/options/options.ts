@@ -12,11 +12,13 @@ import {
 import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
+import type { PaceInput } from './pace-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
 import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
 export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
+export type { PaceInput } from './pace-option.js';
 export type { TransitInput, TransitSetting } from './transit-option.js';
 
 /** In what order queued messages leave. */
@@ -131,6 +133,14 @@ export interface CommonOptions {
    * of `createThrottler` with `serverLimits`. 0 or absent: none (the default otherwise).
    */
   transit?: TransitInput | undefined;
+  /**
+   * sliding-window: spread each window's worth over the window instead of letting it go at the window's
+   * start, so that a server never meets a window's requests as one burst (whose queueing a measured
+   * `transit` would read as spread). `true`: a delivery of cost c waits `c × (interval + J) / limit` after
+   * the one before (the largest over the rates); a duration: over at most that span (`'1s'`: a window's
+   * worth within a second). The window keeps the guarantee. Default: none.
+   */
+  pace?: PaceInput | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
