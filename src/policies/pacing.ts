@@ -30,18 +30,30 @@ export class Pacing {
 
   /**
    * A delivery of `cost` at `at`, the transit spread being `spread`: the next waits its spacing, counted from
-   * the grid point this one was due at when it came less than a spacing after it (a timer wakes late, and
-   * every late wake would otherwise slow the pace: on a busy machine by several ms a spacing), else from
-   * `at` (the sender was idle). So over any run of deliveries the spacings add up, less one at most.
+   * the grid point this one was due at, or from at most one spacing before `at`: what a late timer wake or a
+   * settle that gave back more than was left to wait would otherwise lose is caught up, up to one spacing
+   * (on a busy machine a timer wakes several ms late, and the pace would slow by that every delivery). So
+   * over any run of deliveries the spacings add up, less one at most, and at most two go within a spacing.
    */
   recorded(at: number, cost: number, rates: readonly Rate[], spread: number): void {
-    let gap = 0;
-    for (const rate of rates) {
-      const span = Math.min(this.span, rate.interval + spread);
-      gap = Math.max(gap, (cost * span) / rate.limit);
-    }
-    const onGrid = at < this.nextAt + this.lastGap;
-    this.nextAt = (onGrid ? Math.max(at, this.nextAt) : at) + gap;
+    const gap = cost * this.spacingPerCost(rates, spread);
+    this.nextAt = Math.max(this.nextAt, at - this.lastGap) + gap;
     this.lastGap = gap;
+  }
+
+  /**
+   * A delivery's actual cost came `delta` off its estimate: the next waits that much less (or more) spacing,
+   * so a window's worth is spread in what the deliveries cost, not in what they were expected to cost (an
+   * estimate settled to 65% of itself would otherwise pace at 65% of the limit).
+   */
+  settled(delta: number, rates: readonly Rate[], spread: number): void {
+    this.nextAt += delta * this.spacingPerCost(rates, spread);
+  }
+
+  /** The time one unit of cost holds the next delivery back: the largest over the rates. */
+  private spacingPerCost(rates: readonly Rate[], spread: number): number {
+    let perCost = 0;
+    for (const rate of rates) perCost = Math.max(perCost, Math.min(this.span, rate.interval + spread) / rate.limit);
+    return perCost;
   }
 }

@@ -113,6 +113,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
    */
   settleDelivery(at: number, estimate: number, actual: number, now: number): void {
     const delta = actual - estimate;
+    if (delta !== 0) this.pacing?.settled(delta, this.rates, this.spreadAt(now));
     if (delta === 0 || this.log.adjust(at, delta)) return;
     if (delta > 0 && at > now - this.longestInterval - this.retainedSpread) this.log.addAtOrAfter(at, delta);
   }
