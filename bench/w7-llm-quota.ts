@@ -461,7 +461,9 @@ export async function llmQuota(
     await warmUp(provider, options);
     for (const mode of options.providers) {
       const base = { limits: options.limits[mode], jobs: options.jobs, shape: options.shape, seed: options.seed };
-      const applies = (options.contenders ?? QUOTA_CONTENDERS).filter((contender) => contender.providers?.includes(mode) ?? true);
+      const applies = (options.contenders ?? QUOTA_CONTENDERS).filter(
+        (contender) => contender.providers?.includes(mode) ?? true,
+      );
       const plan: Array<[QuotaContender, GuessKind | undefined]> = [
         ...applies
           .filter((contender) => !contender.guessing)

@@ -8,8 +8,8 @@ import type { Rate } from '../rate/index.js';
  * never queue there as one burst (a burst's own queueing would read as transit and widen every window).
  *
  * Pacing only ever waits longer than the window it sits beside: the window keeps the guarantee. Its answer
- * is one time that only a delivery moves, so permission stays monotone in time; it keeps no history, so
- * nothing is saved (a restored throttler paces from its first delivery on).
+ * is one time that only a delivery or a settle moves, so permission stays monotone in time between them; it
+ * keeps no history, so nothing is saved (a restored throttler paces from its first delivery on).
  */
 export class Pacing {
   /** The longest span a window's worth is spread over, in ms: Infinity spreads it over the whole (widened) window. */

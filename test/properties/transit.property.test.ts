@@ -4,11 +4,12 @@
  * each arrival (docs/guarantees.md, "What the server sees").
  */
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createThrottler } from '../../src/index.js';
 import type { Arrival, RateConfig } from '../support/oracle.js';
 import { runs } from '../support/property-runs.js';
 import { arrivalsArbitrary, driveToRest, type ObservedDelivery } from '../support/scenarios.js';
-import { restoreRealTime } from '../support/virtual-time.js';
+import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 afterEach(restoreRealTime);
 
@@ -258,6 +259,76 @@ describe("sliding-window with transit J and pace: the same guarantee at the serv
       ),
       { numRuns: runs(60) },
     );
+  });
+});
+
+describe("countUntil 'done' with the promise API, no transit: a server counting each request between its send and its answer is never over", () => {
+  /** Each task: its cost, when it is handed over, its round trip, and where in it the server counts it (a share). */
+  type Drawn = Array<{ cost: number; at: number; trip: number; share: number }>;
+  const tasks = fc.array(
+    fc.record({
+      cost: fc.integer({ min: 1, max: 3 }),
+      at: fc.integer({ min: 0, max: 600 }),
+      trip: fc.integer({ min: 0, max: 500 }),
+      share: fc.double({ min: 0, max: 1, noNaN: true }),
+    }),
+    { minLength: 1, maxLength: 30 },
+  );
+
+  /** Runs the tasks through a throttler counting until `countUntil`; the arrivals at the server, in order. */
+  async function arrivalsOf(limit: number, interval: number, drawn: Drawn, countUntil: 'start' | 'done') {
+    useVirtualTime();
+    const throttler = createThrottler({ rate: { limit, interval }, strategy: 'sliding-window', countUntil });
+    const arrivals: ServerArrival[] = [];
+    const started = performance.now();
+    const done = drawn.map(async (task) => {
+      await new Promise((resolve) => setTimeout(resolve, task.at));
+      await throttler.schedule(
+        async () => {
+          // The server counts it somewhere between the send and the answer.
+          arrivals.push({ at: performance.now() - started + task.share * task.trip, cost: task.cost });
+          await new Promise((resolve) => setTimeout(resolve, task.trip));
+        },
+        { cost: task.cost },
+      );
+    });
+    await vi.advanceTimersByTimeAsync(600 + drawn.length * (interval + 500) * 3);
+    await Promise.all(done);
+    await throttler.stop();
+    restoreRealTime();
+    return arrivals.sort((a, b) => a.at - b.at);
+  }
+
+  it('holds whatever each uplink within its own round trip, with no spread stated or measured', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: 6 }),
+        fc.integer({ min: 20, max: 400 }),
+        tasks,
+        async (limit, interval, drawn) => {
+          const arrivals = await arrivalsOf(limit, interval, drawn, 'done');
+          expect(arrivals).toHaveLength(drawn.length);
+          expect(overfullWindows(arrivals, limit, interval)).toEqual([]);
+        },
+      ),
+      { numRuns: runs(80) },
+    );
+  });
+
+  it("counted from the send only (countUntil 'start'), some round trip overfills a server window", async () => {
+    const result = await fc.check(
+      fc.asyncProperty(
+        fc.integer({ min: 3, max: 6 }),
+        fc.integer({ min: 20, max: 400 }),
+        tasks,
+        async (limit, interval, drawn) => {
+          const arrivals = await arrivalsOf(limit, interval, drawn, 'start');
+          return overfullWindows(arrivals, limit, interval).length === 0;
+        },
+      ),
+      { numRuns: 500, seed: 36, endOnFailure: true },
+    );
+    expect(result.failed, `no overfull window found in ${result.numRuns} runs`).toBe(true);
   });
 });
 

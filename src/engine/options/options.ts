@@ -12,13 +12,11 @@ import {
 import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
-import type { PaceInput } from './pace-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
 import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
 export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
-export type { PaceInput } from './pace-option.js';
 export type { TransitInput, TransitSetting } from './transit-option.js';
 
 /** In what order queued messages leave. */
@@ -140,7 +138,7 @@ export interface CommonOptions {
    * the one before (the largest over the rates); a duration: over at most that span (`'1s'`: a window's
    * worth within a second). The window keeps the guarantee. Default: none.
    */
-  pace?: PaceInput | undefined;
+  pace?: boolean | DurationInput | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
