@@ -57,7 +57,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   private readonly pacing: Pacing | undefined;
   smallestLimit: number;
 
-  /** `paceSpan`: with `pace`, the most a window's worth is spread over (Infinity: the whole widened window). */
+  /** `paceSpan`: with `pace`, the most a window's worth is spread over (Infinity: the whole interval). */
   constructor(rates: readonly Rate[], transit?: TransitSpread, paceSpan?: number) {
     this.rates = rates;
     this.transit = transit;
@@ -103,7 +103,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
 
   recordDelivery(at: number, cost: number): void {
     this.log.append(at, cost);
-    this.pacing?.recorded(at, cost, this.rates, this.spreadAt(at));
+    this.pacing?.recorded(at, cost, this.rates);
   }
 
   /**
@@ -113,7 +113,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
    */
   settleDelivery(at: number, estimate: number, actual: number, now: number): void {
     const delta = actual - estimate;
-    if (delta !== 0) this.pacing?.settled(delta, this.rates, this.spreadAt(now));
+    if (delta !== 0) this.pacing?.settled(delta, this.rates);
     if (delta === 0 || this.log.adjust(at, delta)) return;
     if (delta > 0 && at > now - this.longestInterval - this.retainedSpread) this.log.addAtOrAfter(at, delta);
   }

@@ -24,44 +24,43 @@ describe('Pacing', () => {
   it('lets the first delivery go at once, then holds the next cost x span / limit', () => {
     const pacing = new Pacing(Number.POSITIVE_INFINITY);
     expect(pacing.earliest(0)).toBe(0);
-    pacing.recorded(0, 2, window10, 0);
+    pacing.recorded(0, 2, window10);
     // 2 x 1000 / 10.
     expect(pacing.earliest(0)).toBe(200);
     expect(pacing.earliest(250)).toBe(250);
   });
 
-  it('spreads over the interval widened by J, or over a stated span when shorter, the largest over the rates', () => {
-    const whole = new Pacing(Number.POSITIVE_INFINITY);
-    whole.recorded(0, 1, window10, 250);
-    expect(whole.earliest(0)).toBe(125);
+  it('spreads over the interval, or over a stated span when shorter, the largest over the rates', () => {
     const short = new Pacing(400);
-    short.recorded(0, 1, window10, 250);
+    short.recorded(0, 1, window10);
     expect(short.earliest(0)).toBe(40);
     const two = new Pacing(Number.POSITIVE_INFINITY);
-    two.recorded(0, 1, [...window10, { limit: 100, interval: 60_000 }], 0);
+    two.recorded(0, 1, [...window10, { limit: 100, interval: 60_000 }]);
     expect(two.earliest(0)).toBe(600);
   });
 
-  it('catches up a late wake-up (up to one spacing) from the grid, and restarts after idle', () => {
+  it('catches up a late wake-up (up to two spacings) from the grid, and after idle lets three go at once', () => {
     const pacing = new Pacing(Number.POSITIVE_INFINITY);
-    pacing.recorded(0, 1, window10, 0);
+    pacing.recorded(0, 1, window10);
     // Due at 100, sent at 130: the next is due at 200, not 230.
-    pacing.recorded(130, 1, window10, 0);
+    pacing.recorded(130, 1, window10);
     expect(pacing.earliest(130)).toBe(200);
-    // Idle until 1000: at most one spacing of credit, so the next waits from 900.
-    pacing.recorded(1_000, 1, window10, 0);
+    // Idle until 1000: two spacings of credit, so 1000, 1000, 1000, then 1100.
+    pacing.recorded(1_000, 1, window10);
     expect(pacing.earliest(1_000)).toBe(1_000);
-    pacing.recorded(1_000, 1, window10, 0);
+    pacing.recorded(1_000, 1, window10);
+    expect(pacing.earliest(1_000)).toBe(1_000);
+    pacing.recorded(1_000, 1, window10);
     expect(pacing.earliest(1_000)).toBe(1_100);
   });
 
   it('moves the spacing by what a settle gave back or overran', () => {
     const pacing = new Pacing(Number.POSITIVE_INFINITY);
-    pacing.recorded(0, 4, window10, 0);
+    pacing.recorded(0, 4, window10);
     expect(pacing.earliest(0)).toBe(400);
-    pacing.settled(-3, window10, 0);
+    pacing.settled(-3, window10);
     expect(pacing.earliest(0)).toBe(100);
-    pacing.settled(2, window10, 0);
+    pacing.settled(2, window10);
     expect(pacing.earliest(0)).toBe(300);
   });
 });
@@ -73,10 +72,13 @@ describe('SlidingWindowPolicy with pace', () => {
     expect(new SlidingWindowPolicy(window10).grantsInBulk).toBe(true);
     expect(policy.earliestDelivery(0, 1)).toBe(0);
     policy.recordDelivery(0, 1);
-    expect(policy.earliestDelivery(0, 1)).toBe(110);
-    for (let at = 110; at < 1_100; at += 110) policy.recordDelivery(at, 1);
-    // Ten in the widened window (1100 ms): the window binds at 0 + 1100, as the spacing does.
+    expect(policy.earliestDelivery(0, 1)).toBe(100);
+    for (let at = 100; at < 1_000; at += 100) policy.recordDelivery(at, 1);
+    // Ten at 0, 100, ..., 900: the spacing allows 1000, the window counted 1000 + J = 1100 long holds it to
+    // 1100; the next go as these leave it, 100 apart.
     expect(policy.earliestDelivery(1_000, 1)).toBe(1_100);
+    policy.recordDelivery(1_100, 1);
+    expect(policy.earliestDelivery(1_100, 1)).toBe(1_200);
   });
 
   it('a settle gives the spacing back', () => {

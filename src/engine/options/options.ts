@@ -134,7 +134,7 @@ export interface CommonOptions {
   /**
    * sliding-window: spread each window's worth over the window instead of letting it go at the window's
    * start, so that a server never meets a window's requests as one burst (whose queueing a measured
-   * `transit` would read as spread). `true`: a delivery of cost c waits `c × (interval + J) / limit` after
+   * `transit` would read as spread). `true`: a delivery of cost c waits `c × interval / limit` after
    * the one before (the largest over the rates); a duration: over at most that span (`'1s'`: a window's
    * worth within a second). The window keeps the guarantee. Default: none.
    */
