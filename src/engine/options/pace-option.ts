@@ -32,7 +32,7 @@ export function resolvePace(
   if (countUntil === 'done') {
     throw new ThrottlerOptionError(
       'pace',
-      'false or absent with countUntil "done": a delivery counts from when it settles, which no spacing at the send governs',
+      'false or absent with countUntil "done" (a cost counts from its settle)',
       input,
     );
   }
@@ -48,9 +48,5 @@ function readSpan(input: unknown): number {
 /** With a store the shared window decides each grant, in the store: a pace it never sees would pace nothing. Refused by name. */
 export function refusePaceWithStore(pace: true | number | undefined): void {
   if (pace === undefined) return;
-  throw new ThrottlerOptionError(
-    'pace',
-    "false or absent with a store: the store's shared window decides every grant, and knows no spacing",
-    pace,
-  );
+  throw new ThrottlerOptionError('pace', 'false or absent with a store (its shared window decides every grant)', pace);
 }
