@@ -113,47 +113,60 @@ function providerTable(o: LlmQuotaOptions, mode: string, runs: readonly LlmQuota
 
 export interface W7Target {
   provider: string;
+  /** Which of ours (each configuration of ours is judged). */
+  contender: string;
   target: string;
   measured: string;
   met: boolean;
 }
 
-/** Issue 36's targets for ours against each provider: 0 429s, >= 95% steady, within 5% of the ideal, ahead of every guess. */
+/**
+ * Issue 36's targets for each configuration of ours against each provider: 0 429s, >= 95% steady, within 5%
+ * of the ideal, ahead of every guess.
+ */
 export function w7Targets(runs: readonly LlmQuotaRun[]): W7Target[] {
   const targets: W7Target[] = [];
   for (const provider of [...new Set(runs.map((run) => run.provider))]) {
     const mine = runs.filter((run) => run.provider === provider);
-    const ours = mine.find((run) => run.name.startsWith('xstate-throttler'));
-    if (ours === undefined) continue;
     const others = mine.filter((run) => run.guess !== undefined);
-    const late = ours.finishMs / ours.idealMs - 1;
-    const behind = others.filter((run) => !(ours.finishMs < run.finishMs && ours.refused <= run.refused));
-    targets.push(
-      { provider, target: '0 429s', measured: integer(ours.refused), met: ours.refused === 0 },
-      {
-        provider,
-        target: '>= 95% of the quota per window, steady',
-        measured: percent(ours.steadyCounted, 1),
-        met: ours.steadyCounted >= 0.95,
-      },
-      {
-        provider,
-        target: 'finished within 5% of the ideal',
-        measured: `${fixed(ours.finishMs / 1000, 1)} s for ${fixed(ours.idealMs / 1000, 1)} (${late >= 0 ? '+' : ''}${percent(late, 1)})`,
-        met: late <= 0.05,
-      },
-      {
-        provider,
-        target: 'ahead of p-queue and Bottleneck at every guess (sooner, no more 429s)',
-        measured:
-          behind.length === 0
-            ? `ahead of all ${others.length}`
-            : `not ahead of ${behind.map((run) => `${run.name.split(' ')[0]} at ${run.guess}`).join(', ')}`,
-        met: behind.length === 0,
-      },
-    );
+    for (const ours of mine.filter((run) => run.name.startsWith('xstate-throttler'))) {
+      targets.push(...targetsOf(provider, ours, others));
+    }
   }
   return targets;
+}
+
+function targetsOf(provider: string, ours: LlmQuotaRun, others: readonly LlmQuotaRun[]): W7Target[] {
+  const contender = ours.name.replace(/^xstate-throttler \(createThrottler(, )?/, '').replace(/\)$/, '') || 'unpaced';
+  const late = ours.finishMs / ours.idealMs - 1;
+  const behind = others.filter((run) => !(ours.finishMs < run.finishMs && ours.refused <= run.refused));
+  return [
+    { provider, contender, target: '0 429s', measured: integer(ours.refused), met: ours.refused === 0 },
+    {
+      provider,
+      contender,
+      target: '>= 95% of the quota per window, steady',
+      measured: percent(ours.steadyCounted, 1),
+      met: ours.steadyCounted >= 0.95,
+    },
+    {
+      provider,
+      contender,
+      target: 'finished within 5% of the ideal',
+      measured: `${fixed(ours.finishMs / 1000, 1)} s for ${fixed(ours.idealMs / 1000, 1)} (${late >= 0 ? '+' : ''}${percent(late, 1)})`,
+      met: late <= 0.05,
+    },
+    {
+      provider,
+      contender,
+      target: 'ahead of p-queue and Bottleneck at every guess (sooner, no more 429s)',
+      measured:
+        behind.length === 0
+          ? `ahead of all ${others.length}`
+          : `not ahead of ${behind.map((run) => `${run.name.split(' ')[0]} at ${run.guess}`).join(', ')}`,
+      met: behind.length === 0,
+    },
+  ];
 }
 
 export function w7Tables(results: BenchResults): string[] {
@@ -180,8 +193,8 @@ export function w7Tables(results: BenchResults): string[] {
     "Issue 36's targets for ours, on this run:",
     '',
     ...table(
-      ['provider', 'target', 'measured', ''],
-      w7Targets(runs).map((t) => [t.provider, t.target, t.measured, yes(t.met)]),
+      ['provider', 'ours', 'target', 'measured', ''],
+      w7Targets(runs).map((t) => [t.provider, t.contender, t.target, t.measured, yes(t.met)]),
     ),
     '',
   );

@@ -54,6 +54,8 @@ export interface LlmQuotaOptions {
   /** Ms before the provider counts a request, and before the client has the answer. */
   uplinkMs: readonly [number, number];
   downlinkMs: readonly [number, number];
+  /** Who runs (default QUOTA_CONTENDERS). */
+  contenders?: readonly QuotaContender[];
 }
 
 /**
@@ -205,16 +207,48 @@ async function runBottleneck(
 const bottleneckConfiguration = (o: GuessOptions, weight: string): string =>
   `new Bottleneck({ reservoir: ${limitOf(o.limits, o.limits.binding)}, reservoirRefreshAmount: ${limitOf(o.limits, o.limits.binding)}, reservoirRefreshInterval: ${o.limits.windowMs}, minTime: ${o.limits.windowMs / o.limits.requests} }) with schedule({ weight: ${weight} }): the ${bindingName(o)} quota as the reservoir, requests as minTime; a 429 throws, and the 'failed' handler retries the job after its retry-after`;
 
-export const QUOTA_CONTENDERS: readonly QuotaContender[] = [
-  {
-    name: 'xstate-throttler (createThrottler)',
-    guessing: false,
-    configuration: (o) =>
-      `createThrottler({ rate: { ${o.limits.mode === 'anthropic' ? "requests, 'input-tokens', 'output-tokens'" : 'requests, tokens'} } at the stated limits per ${o.limits.windowMs} ms, strategy: 'sliding-window', serverLimits: serverLimits(call => call, { providerWindow: ${o.limits.windowMs}, followPolicy: false }) }) and its default transit ('measured': every window widened by the largest recent round trip); ${OURS_CHARGE[o.limits.mode]}; a 429's retry-after pauses it and the request is scheduled again (examples/llm/provider-client.ts)`,
-    async run(o, send) {
-      await runClient({ limits: o.limits, call: send, jobs: o.jobs, seed: o.seed, shape: o.shape });
-    },
+/** Ours as docs/llm-clients.md recommends it, with `pace` (true or a span) or without. */
+export const ours = (pace: boolean | string): QuotaContender => ({
+  name:
+    pace === false
+      ? 'xstate-throttler (createThrottler)'
+      : `xstate-throttler (createThrottler, pace${pace === true ? '' : `: '${pace}'`})`,
+  guessing: false,
+  configuration: (o) =>
+    `createThrottler({ rate: { ${o.limits.mode === 'anthropic' ? "requests, 'input-tokens', 'output-tokens'" : 'requests, tokens'} } at the stated limits per ${o.limits.windowMs} ms, strategy: 'sliding-window', serverLimits: serverLimits(call => call, { providerWindow: ${o.limits.windowMs}, followPolicy: false })${pace === false ? '' : `, pace: ${pace === true ? 'true' : `'${pace}'`}`} }) and its default transit ('measured': every window widened by the largest recent round trip)${pace === true ? `; pace: true spreads each window's worth over the window (a request of cost c waits c x ${o.limits.windowMs} ms / limit after the one before; the window, J longer, holds back the rest)` : pace === false ? '' : `; pace: '${pace}' spreads each window's worth over ${pace} (a request of cost c waits c x ${pace} / limit after the one before)`}; ${OURS_CHARGE[o.limits.mode]}; a 429's retry-after pauses it and the request is scheduled again (examples/llm/provider-client.ts)`,
+  async run(o, send) {
+    await runClient({
+      limits: o.limits,
+      call: send,
+      jobs: o.jobs,
+      seed: o.seed,
+      shape: o.shape,
+      ...(pace === false ? {} : { throttler: { pace } }),
+    });
   },
+});
+
+/**
+ * Against OpenAI (nothing given back, so no settle), each request counted from its send until its own answer
+ * (`countUntil: 'done'`) and no transit: the provider counted it in between, so no server window can hold more
+ * than the client's (docs/guarantees.md, "What the server sees"), whatever the uplink, with no J to measure.
+ */
+const oursUntilAnswered: QuotaContender = {
+  name: "xstate-throttler (createThrottler, countUntil: 'done')",
+  guessing: false,
+  providers: ['openai'],
+  configuration: (o) =>
+    `createThrottler({ rate: { requests, tokens } at the stated limits per ${o.limits.windowMs} ms, strategy: 'sliding-window', serverLimits: serverLimits(call => call, { providerWindow: ${o.limits.windowMs}, followPolicy: false }), countUntil: 'done', transit: 0 }): each request counts in the window from its send until ${o.limits.windowMs} ms after its answer, no widening; ${OURS_CHARGE[o.limits.mode]}; a 429's retry-after pauses it and the request is scheduled again (examples/llm/provider-client.ts)`,
+  async run(o, send) {
+    const throttler = { countUntil: 'done', transit: 0 };
+    await runClient({ limits: o.limits, call: send, jobs: o.jobs, seed: o.seed, shape: o.shape, throttler });
+  },
+};
+
+export const QUOTA_CONTENDERS: readonly QuotaContender[] = [
+  ours(false),
+  ours(true),
+  oursUntilAnswered,
   {
     name: 'p-queue 9 (strict)',
     guessing: true,
@@ -427,7 +461,9 @@ export async function llmQuota(
     await warmUp(provider, options);
     for (const mode of options.providers) {
       const base = { limits: options.limits[mode], jobs: options.jobs, shape: options.shape, seed: options.seed };
-      const applies = QUOTA_CONTENDERS.filter((contender) => contender.providers?.includes(mode) ?? true);
+      const applies = (options.contenders ?? QUOTA_CONTENDERS).filter(
+        (contender) => contender.providers?.includes(mode) ?? true,
+      );
       const plan: Array<[QuotaContender, GuessKind | undefined]> = [
         ...applies
           .filter((contender) => !contender.guessing)

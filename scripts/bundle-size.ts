@@ -83,6 +83,9 @@ export interface SizedEntry {
  * Issue 34's p-queue readers (onPendingZero, runningTasks, isSaturated, isRateLimited, onRateLimit(Cleared) and
  * their events: task-readers.ts, rate-limit-watch.ts), 0.8 kB (each budget the size plus 0.3 kB): 45.8 kB every
  * name, 42.9 createThrottler, 40.9 the lean entry, 40.3 the lean createThrottler; the machine is unchanged.
+ * Issue 36's `pace` (policies/pacing.ts, the sliding window's use of it, the option's check and refusals), 0.3 to
+ * 0.5 kB (each budget the size plus 0.3 kB): 46.3 kB every name, 43.4 createThrottler, 32.7 the machine, 40.7
+ * the lean createThrottler, 30.0 the lean machine, 6.0 the strategies, 34.6 the operator, 38.9 /replay.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -93,21 +96,21 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 46_100,
+    budget: 46_600,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 43_200,
+    budget: 43_700,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 32_500,
+    budget: 33_000,
   },
   {
     name: 'xstate-throttler/lean (every name)',
@@ -121,7 +124,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 40_600,
+    budget: 41_000,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -129,14 +132,14 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 29_900,
+    budget: 30_300,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
     source: "export * from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 5_900,
+    budget: 6_300,
   },
   {
     name: 'xstate-throttler/rxjs',
@@ -144,7 +147,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 34_400,
+    budget: 35_000,
   },
   {
     name: 'xstate-throttler/server-limits',

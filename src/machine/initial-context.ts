@@ -2,6 +2,7 @@ import type { AnyActorRef, AnyEventObject } from 'xstate';
 import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import { Dispatcher } from '../engine/dispatcher.js';
 import type { ResolvedOptions } from '../engine/options/options.js';
+import { refusePaceWithStore } from '../engine/options/pace-option.js';
 import type { StrategyLookup } from '../engine/options/strategy-option.js';
 import { refuseMeasuredWithStore } from '../engine/options/transit-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
@@ -96,6 +97,7 @@ export function checkStore(store: unknown): ThrottleStore | undefined {
 export function checkStoreFits(store: unknown, options: ResolvedOptions): ThrottleStore | undefined {
   const checked = checkStore(store);
   if (checked !== undefined) refuseMeasuredWithStore(options.transit);
+  if (checked !== undefined) refusePaceWithStore(options.strategyOptions.pace);
   checked?.check?.(options);
   return checked;
 }

@@ -119,6 +119,11 @@ export interface StrategyOptions {
    * the server that counts it. Absent: none, the sender's own windows are the server's.
    */
   readonly transit?: TransitSpread | undefined;
+  /**
+   * sliding-window: spread a window's worth over the window (the `pace` option): `true` over each rate's
+   * interval widened by the transit spread, a number of ms over at most that. Absent: no spacing.
+   */
+  readonly pace?: true | number | undefined;
 }
 
 /**

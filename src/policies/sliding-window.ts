@@ -1,5 +1,6 @@
 import { longestIntervalOf, type Rate, ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryLog } from './delivery-log.js';
+import { Pacing } from './pacing.js';
 import { smallestLimitOf, type ThrottlePolicy, type TransitSpread } from './policy.js';
 import { field, readArray, readCost, readCount, readKind, readPastTime, readRecord } from './saved-fields.js';
 
@@ -25,7 +26,7 @@ const MAX_RESTORED_COST = 2 ** 52;
  * (x - interval, x] cost at most limit - c. So x must come at or after
  * `interval` past the newest delivery at which the cost, counted back from the
  * newest, first exceeds limit - c; with unit costs that is the limit-th last
- * delivery plus the interval. No fixed spacing: a message never waits while the
+ * delivery plus the interval. No fixed spacing (unless paced): a message never waits while the
  * window allows it.
  *
  * Cost held "in flight" (countUntil: 'done') counts as if delivered at every
@@ -37,6 +38,10 @@ const MAX_RESTORED_COST = 2 ** 52;
  * uplink within [umin, umin + J], then never holds more than the limit in any window
  * of the interval (its window's arrivals were sent within interval + J). The rates,
  * their window use and the audit stay the user's.
+ *
+ * With `pace` (pacing.ts) a delivery also waits its spacing after the one before: a
+ * window's worth goes over the window, not at its start. It only ever waits longer,
+ * and a lease (which lets k go at once) is not granted.
  */
 export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   private rates: readonly Rate[];
@@ -48,11 +53,17 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   private readonly transit: TransitSpread | undefined;
   /** How much longer than the longest interval the log keeps deliveries: the largest spread seen or promised. */
   private retainedSpread: number;
+  /** The spacing between deliveries (`pace`), absent without. */
+  private readonly pacing: Pacing | undefined;
   smallestLimit: number;
 
-  constructor(rates: readonly Rate[], transit?: TransitSpread) {
+  /** `paceSpan`: with `pace`, the most a window's worth is spread over (Infinity: the whole interval). */
+  constructor(rates: readonly Rate[], transit?: TransitSpread, paceSpan?: number) {
     this.rates = rates;
     this.transit = transit;
+    this.pacing = paceSpan === undefined ? undefined : new Pacing(paceSpan);
+    // k at once counts as k singly only without a spacing between them.
+    this.grantsInBulk = this.pacing === undefined;
     this.retainedSpread = transit !== undefined && Number.isFinite(transit.most) ? transit.most : 0;
     this.smallestLimit = smallestLimitOf(rates);
     this.longestInterval = longestIntervalOf([rates]);
@@ -61,7 +72,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
   }
 
   readonly startsPeriodsOnActivation = false;
-  readonly grantsInBulk = true;
+  readonly grantsInBulk: boolean;
 
   activate(): void {}
 
@@ -75,7 +86,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
       const blockingTime = this.log.timeWhereCostExceeds(allowance);
       earliest = Math.max(earliest, blockingTime + rate.interval + spread);
     }
-    return earliest;
+    return this.pacing === undefined ? earliest : Math.max(earliest, this.pacing.earliest(now));
   }
 
   /** The transit spread J at `now` (0 without one); the log keeps the largest ever seen. */
@@ -92,6 +103,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
 
   recordDelivery(at: number, cost: number): void {
     this.log.append(at, cost);
+    this.pacing?.recorded(at, cost, this.rates);
   }
 
   /**
@@ -101,6 +113,7 @@ export class SlidingWindowPolicy implements ThrottlePolicy<SlidingWindowState> {
    */
   settleDelivery(at: number, estimate: number, actual: number, now: number): void {
     const delta = actual - estimate;
+    if (delta !== 0) this.pacing?.settled(delta, this.rates);
     if (delta === 0 || this.log.adjust(at, delta)) return;
     if (delta > 0 && at > now - this.longestInterval - this.retainedSpread) this.log.addAtOrAfter(at, delta);
   }

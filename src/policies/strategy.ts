@@ -33,6 +33,11 @@ export interface StrategyImplementation extends Strategy {
    * for it. Absent: its policies take the spread (StrategyOptions.transit).
    */
   readonly transitRefusal?: string | undefined;
+  /**
+   * Why the strategy refuses `pace` (StrategyOptions.pace): it spaces its deliveries already, or keeps no
+   * window to spread. Absent: its policies take it.
+   */
+  readonly paceRefusal?: string | undefined;
 }
 
 /** Whether `value` is a strategy value: one of the library's, by its name and what it builds. */

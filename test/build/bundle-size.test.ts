@@ -38,7 +38,7 @@ describe('an app on xstate-throttler/lean with one strategy', () => {
   /** The policy modules (under src/policies/) each strategy brings, besides those every policy shares. */
   const ALGORITHM: Record<string, readonly string[]> = {
     timer: ['timer.ts', 'all-of.ts', 'strategies/timer.ts'],
-    slidingWindow: ['sliding-window.ts', 'delivery-log.ts', 'strategies/sliding-window.ts'],
+    slidingWindow: ['sliding-window.ts', 'delivery-log.ts', 'pacing.ts', 'strategies/sliding-window.ts'],
     tokenBucket: ['token-bucket.ts', 'smooth-rate.ts', 'all-of.ts', 'strategies/token-bucket.ts'],
     warmingUp: ['warming-up.ts', 'smooth-rate.ts', 'all-of.ts', 'strategies/warming-up.ts'],
   };

@@ -131,6 +131,14 @@ export interface CommonOptions {
    * of `createThrottler` with `serverLimits`. 0 or absent: none (the default otherwise).
    */
   transit?: TransitInput | undefined;
+  /**
+   * sliding-window: spread each window's worth over the window instead of letting it go at the window's
+   * start, so that a server never meets a window's requests as one burst (whose queueing a measured
+   * `transit` would read as spread). `true`: a delivery of cost c waits `c × interval / limit` after
+   * the one before (the largest over the rates); a duration: over at most that span (`'1s'`: a window's
+   * worth within a second). The window keeps the guarantee. Default: none.
+   */
+  pace?: boolean | DurationInput | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */

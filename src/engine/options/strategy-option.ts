@@ -14,6 +14,7 @@ import {
   type TransitSpread,
 } from '../../policies/index.js';
 import { type DurationInput, parseDuration, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { type PaceInput, resolvePace } from './pace-option.js';
 
 /**
  * How an entry reads a `strategy` that is not a strategy value (a name, or nothing), answering the strategy
@@ -58,15 +59,18 @@ export interface StrategyOptionsInput {
   maxBurst?: number | undefined;
   warmup?: DurationInput | undefined;
   coldFactor?: number | undefined;
+  pace?: PaceInput | undefined;
+  /** Read by `pace`, which refuses `'done'`. */
+  countUntil?: unknown;
 }
 
 /**
- * Checks maxBurst, warmup and coldFactor, then what the strategy itself asks of them with every rate
+ * Checks maxBurst, warmup, coldFactor and pace, then what the strategy itself asks of them with every rate
  * configured (warming-up: its curve stays finite; a SET_RATE's new rate is checked again as its policy is built).
  */
 export function resolveStrategyOptions(
   strategy: StrategyImplementation,
-  { maxBurst, warmup, coldFactor }: StrategyOptionsInput,
+  { maxBurst, warmup, coldFactor, pace, countUntil }: StrategyOptionsInput,
   rateLists: ReadonlyMap<string, readonly Rate[]>,
   transit?: TransitSpread,
 ): StrategyOptions {
@@ -88,6 +92,7 @@ export function resolveStrategyOptions(
     coldFactor,
     warmup: warmup === undefined ? undefined : parseDuration(warmup, 'warmup'),
     ...(transit === undefined ? {} : { transit }),
+    pace: resolvePace(pace, strategy, countUntil),
   };
   return strategy.checkOptions?.(options, rateLists) ?? options;
 }

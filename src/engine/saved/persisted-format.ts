@@ -137,6 +137,8 @@ export function readPersisted(dispatcher: unknown, persisted: unknown): Persiste
     maxBurst: field(strategyOptions, 'maxBurst') ?? undefined,
     warmup: field(strategyOptions, 'warmup') ?? undefined,
     coldFactor: field(strategyOptions, 'coldFactor') ?? undefined,
+    // Absent from snapshots saved before the option existed: none.
+    pace: field(strategyOptions, 'pace') ?? undefined,
     capacity: nullable('capacity'),
     overflow: field(options, 'overflow'),
     countUntil: field(options, 'countUntil'),

@@ -4,7 +4,12 @@ import type { Strategy, StrategyImplementation } from '../strategy.js';
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'sliding-window',
-  createPolicy: (rates, options) => new SlidingWindowPolicy(rates, options.transit),
+  createPolicy: (rates, options) =>
+    new SlidingWindowPolicy(
+      rates,
+      options.transit,
+      options.pace === undefined ? undefined : options.pace === true ? Number.POSITIVE_INFINITY : options.pace,
+    ),
 } satisfies StrategyImplementation;
 
 /**

@@ -10,6 +10,7 @@ const implementation = {
     new AllOfPolicies<VoucherTimerState>(rates, (rate) => new VoucherTimerPolicy(rate), now),
   transitRefusal:
     'the voucher timer keeps no window even at the sender (up to twice the limit in one interval), so it has none to widen for the server: use "sliding-window" or "token-bucket"',
+  paceRefusal: 'the voucher timer keeps no window to spread: use "sliding-window"',
 } satisfies StrategyImplementation;
 
 /**

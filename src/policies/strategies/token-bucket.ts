@@ -13,6 +13,7 @@ const implementation = {
       (rate, at) => new TokenBucketPolicy(rate, at, options.maxBurst, options.transit),
       now,
     ),
+  paceRefusal: 'it spaces its refill already (lower maxBurst to pace its burst)',
   // A transit spread shrinks every bucket by its rate's permits over the spread: each must keep one.
   checkOptions: (options, rateLists) => {
     const most = options.transit?.most;

@@ -19,6 +19,7 @@ const implementation = {
     ),
   transitRefusal:
     'warming-up stores no burst it could give up for the spread (a server would see its rate over the interval plus the spread): use "token-bucket" or "sliding-window"',
+  paceRefusal: 'it spaces every permit already',
   // `warmup` is required, and the curve's arithmetic must stay finite with every rate configured (a SET_RATE's
   // new rate is checked again as its policy is built).
   checkOptions: ({ warmup, coldFactor = DEFAULT_COLD_FACTOR, maxBurst }, rateLists) => {
