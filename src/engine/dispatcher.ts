@@ -1,5 +1,5 @@
 import type { Cost, Rate } from '../rate/index.js';
-import { ThrottlerAudit } from './audit/throttler-audit.js';
+import type { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
@@ -38,8 +38,8 @@ export class Dispatcher<TMessage> {
   private chosenQueue: ChannelQueue<TMessage> | undefined;
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
   private readonly readNow: () => number;
-  /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports. */
-  readonly audit: ThrottlerAudit;
+  /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports (undefined: not loaded). */
+  readonly audit: ThrottlerAudit | undefined;
   /** Delivered messages with an id, awaiting their actual cost (ACTUAL_COST, settle-book.ts). */
   readonly settleBook: SettleBook;
 
@@ -52,7 +52,7 @@ export class Dispatcher<TMessage> {
     this.options = options;
     this.readNow = readNow;
     this.clearance = clearance;
-    this.audit = new ThrottlerAudit(options, now, clearance.ownRatesOf?.bind(clearance));
+    this.audit = options.features.audit?.create(options, now, clearance.ownRatesOf?.bind(clearance));
     // A transit spread widens every window the policies count: a delivery stays settleable as long.
     this.settleBook = new SettleBook(
       [options.rates, ...options.channels.values(), options.keys?.rates ?? []],
@@ -216,7 +216,7 @@ export class Dispatcher<TMessage> {
    */
   recordDelivery(request: ClearanceRequest & { readonly id?: unknown }, at: number, requestedAt: number): void {
     const handle = this.clearance.recordDelivery(request, at, requestedAt);
-    this.audit.record(request.channel, request.cost, at, this.settleBook.settleableFrom(at));
+    this.audit?.record(request.channel, request.cost, at, this.settleBook.settleableFrom(at));
     this.counts.delivered += 1;
     if (request.id !== undefined && handle !== undefined)
       this.settleBook.add(request.id, at, request.channel, request.cost, handle);
@@ -259,7 +259,7 @@ export class Dispatcher<TMessage> {
   /** Replaces the overall rates, or one channel's or key's; a name that is neither is an error. */
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
-    this.audit.setRates(rates, channel);
+    this.audit?.setRates(rates, channel);
     this.settleBook.widen(rates);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
@@ -268,7 +268,7 @@ export class Dispatcher<TMessage> {
   /** Replaces the keys' template; every head is looked at again, as for the overall rates. */
   setKeyTemplate(rates: Rate[], now: number): void {
     this.clearance.setKeyTemplate(rates, now);
-    this.audit.setKeyTemplate(rates);
+    this.audit?.setKeyTemplate(rates);
     this.settleBook.widen(rates);
     this.schedule?.refileAll();
   }

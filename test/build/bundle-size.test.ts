@@ -82,3 +82,34 @@ describe('an app on xstate-throttler/lean with one strategy', () => {
     expect(mainSize.gzipped - leanSize.gzipped).toBeGreaterThanOrEqual(1_700);
   });
 });
+
+/**
+ * Features as values (engine/options/features-option.ts): the lean createThrottler bundles a feature's code
+ * only when the app imports its value, the main entry's every one.
+ */
+describe('an app on xstate-throttler/lean without features', () => {
+  /** Each feature value, the modules only it brings, and a string only its code holds. */
+  const FEATURES: ReadonlyArray<[name: string, folder: RegExp, marker: string]> = [
+    ['audit', /^src\/engine\/audit\//, 'windowsOver'],
+  ];
+
+  it.each(FEATURES)('bundles %s only when it imports its value', async (feature, folder, marker) => {
+    const measured = (extra: string) =>
+      measureEntry({
+        name: `lean + slidingWindow${extra}`,
+        source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';${extra}`,
+        platform: 'browser',
+        external: ['xstate'],
+        budget: 0,
+      });
+    const without = await measured('');
+    const given = await measured(` export { ${feature} } from './src/lean/index.ts';`);
+    const featureModules = ({ modules }: { modules: { path: string; bytes: number }[] }) =>
+      modules.filter(({ path, bytes }) => folder.test(path) && bytes > 0).map(({ path }) => path);
+    expect(featureModules(without)).toEqual([]);
+    expect(without.text.includes(marker)).toBe(false);
+    expect(featureModules(given).length).toBeGreaterThan(0);
+    expect(given.text.includes(marker)).toBe(true);
+    expect(given.gzipped).toBeGreaterThan(without.gzipped);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { audit } from '../../src/engine/audit/audit-feature.js';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
 import { timer } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
@@ -28,6 +29,8 @@ describe('resolveOptions', () => {
       maxPriorityWait: 60_000,
       transit: 0,
       transitMeter: undefined,
+      // The main entry loads every feature by itself (features-option.ts).
+      features: { audit },
     });
   });
 

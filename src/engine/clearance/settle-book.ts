@@ -180,7 +180,7 @@ export function settleActualCost(
   dispatcher: {
     settleBook: SettleBook;
     clearance: Clearance;
-    audit: ThrottlerAudit;
+    audit: ThrottlerAudit | undefined;
     options: { readonly dimensions: Dimensions | undefined };
   },
   id: unknown,
@@ -200,5 +200,5 @@ export function settleActualCost(
   settleBook.checkCeiling(actual, dispatcher.options.dimensions, cost);
   settleBook.take(id, now);
   clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, actual, now);
-  audit.settle(ticket.channel, ticket.at, ticket.estimate, actual);
+  audit?.settle(ticket.channel, ticket.at, ticket.estimate, actual);
 }

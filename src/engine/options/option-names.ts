@@ -29,6 +29,7 @@ const COMMON: Record<keyof CommonOptions, true> = {
   maxDeliveriesPerTurn: true,
   maxPriorityWait: true,
   transit: true,
+  features: true,
 };
 
 /** The names every face of the throttler takes (its own come on top). */

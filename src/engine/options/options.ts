@@ -11,11 +11,13 @@ import {
 } from '../../rate/index.js';
 import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
+import { type Features, resolveFeatures, type ThrottlerFeature } from './features-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
 import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
+export type { Features, ThrottlerFeature } from './features-option.js';
 export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
 export type { TransitInput, TransitSetting } from './transit-option.js';
 
@@ -131,6 +133,12 @@ export interface CommonOptions {
    * of `createThrottler` with `serverLimits`. 0 or absent: none (the default otherwise).
    */
   transit?: TransitInput | undefined;
+  /**
+   * xstate-throttler/lean: the features beyond the core this throttler loads, each a value imported from
+   * it (`features: [audit]`), so that an app bundles only those; a question that needs one not given (an
+   * `auditThrottler`) is refused with what to import. The main entry loads every feature by itself.
+   */
+  features?: readonly ThrottlerFeature[] | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -162,6 +170,8 @@ export interface ResolvedOptions {
   readonly transit: TransitSetting;
   /** With a measured transit: the meter the promise API reports its tasks to (never saved). */
   readonly transitMeter: TransitMeter | undefined;
+  /** The features loaded: those given and the entry's own (never saved: a restore passes its own). */
+  readonly features: Features;
 }
 
 /** How long a wait outweighs any priority, by default (CommonOptions.maxPriorityWait). */
@@ -270,9 +280,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     withDefault(options.maxPriorityWait, DEFAULT_MAX_PRIORITY_WAIT),
     'maxPriorityWait',
   );
-  const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
-  for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
-  if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
+  const rateLists = rateListsOf(rates, channels, keys);
   const transit = resolveTransit(options.transit, strategyValue, rateLists);
   return {
     rates,
@@ -295,5 +303,14 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     maxPriorityWait,
     transit: transit.setting,
     transitMeter: transit.meter,
+    features: resolveFeatures(options.features, lookup.features),
   };
+}
+
+/** Every rate list configured, by the option that holds it: what a strategy checks its options against. */
+function rateListsOf(rates: Rate[], channels: Map<string, Rate[]>, keys: KeyTemplate | undefined) {
+  const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
+  for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
+  if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
+  return rateLists;
 }

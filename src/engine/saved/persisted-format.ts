@@ -80,6 +80,7 @@ export interface PersistedDispatcher<TMessage> {
     | 'maxConcurrent'
     | 'maxDeliveriesPerTurn'
     | 'transitMeter'
+    | 'features'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import { auditThrottler, createThrottler, type ThrottlerInput, throttlerMachine } from '../../src/index.js';
+import {
+  audit,
+  createThrottler as createLeanThrottler,
+  throttlerMachine as leanThrottlerMachine,
+  restoreThrottler as restoreLeanThrottler,
+} from '../../src/lean/index.js';
+import { slidingWindow } from '../../src/strategies/index.js';
+import { expectOptionError } from '../support/option-error.js';
+import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+/**
+ * Features as values (engine/options/features-option.ts): xstate-throttler/lean loads a feature only when the
+ * app passes it, the main entry every one by itself. A question that needs a feature not given is refused
+ * with what to import; given, the feature answers as the main entry's does.
+ */
+const AUDIT_MISSING =
+  'features must be a list holding audit for auditThrottler: import { audit } from "xstate-throttler/lean" and ' +
+  'pass features: [audit] (the main entry, "xstate-throttler", loads every feature), got an array of 0';
+
+/** Ten tasks through a throttler of 3 per second, run to the end in virtual time: the audit's report. */
+async function auditAfterTen(create: typeof createThrottler, features?: readonly (typeof audit)[]) {
+  const throttler = create({ rate: '3/1s', strategy: slidingWindow, ...(features && { features }) });
+  const startedAt = now();
+  const tasks = Array.from({ length: 10 }, () => throttler.schedule(() => now() - startedAt));
+  for (let step = 0; step < 40; step += 1) {
+    advance(100);
+    await Promise.resolve();
+  }
+  const starts = await Promise.all(tasks);
+  const { since, rates, ...report } = auditThrottler(throttler);
+  throttler.stop();
+  // Times on the run's own clock, so that two runs one after the other compare.
+  const relative = rates.map((rate) => ({ ...rate, mostAt: (rate.mostAt ?? 0) - startedAt }));
+  return { starts, report: { ...report, since: since - startedAt, rates: relative } };
+}
+
+describe('the audit as a feature', () => {
+  it('the lean throttler without it runs as before, and auditThrottler says what to import', async () => {
+    const throttler = createLeanThrottler({ rate: '3/1s', strategy: slidingWindow });
+    const started = throttler.schedule(() => 'ran');
+    advance(0);
+    expect(await started).toBe('ran');
+    expectOptionError(() => auditThrottler(throttler), { message: AUDIT_MISSING, option: 'features', value: [] });
+    throttler.stop();
+  });
+
+  it('given, the lean throttler reports the audit the main entry reports (which loads it by itself)', async () => {
+    const main = await auditAfterTen(createThrottler);
+    const lean = await auditAfterTen(createLeanThrottler, [audit]);
+    expect(main.report.deliveries).toBe(10);
+    expect(main.report.rates).toHaveLength(1);
+    expect(main.report.rates[0]).toMatchObject({ scope: 'overall', most: 3, windowsOver: 0 });
+    expect(lean).toEqual(main);
+  });
+
+  it('the lean machine and the lean restore take it in their own options; a snapshot saves none', () => {
+    const input = { rate: '2/1s', strategy: slidingWindow, features: [audit] } as ThrottlerInput;
+    const actor = createActor(leanThrottlerMachine, { input }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'one' } });
+    expect(auditThrottler(actor).since).toBeTypeOf('number');
+    const saved = JSON.parse(JSON.stringify(actor.getPersistedSnapshot()));
+    actor.stop();
+    expect(saved.context.dispatcher.options).not.toHaveProperty('features');
+    const without = restoreLeanThrottler(saved, { strategy: slidingWindow });
+    expectOptionError(() => auditThrottler(without), { message: AUDIT_MISSING, option: 'features', value: [] });
+    without.stop();
+    const withAudit = restoreLeanThrottler(saved, { strategy: slidingWindow, features: [audit] });
+    expect(auditThrottler(withAudit).deliveries).toBe(0);
+    withAudit.stop();
+  });
+
+  it('the main entry audits with no features given, and takes the lean values too', () => {
+    for (const features of [undefined, [audit]]) {
+      const actor = createActor(throttlerMachine, { input: { rate: '2/1s', ...(features && { features }) } }).start();
+      expect(auditThrottler(actor).deliveries).toBe(0);
+      actor.stop();
+    }
+  });
+});
+
+describe('the features option', () => {
+  const requirement = 'a feature value (audit) imported from "xstate-throttler/lean"';
+
+  it.each<[string, unknown, string, unknown, string]>([
+    ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],
+    ['a name', ['audit'], 'features[0]', 'audit', requirement],
+    ['an object that is no feature', [audit, { feature: 'audits' }], 'features[1]', { feature: 'audits' }, requirement],
+    ['null', [null], 'features[0]', null, requirement],
+  ])('refuses %s, naming the index', (_, features, option, value, must) => {
+    for (const create of [createThrottler, createLeanThrottler]) {
+      let thrown: unknown;
+      try {
+        create({ rate: '1/1s', strategy: slidingWindow, features: features as never });
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toMatchObject({ name: 'ThrottlerOptionError', option, value });
+      expect((thrown as Error).message).toContain(`${option} must be ${must}, got`);
+    }
+  });
+});
