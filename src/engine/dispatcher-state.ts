@@ -86,6 +86,7 @@ export function persistedForm<TMessage>(
     dimensions: _dimensions,
     transitMeter: _meter,
     features: _features,
+    splitByDimension: _split,
     strategyOptions: { transit: _spread, ...strategyOptions },
     ...rest
   } = resolved;

@@ -12,3 +12,4 @@ export { audit } from '../engine/audit/audit-feature.js';
 export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';
 export { leanThrottlerMachine as throttlerMachine } from '../machine/throttler-machine.js';
+export { dimensions } from '../policies/dimensions-feature.js';

@@ -91,6 +91,7 @@ describe('an app on xstate-throttler/lean without features', () => {
   /** Each feature value, the modules only it brings, and a string only its code holds. */
   const FEATURES: ReadonlyArray<[name: string, folder: RegExp, marker: string]> = [
     ['audit', /^src\/engine\/audit\//, 'windowsOver'],
+    ['dimensions', /^src\/policies\/dimensions(-feature)?\.ts$/, 'at least one dimension above 0'],
   ];
 
   it.each(FEATURES)('bundles %s only when it imports its value', async (feature, folder, marker) => {

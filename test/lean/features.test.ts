@@ -4,6 +4,7 @@ import { auditThrottler, createThrottler, type ThrottlerInput, throttlerMachine 
 import {
   audit,
   createThrottler as createLeanThrottler,
+  dimensions,
   throttlerMachine as leanThrottlerMachine,
   restoreThrottler as restoreLeanThrottler,
 } from '../../src/lean/index.js';
@@ -84,8 +85,51 @@ describe('the audit as a feature', () => {
   });
 });
 
+describe('rates in dimensions as a feature', () => {
+  const rate = { requests: '2/1s', tokens: '100/1s' };
+  const missing = (option: string) =>
+    `features must be a list holding dimensions for ${option}: import { dimensions } from "xstate-throttler/lean" ` +
+    'and pass features: [dimensions] (the main entry, "xstate-throttler", loads every feature), got ';
+
+  it('the lean throttler refuses a rate in dimensions without it, naming the first dimension', () => {
+    expectOptionError(() => createLeanThrottler({ rate, strategy: slidingWindow }), {
+      message: `${missing('rate.requests')}an array of 0`,
+      option: 'features',
+      value: [],
+    });
+    expectOptionError(() => createLeanThrottler({ rate, strategy: slidingWindow, features: [audit] }), {
+      message: `${missing('rate.requests')}an array of 1`,
+      option: 'features',
+      value: ['audit'],
+    });
+  });
+
+  /** Tasks costing tokens, each start's time after the first: the tokens bind before the requests do. */
+  async function startsOf(create: typeof createThrottler, features?: readonly (typeof dimensions)[]) {
+    const throttler = create({ rate, strategy: slidingWindow, ...(features && { features }) });
+    const startedAt = now();
+    const tasks = [60, 60, 30, 50].map((tokens) =>
+      throttler.schedule(() => now() - startedAt, { cost: { requests: 1, tokens } }),
+    );
+    for (let step = 0; step < 40; step += 1) {
+      advance(100);
+      await Promise.resolve();
+    }
+    const starts = await Promise.all(tasks);
+    throttler.stop();
+    return starts;
+  }
+
+  it('given, the lean throttler counts every dimension as the main entry does', async () => {
+    const main = await startsOf(createThrottler);
+    // 60 + 60 tokens exceed 100 in one second: the second waits a window, though requests allow two.
+    expect(main[1]).toBeGreaterThanOrEqual(1_000);
+    expect(await startsOf(createLeanThrottler, [dimensions])).toEqual(main);
+  });
+});
+
 describe('the features option', () => {
-  const requirement = 'a feature value (audit) imported from "xstate-throttler/lean"';
+  const requirement = 'a feature value (audit, dimensions) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],

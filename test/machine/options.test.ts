@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { audit } from '../../src/engine/audit/audit-feature.js';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
+import { dimensions } from '../../src/policies/index.js';
 import { timer } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
 
@@ -30,7 +31,8 @@ describe('resolveOptions', () => {
       transit: 0,
       transitMeter: undefined,
       // The main entry loads every feature by itself (features-option.ts).
-      features: { audit },
+      features: { audit, dimensions },
+      splitByDimension: undefined,
     });
   });
 

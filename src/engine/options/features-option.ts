@@ -5,19 +5,22 @@
  * (`features: [audit]`), and an option or a question that needs a feature not given is refused with what
  * to import. Nothing is registered at import: a feature is only ever read from the options that carry it.
  */
+
+import type { DimensionsFeature } from '../../policies/index.js';
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { AuditFeature } from '../audit/audit-feature.js';
 
 /** A feature value, as xstate-throttler/lean exports each (`audit`). */
-export type ThrottlerFeature = AuditFeature;
+export type ThrottlerFeature = AuditFeature | DimensionsFeature;
 
 /** The features a throttler loaded, by name: what the engine reads (`options.features.audit`). */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
+  readonly dimensions?: DimensionsFeature | undefined;
 }
 
 /** Every feature's name, as its value's `feature` field holds it. */
-const FEATURE_NAMES: readonly ThrottlerFeature['feature'][] = ['audit'];
+const FEATURE_NAMES: readonly ThrottlerFeature['feature'][] = ['audit', 'dimensions'];
 
 /**
  * The features a throttler loads: those `given` (checked: an array of feature values) and those its entry
@@ -37,7 +40,7 @@ export function resolveFeatures(given: unknown, entryFeatures: readonly Throttle
         feature,
       );
     }
-    features[name as ThrottlerFeature['feature']] = feature as ThrottlerFeature;
+    Object.assign(features, { [name as ThrottlerFeature['feature']]: feature });
   }
   return features;
 }

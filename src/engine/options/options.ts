@@ -1,7 +1,14 @@
-import type { Strategy, StrategyImplementation, StrategyName, StrategyOptions } from '../../policies/index.js';
+import type {
+  DimensionsFeature,
+  SplitByDimension,
+  Strategy,
+  StrategyImplementation,
+  StrategyName,
+  StrategyOptions,
+} from '../../policies/index.js';
 import {
   checkRateDimensions,
-  Dimensions,
+  type Dimensions,
   type DurationInput,
   parseDuration,
   parseRates,
@@ -11,7 +18,7 @@ import {
 } from '../../rate/index.js';
 import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
-import { type Features, resolveFeatures, type ThrottlerFeature } from './features-option.js';
+import { type Features, featureMissing, resolveFeatures, type ThrottlerFeature } from './features-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
 import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
@@ -172,6 +179,8 @@ export interface ResolvedOptions {
   readonly transitMeter: TransitMeter | undefined;
   /** The features loaded: those given and the entry's own (never saved: a restore passes its own). */
   readonly features: Features;
+  /** With dimensions: what splits a strategy's policy by them (the dimensions feature's; never saved). */
+  readonly splitByDimension: SplitByDimension | undefined;
 }
 
 /** How long a wait outweighs any priority, by default (CommonOptions.maxPriorityWait). */
@@ -243,7 +252,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const strategyValue = resolveStrategy(options.strategy, (options as { store?: unknown }).store !== undefined, lookup);
   const strategy = strategyValue.name;
   const rates = parseRates(options.rate, 'rate');
-  const dimensions = Dimensions.of(rates);
+  const features = resolveFeatures(options.features, lookup.features);
+  const { dimensions, split: splitByDimension } = dimensionsOf(rates, features);
   const channels = resolveChannels(options.channels, dimensions);
   const keys = resolveKeys(options.keys);
   if (keys !== undefined) checkRateDimensions(keys.rates, dimensions, 'keys.rate');
@@ -303,8 +313,20 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     maxPriorityWait,
     transit: transit.setting,
     transitMeter: transit.meter,
-    features: resolveFeatures(options.features, lookup.features),
+    features,
+    splitByDimension,
   };
+}
+
+/** The dimensions `rates` name, by the dimensions feature: refused without it (xstate-throttler/lean). */
+function dimensionsOf(
+  rates: readonly Rate[],
+  features: Features,
+): Partial<NonNullable<ReturnType<DimensionsFeature['of']>>> {
+  const named = rates.find((rate) => rate.dimension !== undefined)?.dimension;
+  if (named === undefined) return {};
+  if (features.dimensions === undefined) throw featureMissing('dimensions', `rate.${named}`, features);
+  return features.dimensions.of(rates) ?? {};
 }
 
 /** Every rate list configured, by the option that holds it: what a strategy checks its options against. */

@@ -81,6 +81,7 @@ export interface PersistedDispatcher<TMessage> {
     | 'maxDeliveriesPerTurn'
     | 'transitMeter'
     | 'features'
+    | 'splitByDimension'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;
