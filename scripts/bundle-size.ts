@@ -93,21 +93,21 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 46_500,
+    budget: 46_600,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 43_600,
+    budget: 43_800,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 32_900,
+    budget: 33_100,
   },
   {
     name: 'xstate-throttler/lean (every name)',
@@ -121,7 +121,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 37_500,
+    budget: 36_900,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -129,7 +129,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 26_800,
+    budget: 26_100,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -144,7 +144,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 34_900,
+    budget: 35_000,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -180,7 +180,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
     // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
     external: ['xstate', 'node:*'],
-    budget: 39_100,
+    budget: 39_200,
   },
   {
     name: 'xstate-throttler/store',

@@ -30,6 +30,8 @@
 import {
   type CommonOptions,
   checkOptionNames,
+  type OptionHintsFeature,
+  optionHintsIn,
   type ResolvedOptions,
   resolveOptionsKnowing,
   type StrategyLookup,
@@ -102,16 +104,26 @@ function resolveThrottleOptions(
 }
 
 /**
+ * createThrottler's option names checked, saying what was meant where the entry or the options load the
+ * hints (optionHints); the hints, for its tasks' and stop()'s options.
+ */
+function checkThrottlerOptionNames(options: ThrottlerOptions, lookup: StrategyLookup): OptionHintsFeature | undefined {
+  const hints = optionHintsIn(options.features, lookup.features);
+  checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true, hints);
+  return hints;
+}
+
+/**
  * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
  * any name, or by none: the lean entry's). Options are validated now; a bad one throws.
  */
 export function createThrottlerKnowing(options: ThrottlerOptions, lookup: StrategyLookup): Throttler {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
-  checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
+  const hints = checkThrottlerOptionNames(options, lookup);
   const { clock: givenClock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
-  const defaults = resolveTaskDefaults(taskDefaults);
+  const defaults = resolveTaskDefaults(taskDefaults, hints);
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
@@ -230,9 +242,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     let plan: TaskPlan | undefined;
     try {
       // Read once (a getter or Proxy that throws rejects here), then laid over the throttler's defaults.
-      if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions);
+      if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions, hints);
       if (defaults !== undefined) options = withDefaults(defaults, options);
-      plan = taskPlan(options, resolved.countUntil === 'done');
+      plan = taskPlan(options, resolved.countUntil === 'done', hints);
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
@@ -299,7 +311,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       host.send(event);
     },
     stop: (stopOptions) => {
-      const drain = stopDrainsOrRefusal(stopOptions);
+      const drain = stopDrainsOrRefusal(stopOptions, hints);
       if (drain instanceof Error) return Promise.reject(drain);
       if (stopped) return Promise.resolve();
       if (drain) {

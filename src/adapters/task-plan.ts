@@ -7,7 +7,7 @@
  * 30 s, random `Math.random` (give `backoff.random` for a fixed sequence in tests). Half the delay is
  * fixed, so retries never bunch at zero; the other half spreads them.
  */
-import { checkOptionNames, type Place } from '../engine/index.js';
+import { checkOptionNames, type OptionHintsFeature, type Place } from '../engine/index.js';
 import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { type ResolvedBudget, type RetryBudgetOptions, resolveBudget } from './retry-budget.js';
 import type { TaskId } from './task-events.js';
@@ -101,10 +101,10 @@ const KNOWN_SCHEDULE_OPTIONS: ReadonlySet<string> = new Set(SCHEDULE_OPTION_NAME
  * Refuses a name a task's options do not have (plain JavaScript: `{ timout: 5000 }` would otherwise
  * mean no timeout), naming it and what was meant. A loop over the given names, no allocation.
  */
-export function checkScheduleOptionNames(options: object): void {
+export function checkScheduleOptionNames(options: object, hints?: OptionHintsFeature): void {
   for (const name in options) {
     if (KNOWN_SCHEDULE_OPTIONS.has(name) || !Object.hasOwn(options, name)) continue;
-    checkOptionNames(options, SCHEDULE_OPTION_NAMES, 'schedule(task, options)');
+    checkOptionNames(options, SCHEDULE_OPTION_NAMES, 'schedule(task, options)', false, hints);
   }
 }
 
@@ -115,6 +115,7 @@ export function checkScheduleOptionNames(options: object): void {
 export function taskPlan(
   options: { id?: unknown; timeout?: unknown; retry?: unknown; settle?: unknown },
   countsUntilDone: boolean,
+  hints?: OptionHintsFeature,
 ): TaskPlan | undefined {
   const { id, timeout, retry, settle } = options;
   if (id === undefined && timeout === undefined && retry === undefined && settle === undefined) return undefined;
@@ -134,18 +135,18 @@ export function taskPlan(
       timeout === undefined || timeout === Number.POSITIVE_INFINITY
         ? undefined
         : parseDuration(timeout as DurationInput, 'timeout'),
-    retry: retry === undefined ? undefined : resolveRetry(retry),
+    retry: retry === undefined ? undefined : resolveRetry(retry, hints),
     settle: settle as TaskPlan['settle'],
     attempt: 1,
   };
 }
 
-function resolveRetry(retry: unknown): ResolvedRetry {
+function resolveRetry(retry: unknown, hints: OptionHintsFeature | undefined): ResolvedRetry {
   if (typeof retry !== 'object' || retry === null) {
     throw new ThrottlerOptionError('retry', 'an object such as { retries: 3 }', retry);
   }
   // An unknown field (p-retry's minTimeout, maxRetryTime, forever) would otherwise be ignored quietly.
-  checkFieldNames(retry, ['retries', 'backoff', 'retryOn', 'budget', 'place'], 'retry');
+  checkFieldNames(retry, ['retries', 'backoff', 'retryOn', 'budget', 'place'], 'retry', hints);
   const { retries, backoff, retryOn, budget, place } = retry as Partial<RetryOptions>;
   // Infinity: no limit on the number (as p-retry reads it); the budget, retryOn and stop() still end it.
   if ((!Number.isSafeInteger(retries) || (retries as number) < 0) && retries !== Number.POSITIVE_INFINITY) {
@@ -163,7 +164,7 @@ function resolveRetry(retry: unknown): ResolvedRetry {
   }
   return {
     retries: retries as number,
-    delay: backoffDelay(backoff),
+    delay: backoffDelay(backoff, hints),
     retryOn,
     budget: budget === undefined ? undefined : resolveBudget(budget),
     keepsPlace: place !== 'back',
@@ -171,9 +172,14 @@ function resolveRetry(retry: unknown): ResolvedRetry {
 }
 
 /** checkOptionNames for a nested object, its error naming the field by its path (`retry.minTimeout`). */
-function checkFieldNames(value: object, known: readonly string[], where: string): void {
+function checkFieldNames(
+  value: object,
+  known: readonly string[],
+  where: string,
+  hints: OptionHintsFeature | undefined,
+): void {
   try {
-    checkOptionNames(value, known, where);
+    checkOptionNames(value, known, where, false, hints);
   } catch (error) {
     if (!(error instanceof ThrottlerOptionError)) throw error;
     const named = new ThrottlerOptionError(`${where}.${error.option}`, '', error.value);
@@ -182,7 +188,10 @@ function checkFieldNames(value: object, known: readonly string[], where: string)
   }
 }
 
-function backoffDelay(backoff: unknown): (retry: number, error: unknown) => number {
+function backoffDelay(
+  backoff: unknown,
+  hints: OptionHintsFeature | undefined,
+): (retry: number, error: unknown) => number {
   if (typeof backoff === 'function') {
     return (retry, error) => {
       const delay = backoff(retry, error) as unknown;
@@ -193,7 +202,7 @@ function backoffDelay(backoff: unknown): (retry: number, error: unknown) => numb
   if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
     throw new ThrottlerOptionError('retry.backoff', '{ initial?, factor?, max?, random? } or a function', backoff);
   }
-  if (backoff !== undefined) checkFieldNames(backoff, ['initial', 'factor', 'max', 'random'], 'retry.backoff');
+  if (backoff !== undefined) checkFieldNames(backoff, ['initial', 'factor', 'max', 'random'], 'retry.backoff', hints);
   const options = (backoff ?? {}) as BackoffOptions;
   const initial =
     options.initial === undefined ? DEFAULT_BACKOFF.initial : parseDuration(options.initial, 'retry.backoff.initial');

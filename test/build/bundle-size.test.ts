@@ -92,6 +92,7 @@ describe('an app on xstate-throttler/lean without features', () => {
   const FEATURES: ReadonlyArray<[name: string, folder: RegExp, marker: string]> = [
     ['audit', /^src\/engine\/audit\//, 'windowsOver'],
     ['dimensions', /^src\/policies\/dimensions(-feature)?\.ts$/, 'at least one dimension above 0'],
+    ['optionHints', /^src\/engine\/options\/option-hints\.ts$/, "Bottleneck's minTime"],
   ];
 
   it.each(FEATURES)('bundles %s only when it imports its value', async (feature, folder, marker) => {

@@ -6,6 +6,7 @@ import {
   createThrottler as createLeanThrottler,
   dimensions,
   throttlerMachine as leanThrottlerMachine,
+  optionHints,
   restoreThrottler as restoreLeanThrottler,
 } from '../../src/lean/index.js';
 import { slidingWindow } from '../../src/strategies/index.js';
@@ -128,8 +129,55 @@ describe('rates in dimensions as a feature', () => {
   });
 });
 
+describe('option-name hints as a feature', () => {
+  /** The error a lean machine's input puts its actor in (XState's error status: nothing throws). */
+  const inputError = (input: ThrottlerInput) =>
+    (createActor(leanThrottlerMachine, { input }).getSnapshot() as { error?: Error }).error?.message;
+  const plain = (where: string, got: string) =>
+    new RegExp(`^concurrency is not an option of ${where} \\(got ${got}\\); the options are rate, strategy, `);
+  const meant = (where: string) =>
+    `concurrency is not an option of ${where} (got 2): did you mean maxConcurrent: 2 (p-queue's concurrency)?`;
+
+  it('the lean throttler without it refuses an unknown name all the same, listing the options', async () => {
+    expect(() => createLeanThrottler({ rate: '1/1s', strategy: slidingWindow, concurrency: 2 } as never)).toThrow(
+      plain('createThrottler', '2'),
+    );
+    const input = { rate: '1/1s', strategy: slidingWindow, concurrency: 2 } as ThrottlerInput;
+    expect(inputError(input)).toMatch(plain('the throttler input', '2'));
+    const throttler = createLeanThrottler({ rate: '1/1s', strategy: slidingWindow });
+    await expect(throttler.schedule(() => 1, { timout: 5 } as never)).rejects.toThrow(
+      /^timout is not an option of schedule\(task, options\) \(got 5\); the options are channel, cost, /,
+    );
+    await expect(throttler.schedule(() => 1, { retry: { retries: 1, retyrOn: () => true } } as never)).rejects.toThrow(
+      /^retry\.retyrOn is not an option of retry \(got a function\); the options are retries, backoff, /,
+    );
+    await expect(throttler.stop({ drian: true } as never)).rejects.toThrow(
+      'drian is not an option of stop(options) (got true); the options are drain, dropWaitingJobs',
+    );
+  });
+
+  it('given, the lean throttler says what was meant, as the main entry does', async () => {
+    for (const create of [createThrottler, createLeanThrottler]) {
+      const options = { rate: '1/1s', strategy: slidingWindow, features: [optionHints], concurrency: 2 };
+      expect(() => create(options as never)).toThrow(meant('createThrottler'));
+      const throttler = create({ rate: '1/1s', strategy: slidingWindow, features: [optionHints] });
+      await expect(throttler.schedule(() => 1, { timout: 5 } as never)).rejects.toThrow(
+        'timout is not an option of schedule(task, options) (got 5): did you mean timeout?',
+      );
+      await expect(
+        throttler.schedule(() => 1, { retry: { retries: 1, retyrOn: () => true } } as never),
+      ).rejects.toThrow('retry.retyrOn is not an option of retry (got a function): did you mean retryOn?');
+      await expect(throttler.stop({ drian: true } as never)).rejects.toThrow(
+        'drian is not an option of stop(options) (got true): did you mean drain?',
+      );
+    }
+    const input = { rate: '1/1s', strategy: slidingWindow, features: [optionHints], concurrency: 2 } as ThrottlerInput;
+    expect(inputError(input)).toBe(meant('the throttler input'));
+  });
+});
+
 describe('the features option', () => {
-  const requirement = 'a feature value (audit, dimensions) imported from "xstate-throttler/lean"';
+  const requirement = 'a feature value (audit, dimensions, optionHints) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],

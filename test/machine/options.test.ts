@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { audit } from '../../src/engine/audit/audit-feature.js';
+import { optionHints } from '../../src/engine/options/option-hints.js';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
 import { dimensions } from '../../src/policies/index.js';
 import { timer } from '../../src/strategies/index.js';
@@ -31,7 +32,7 @@ describe('resolveOptions', () => {
       transit: 0,
       transitMeter: undefined,
       // The main entry loads every feature by itself (features-option.ts).
-      features: { audit, dimensions },
+      features: { audit, dimensions, optionHints },
       splitByDimension: undefined,
     });
   });

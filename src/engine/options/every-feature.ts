@@ -2,5 +2,6 @@
 import { dimensions } from '../../policies/index.js';
 import { audit } from '../audit/audit-feature.js';
 import type { ThrottlerFeature } from './features-option.js';
+import { optionHints } from './option-hints.js';
 
-export const EVERY_FEATURE: readonly ThrottlerFeature[] = [audit, dimensions];
+export const EVERY_FEATURE: readonly ThrottlerFeature[] = [audit, dimensions, optionHints];

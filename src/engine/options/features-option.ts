@@ -9,18 +9,20 @@
 import type { DimensionsFeature } from '../../policies/index.js';
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { AuditFeature } from '../audit/audit-feature.js';
+import type { OptionHintsFeature } from './option-hints.js';
 
 /** A feature value, as xstate-throttler/lean exports each (`audit`). */
-export type ThrottlerFeature = AuditFeature | DimensionsFeature;
+export type ThrottlerFeature = AuditFeature | DimensionsFeature | OptionHintsFeature;
 
 /** The features a throttler loaded, by name: what the engine reads (`options.features.audit`). */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
   readonly dimensions?: DimensionsFeature | undefined;
+  readonly optionHints?: OptionHintsFeature | undefined;
 }
 
 /** Every feature's name, as its value's `feature` field holds it. */
-const FEATURE_NAMES: readonly ThrottlerFeature['feature'][] = ['audit', 'dimensions'];
+const FEATURE_NAMES: readonly ThrottlerFeature['feature'][] = ['audit', 'dimensions', 'optionHints'];
 
 /**
  * The features a throttler loads: those `given` (checked: an array of feature values) and those its entry
@@ -43,6 +45,22 @@ export function resolveFeatures(given: unknown, entryFeatures: readonly Throttle
     Object.assign(features, { [name as ThrottlerFeature['feature']]: feature });
   }
   return features;
+}
+
+/**
+ * The option-name hints among `given` (a `features` option as given, checked later by resolveFeatures) and
+ * the entry's own: what checks option names before the options are resolved.
+ */
+export function optionHintsIn(
+  given: unknown,
+  entryFeatures: readonly ThrottlerFeature[] = [],
+): OptionHintsFeature | undefined {
+  const features: readonly unknown[] = Array.isArray(given) ? [...given, ...entryFeatures] : entryFeatures;
+  return features.find((feature): feature is OptionHintsFeature => isFeature(feature, 'optionHints'));
+}
+
+function isFeature(value: unknown, name: ThrottlerFeature['feature']): boolean {
+  return typeof value === 'object' && value !== null && (value as { feature?: unknown }).feature === name;
 }
 
 /**
