@@ -38,7 +38,7 @@ import type { ThrottleStore } from '../engine/index.js';
 import {
   type CommonOptions,
   checkOptionNames,
-  optionHints,
+  optionHintsFeature,
   refuseMeasuredTransit,
   resolveOptions,
 } from '../engine/index.js';
@@ -116,7 +116,7 @@ const OPERATOR_OPTION_NAMES = [
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptions(options);
-  checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true, optionHints);
+  checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true, optionHintsFeature);
   const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, onThrottler, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [

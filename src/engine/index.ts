@@ -23,9 +23,16 @@ export { MAX_SETTLEABLE, settleActualCost } from './clearance/settle-book.js';
 export { TransitMeter, type TransitTicket } from './clearance/transit-meter.js';
 export { fairCost } from './fair-share.js';
 export { weightOf } from './options/fairness-option.js';
-export { optionHintsIn } from './options/features-option.js';
+export type { FeatureName, FeatureValue } from './options/feature-value.js';
+export {
+  type Features,
+  featureMissing,
+  optionHintsIn,
+  resolveFeatures,
+  type ThrottlerFeature,
+} from './options/features-option.js';
 export { isKeyName } from './options/keys-option.js';
-export { type OptionHintsFeature, optionHints } from './options/option-hints.js';
+export { type OptionHintsFeature, optionHintsFeature } from './options/option-hints.js';
 export { checkOptionNames } from './options/option-names.js';
 export {
   type CommonOptions,

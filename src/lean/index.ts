@@ -8,9 +8,10 @@
  * usual. api/lean.api.txt lists the names here.
  */
 export { leanCreateThrottler as createThrottler } from '../adapters/index.js';
+export { retry } from '../adapters/retry-feature.js';
 export { audit } from '../engine/audit/audit-feature.js';
+export { dimensions } from '../engine/clearance/dimensions-feature.js';
 export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { optionHints } from '../engine/options/option-hints.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';
 export { leanThrottlerMachine as throttlerMachine } from '../machine/throttler-machine.js';
-export { dimensions } from '../policies/dimensions-feature.js';

@@ -93,6 +93,11 @@ describe('an app on xstate-throttler/lean without features', () => {
     ['audit', /^src\/engine\/audit\//, 'windowsOver'],
     ['dimensions', /^src\/policies\/dimensions(-feature)?\.ts$/, 'at least one dimension above 0'],
     ['optionHints', /^src\/engine\/options\/option-hints\.ts$/, "Bottleneck's minTime"],
+    [
+      'retry',
+      /^src\/adapters\/(retry-feature|task-retry|retry-budget)\.ts$/,
+      'a synchronous function (error, attempt)',
+    ],
   ];
 
   it.each(FEATURES)('bundles %s only when it imports its value', async (feature, folder, marker) => {

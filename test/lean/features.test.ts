@@ -8,6 +8,7 @@ import {
   throttlerMachine as leanThrottlerMachine,
   optionHints,
   restoreThrottler as restoreLeanThrottler,
+  retry,
 } from '../../src/lean/index.js';
 import { slidingWindow } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
@@ -144,7 +145,7 @@ describe('option-name hints as a feature', () => {
     );
     const input = { rate: '1/1s', strategy: slidingWindow, concurrency: 2 } as ThrottlerInput;
     expect(inputError(input)).toMatch(plain('the throttler input', '2'));
-    const throttler = createLeanThrottler({ rate: '1/1s', strategy: slidingWindow });
+    const throttler = createLeanThrottler({ rate: '1/1s', strategy: slidingWindow, features: [retry] });
     await expect(throttler.schedule(() => 1, { timout: 5 } as never)).rejects.toThrow(
       /^timout is not an option of schedule\(task, options\) \(got 5\); the options are channel, cost, /,
     );
@@ -160,7 +161,7 @@ describe('option-name hints as a feature', () => {
     for (const create of [createThrottler, createLeanThrottler]) {
       const options = { rate: '1/1s', strategy: slidingWindow, features: [optionHints], concurrency: 2 };
       expect(() => create(options as never)).toThrow(meant('createThrottler'));
-      const throttler = create({ rate: '1/1s', strategy: slidingWindow, features: [optionHints] });
+      const throttler = create({ rate: '1/1s', strategy: slidingWindow, features: [optionHints, retry] });
       await expect(throttler.schedule(() => 1, { timout: 5 } as never)).rejects.toThrow(
         'timout is not an option of schedule(task, options) (got 5): did you mean timeout?',
       );
@@ -176,14 +177,65 @@ describe('option-name hints as a feature', () => {
   });
 });
 
+describe('retries as a feature', () => {
+  const missing =
+    'features must be a list holding retry for a task\'s retry option: import { retry } from "xstate-throttler/lean" ' +
+    'and pass features: [retry] (the main entry, "xstate-throttler", loads every feature), got ';
+
+  it('the lean throttler refuses a retry without it, in schedule and in taskDefaults', async () => {
+    const throttler = createLeanThrottler({ rate: '10/1s', strategy: slidingWindow, features: [audit] });
+    await expect(throttler.schedule(() => 1, { retry: { retries: 2 } })).rejects.toThrow(`${missing}an array of 1`);
+    expect(await throttler.schedule(() => 'no retry asked')).toBe('no retry asked');
+    throttler.stop();
+    expect(() =>
+      createLeanThrottler({ rate: '10/1s', strategy: slidingWindow, taskDefaults: { retry: { retries: 2 } } }),
+    ).toThrow(`taskDefaults.${missing}`);
+  });
+
+  /** A task failing twice, then succeeding: its attempts' times after the first, and its outcome. */
+  async function twoFailures(create: typeof createThrottler, features?: readonly (typeof retry)[]) {
+    const throttler = create({ rate: '10/1s', strategy: slidingWindow, ...(features && { features }) });
+    const startedAt = now();
+    const attempts: number[] = [];
+    const outcome = throttler.schedule(
+      () => {
+        attempts.push(now() - startedAt);
+        if (attempts.length < 3) throw new Error(`attempt ${attempts.length}`);
+        return 'third time';
+      },
+      { retry: { retries: 3, backoff: { initial: 200, random: () => 1 } } },
+    );
+    for (let step = 0; step < 20; step += 1) {
+      advance(100);
+      await Promise.resolve();
+    }
+    const result = await outcome;
+    throttler.stop();
+    return { attempts, result };
+  }
+
+  it('given, the lean throttler retries as the main entry does', async () => {
+    const main = await twoFailures(createThrottler);
+    expect(main).toEqual({ attempts: [0, 200, 600], result: 'third time' });
+    expect(await twoFailures(createLeanThrottler, [retry])).toEqual(main);
+  });
+});
+
 describe('the features option', () => {
-  const requirement = 'a feature value (audit, dimensions, optionHints) imported from "xstate-throttler/lean"';
+  const requirement = 'a feature value (audit, dimensions, optionHints, retry) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],
     ['a name', ['audit'], 'features[0]', 'audit', requirement],
     ['an object that is no feature', [audit, { feature: 'audits' }], 'features[1]', { feature: 'audits' }, requirement],
     ['null', [null], 'features[0]', null, requirement],
+    [
+      "a look-alike without the feature's code",
+      [{ feature: 'audit' }],
+      'features[0]',
+      { feature: 'audit' },
+      requirement,
+    ],
   ])('refuses %s, naming the index', (_, features, option, value, must) => {
     for (const create of [createThrottler, createLeanThrottler]) {
       let thrown: unknown;

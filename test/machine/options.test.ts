@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { audit } from '../../src/engine/audit/audit-feature.js';
+import { dimensions } from '../../src/engine/clearance/dimensions-feature.js';
 import { optionHints } from '../../src/engine/options/option-hints.js';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
-import { dimensions } from '../../src/policies/index.js';
 import { timer } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
 

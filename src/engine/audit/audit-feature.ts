@@ -4,11 +4,11 @@
  * not bundle it.
  */
 import type { Rate } from '../../rate/index.js';
+import type { FeatureValue } from '../options/feature-value.js';
 import { type AuditedLimits, ThrottlerAudit } from './throttler-audit.js';
 
 /** The audit feature: builds a throttler's ThrottlerAudit. */
-export interface AuditFeature {
-  readonly feature: 'audit';
+export interface AuditFeature extends FeatureValue<'audit'> {
   /** A throttler's audit, of `limits` from `now`; `ratesOfKey`: a live key's own rates (the clearance's). */
   readonly create: (
     limits: AuditedLimits,
@@ -17,8 +17,10 @@ export interface AuditFeature {
   ) => ThrottlerAudit;
 }
 
-/** Every window the deliveries filled, audited (auditThrottler): pass it in `features` to xstate-throttler/lean. */
-export const audit: AuditFeature = {
+const auditFeature: AuditFeature = {
   feature: 'audit',
   create: (limits, now, ratesOfKey) => new ThrottlerAudit(limits, now, ratesOfKey),
 };
+
+/** Every window the deliveries filled, audited (auditThrottler): pass it in `features` to xstate-throttler/lean. */
+export const audit: FeatureValue<'audit'> = auditFeature;

@@ -1,6 +1,6 @@
 /** Every feature: what the main entry loads by itself (byAnyName), so nothing there is ever refused as not given. */
-import { dimensions } from '../../policies/index.js';
 import { audit } from '../audit/audit-feature.js';
+import { dimensions } from '../clearance/dimensions-feature.js';
 import type { ThrottlerFeature } from './features-option.js';
 import { optionHints } from './option-hints.js';
 

@@ -6,23 +6,43 @@
  * to import. Nothing is registered at import: a feature is only ever read from the options that carry it.
  */
 
-import type { DimensionsFeature } from '../../policies/index.js';
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { AuditFeature } from '../audit/audit-feature.js';
+import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
+import type { FeatureName, FeatureValue } from './feature-value.js';
 import type { OptionHintsFeature } from './option-hints.js';
 
-/** A feature value, as xstate-throttler/lean exports each (`audit`). */
-export type ThrottlerFeature = AuditFeature | DimensionsFeature | OptionHintsFeature;
+/** A feature value, as xstate-throttler/lean exports each (`audit`): what `features` holds. */
+export type ThrottlerFeature = FeatureValue;
 
-/** The features a throttler loaded, by name: what the engine reads (`options.features.audit`). */
+/**
+ * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry
+ * feature by name only: the promise API reads it (adapters/retry-feature.ts).
+ */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
   readonly dimensions?: DimensionsFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
+  readonly retry?: FeatureValue<'retry'> | undefined;
 }
 
-/** Every feature's name, as its value's `feature` field holds it. */
-const FEATURE_NAMES: readonly ThrottlerFeature['feature'][] = ['audit', 'dimensions', 'optionHints'];
+/** Every feature by name, with the functions its value holds: a value without them is no feature. */
+const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
+  audit: ['create'],
+  dimensions: ['of'],
+  optionHints: ['meant'],
+  retry: ['resolve', 'tracker'],
+};
+const FEATURE_NAMES = Object.keys(FEATURE_FUNCTIONS) as FeatureName[];
+
+/** Whether `value` is a feature value: a known name and the functions that name holds. */
+function isFeatureValue(value: unknown): value is FeatureValue {
+  if (typeof value !== 'object' || value === null) return false;
+  const name = (value as { feature?: unknown }).feature;
+  if (typeof name !== 'string' || !Object.hasOwn(FEATURE_FUNCTIONS, name)) return false;
+  const holds = value as Record<string, unknown>;
+  return FEATURE_FUNCTIONS[name as FeatureName].every((member) => typeof holds[member] === 'function');
+}
 
 /**
  * The features a throttler loads: those `given` (checked: an array of feature values) and those its entry
@@ -34,15 +54,14 @@ export function resolveFeatures(given: unknown, entryFeatures: readonly Throttle
   }
   const features: { -readonly [name in keyof Features]: Features[name] } = {};
   for (const [index, feature] of [...(given ?? []), ...entryFeatures].entries()) {
-    const name = (feature as { feature?: unknown } | null)?.feature;
-    if (typeof feature !== 'object' || !FEATURE_NAMES.includes(name as ThrottlerFeature['feature'])) {
+    if (!isFeatureValue(feature)) {
       throw new ThrottlerOptionError(
         `features[${index}]`,
         `a feature value (${FEATURE_NAMES.join(', ')}) imported from "xstate-throttler/lean"`,
         feature,
       );
     }
-    Object.assign(features, { [name as ThrottlerFeature['feature']]: feature });
+    Object.assign(features, { [feature.feature]: feature });
   }
   return features;
 }
@@ -56,26 +75,20 @@ export function optionHintsIn(
   entryFeatures: readonly ThrottlerFeature[] = [],
 ): OptionHintsFeature | undefined {
   const features: readonly unknown[] = Array.isArray(given) ? [...given, ...entryFeatures] : entryFeatures;
-  return features.find((feature): feature is OptionHintsFeature => isFeature(feature, 'optionHints'));
-}
-
-function isFeature(value: unknown, name: ThrottlerFeature['feature']): boolean {
-  return typeof value === 'object' && value !== null && (value as { feature?: unknown }).feature === name;
+  return features.find(
+    (feature): feature is OptionHintsFeature => isFeatureValue(feature) && feature.feature === 'optionHints',
+  );
 }
 
 /**
  * The error for a question or an option that needs a feature the throttler was not given (`need` says
  * which: `'auditThrottler'`), its value the names of the features it has.
  */
-export function featureMissing(
-  name: ThrottlerFeature['feature'],
-  need: string,
-  loaded: Features,
-): ThrottlerOptionError {
+export function featureMissing(name: FeatureName, need: string, loaded: object): ThrottlerOptionError {
   return new ThrottlerOptionError(
     'features',
     `a list holding ${name} for ${need}: import { ${name} } from "xstate-throttler/lean" and pass features: [${name}] ` +
       '(the main entry, "xstate-throttler", loads every feature)',
-    Object.keys(loaded),
+    Object.entries(loaded).flatMap(([loadedName, feature]) => (feature === undefined ? [] : [loadedName])),
   );
 }

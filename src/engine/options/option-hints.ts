@@ -5,20 +5,24 @@
  * only with `features: [optionHints]` (without it an unknown name is still refused, the options listed).
  */
 
+import type { FeatureValue } from './feature-value.js';
+
 /** The option-name hints feature: what `name` (given `value`, beside `options`) meant, if anything. */
-export interface OptionHintsFeature {
-  readonly feature: 'optionHints';
+export interface OptionHintsFeature extends FeatureValue<'optionHints'> {
   readonly meant: (name: string, value: unknown, options: object, candidates: readonly string[]) => string | undefined;
 }
 
-/** Unknown option names answered with what was meant: pass it in `features` to xstate-throttler/lean. */
-export const optionHints: OptionHintsFeature = {
+/** The hints as the library reads them (the main entry's faces pass it by itself). */
+export const optionHintsFeature: OptionHintsFeature = {
   feature: 'optionHints',
   meant: (name, value, options, candidates) => {
     const foreign = Object.hasOwn(FOREIGN, name) ? FOREIGN[name] : undefined;
     return foreign?.(value, options as Options) ?? nearest(name, candidates);
   },
 };
+
+/** Unknown option names answered with what was meant: pass it in `features` to xstate-throttler/lean. */
+export const optionHints: FeatureValue<'optionHints'> = optionHintsFeature;
 
 type Options = Readonly<Record<string, unknown>>;
 

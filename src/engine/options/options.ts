@@ -1,5 +1,4 @@
 import type {
-  DimensionsFeature,
   SplitByDimension,
   Strategy,
   StrategyImplementation,
@@ -16,6 +15,7 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../../rate/index.js';
+import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
 import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
 import { type Features, featureMissing, resolveFeatures, type ThrottlerFeature } from './features-option.js';

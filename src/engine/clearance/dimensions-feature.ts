@@ -4,19 +4,17 @@
  * itself; xstate-throttler/lean only with `features: [dimensions]`, so an app whose rates name no
  * dimension does not bundle it.
  */
-import { Dimensions, type Rate } from '../rate/index.js';
-import type { CostPolicy, SplitByDimension } from './cost-policy.js';
-import { DimensionsPolicy } from './dimensions.js';
+import { type CostPolicy, DimensionsPolicy, type SplitByDimension } from '../../policies/index.js';
+import { Dimensions, type Rate } from '../../rate/index.js';
+import type { FeatureValue } from '../options/feature-value.js';
 
 /** The dimensions feature: a throttler's dimensions read from its rates, and the policy split they make. */
-export interface DimensionsFeature {
-  readonly feature: 'dimensions';
+export interface DimensionsFeature extends FeatureValue<'dimensions'> {
   /** The dimensions `rates` name, with the split of a policy by them; undefined when they name none. */
   readonly of: (rates: readonly Rate[]) => { dimensions: Dimensions; split: SplitByDimension } | undefined;
 }
 
-/** Rates and costs in several dimensions at once: pass it in `features` to xstate-throttler/lean. */
-export const dimensions: DimensionsFeature = {
+const dimensionsFeature: DimensionsFeature = {
   feature: 'dimensions',
   of: (rates) => {
     const named = Dimensions.of(rates);
@@ -27,3 +25,6 @@ export const dimensions: DimensionsFeature = {
     };
   },
 };
+
+/** Rates and costs in several dimensions at once: pass it in `features` to xstate-throttler/lean. */
+export const dimensions: FeatureValue<'dimensions'> = dimensionsFeature;
