@@ -64,6 +64,8 @@ export interface ResolvedRetry {
 export interface TaskFeatures {
   readonly optionHints?: OptionHintsFeature | undefined;
   readonly retry?: { readonly resolve: (retry: unknown, hints?: OptionHintsFeature) => ResolvedRetry } | undefined;
+  /** The settle feature, without which a task's `settle` is refused with what to import. */
+  readonly settle?: object | undefined;
 }
 
 /** A task's `retry` read by the retry feature; refused without it (xstate-throttler/lean). */
@@ -142,6 +144,9 @@ export function taskPlan(
       ? "left out with countUntil 'done' (a cost counts from the task's end)"
       : 'a function (result) => actual cost';
     throw new ThrottlerOptionError('settle', expected, settle);
+  }
+  if (settle !== undefined && features.settle === undefined) {
+    throw featureMissing('settle', "a task's settle option", features);
   }
   return {
     id,

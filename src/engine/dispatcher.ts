@@ -3,7 +3,7 @@ import type { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
-import { SettleBook } from './clearance/settle-book.js';
+import type { SettleBook } from './clearance/settle-book.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
 import { chooseConfirmed, type HeadSchedule, scheduleOver } from './head-schedule.js';
 import { weightOf } from './options/fairness-option.js';
@@ -40,8 +40,8 @@ export class Dispatcher<TMessage> {
   private readonly readNow: () => number;
   /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports (undefined: not loaded). */
   readonly audit: ThrottlerAudit | undefined;
-  /** Delivered messages with an id, awaiting their actual cost (ACTUAL_COST, settle-book.ts). */
-  readonly settleBook: SettleBook;
+  /** Delivered messages with an id, awaiting their actual cost (ACTUAL_COST, settle-book.ts; undefined: not loaded). */
+  readonly settleBook: SettleBook | undefined;
 
   constructor(
     options: ResolvedOptions,
@@ -54,9 +54,8 @@ export class Dispatcher<TMessage> {
     this.clearance = clearance;
     this.audit = options.features.audit?.create(options, now, clearance.ownRatesOf?.bind(clearance));
     // A transit spread widens every window the policies count: a delivery stays settleable as long.
-    this.settleBook = new SettleBook(
+    this.settleBook = options.features.settle?.book(
       [options.rates, ...options.channels.values(), options.keys?.rates ?? []],
-      undefined,
       options.strategyOptions.transit?.most ?? 0,
     );
     this.schedule =
@@ -216,10 +215,10 @@ export class Dispatcher<TMessage> {
    */
   recordDelivery(request: ClearanceRequest & { readonly id?: unknown }, at: number, requestedAt: number): void {
     const handle = this.clearance.recordDelivery(request, at, requestedAt);
-    this.audit?.record(request.channel, request.cost, at, this.settleBook.settleableFrom(at));
+    this.audit?.record(request.channel, request.cost, at, this.settleBook?.settleableFrom(at));
     this.counts.delivered += 1;
     if (request.id !== undefined && handle !== undefined)
-      this.settleBook.add(request.id, at, request.channel, request.cost, handle);
+      this.settleBook?.add(request.id, at, request.channel, request.cost, handle);
   }
 
   /** Whether the wake-up timer is armed for the exact moment rather than whole milliseconds. */
@@ -260,7 +259,7 @@ export class Dispatcher<TMessage> {
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
     this.audit?.setRates(rates, channel);
-    this.settleBook.widen(rates);
+    this.settleBook?.widen(rates);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
   }
@@ -269,7 +268,7 @@ export class Dispatcher<TMessage> {
   setKeyTemplate(rates: Rate[], now: number): void {
     this.clearance.setKeyTemplate(rates, now);
     this.audit?.setKeyTemplate(rates);
-    this.settleBook.widen(rates);
+    this.settleBook?.widen(rates);
     this.schedule?.refileAll();
   }
 

@@ -93,6 +93,7 @@ describe('an app on xstate-throttler/lean without features', () => {
     ['audit', /^src\/engine\/audit\//, 'windowsOver'],
     ['dimensions', /^src\/policies\/dimensions(-feature)?\.ts$/, 'at least one dimension above 0'],
     ['optionHints', /^src\/engine\/options\/option-hints\.ts$/, "Bottleneck's minTime"],
+    ['settle', /^src\/engine\/clearance\/settle-book\.ts$/, 'times the largest limit in force'],
     [
       'retry',
       /^src\/adapters\/(retry-feature|task-retry|retry-budget)\.ts$/,

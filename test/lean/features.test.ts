@@ -9,6 +9,7 @@ import {
   optionHints,
   restoreThrottler as restoreLeanThrottler,
   retry,
+  settle,
 } from '../../src/lean/index.js';
 import { slidingWindow } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
@@ -221,8 +222,49 @@ describe('retries as a feature', () => {
   });
 });
 
+describe('estimate-then-settle as a feature', () => {
+  const missing = (need: string) =>
+    `features must be a list holding settle for ${need}: import { settle } from "xstate-throttler/lean" ` +
+    'and pass features: [settle] (the main entry, "xstate-throttler", loads every feature), got an array of 0';
+
+  it("the lean throttler refuses a task's settle and ACTUAL_COST without it", async () => {
+    const throttler = createLeanThrottler({ rate: '10/1s', strategy: slidingWindow });
+    await expect(throttler.schedule(() => 1, { settle: () => 2 })).rejects.toThrow(missing("a task's settle option"));
+    throttler.stop();
+    const refused: string[] = [];
+    const input = { rate: '10/1s', strategy: slidingWindow } as ThrottlerInput;
+    const actor = createActor(leanThrottlerMachine, { input });
+    actor.on('invalidEvent', (event) => refused.push(event.error.message));
+    actor.start();
+    actor.send({ type: 'ACTUAL_COST', id: 'm1', cost: 2 });
+    expect(refused).toEqual([missing('ACTUAL_COST')]);
+    actor.stop();
+  });
+
+  /** Three tasks of estimate 1 each settling at 4, under 5 per second: when each starts. */
+  async function settledStarts(create: typeof createThrottler, features?: readonly (typeof settle)[]) {
+    const throttler = create({ rate: '5/1s', strategy: slidingWindow, ...(features && { features }) });
+    const startedAt = now();
+    const tasks = [0, 1, 2].map(() => throttler.schedule(() => now() - startedAt, { settle: () => 4 }));
+    for (let step = 0; step < 40; step += 1) {
+      advance(100);
+      await Promise.resolve();
+    }
+    const starts = await Promise.all(tasks);
+    throttler.stop();
+    return starts;
+  }
+
+  it('given, the lean throttler charges the actual costs as the main entry does', async () => {
+    const main = await settledStarts(createThrottler);
+    expect(main[2]).toBeGreaterThanOrEqual(1_000);
+    expect(await settledStarts(createLeanThrottler, [settle])).toEqual(main);
+  });
+});
+
 describe('the features option', () => {
-  const requirement = 'a feature value (audit, dimensions, optionHints, retry) imported from "xstate-throttler/lean"';
+  const requirement =
+    'a feature value (audit, dimensions, optionHints, retry, settle) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],

@@ -9,6 +9,7 @@
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { AuditFeature } from '../audit/audit-feature.js';
 import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
+import type { SettleFeature } from '../clearance/settle-book.js';
 import type { FeatureName, FeatureValue } from './feature-value.js';
 import type { OptionHintsFeature } from './option-hints.js';
 
@@ -24,6 +25,7 @@ export interface Features {
   readonly dimensions?: DimensionsFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
+  readonly settle?: SettleFeature | undefined;
 }
 
 /** Every feature by name, with the functions its value holds: a value without them is no feature. */
@@ -32,6 +34,7 @@ const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   dimensions: ['of'],
   optionHints: ['meant'],
   retry: ['resolve', 'tracker'],
+  settle: ['book'],
 };
 const FEATURE_NAMES = Object.keys(FEATURE_FUNCTIONS) as FeatureName[];
 
