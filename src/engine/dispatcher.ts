@@ -5,8 +5,8 @@ import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
 import type { SettleBook } from './clearance/settle-book.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
+import type { FairnessFeature } from './fair-share.js';
 import { chooseConfirmed, type HeadSchedule, scheduleOver } from './head-schedule.js';
-import { weightOf } from './options/fairness-option.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
@@ -60,7 +60,7 @@ export class Dispatcher<TMessage> {
     );
     this.schedule =
       options.ordering === 'per-channel'
-        ? scheduleOver(clearance, options.fairness === 'weighted', {
+        ? scheduleOver(clearance, options.fairness === 'weighted' ? options.features.fairness : undefined, {
             queueOf: (channel) => this.queues.queueOf(channel),
             discardHead: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
           })
@@ -115,7 +115,9 @@ export class Dispatcher<TMessage> {
     // Weighed as a key becomes backlogged, a bad weight throwing first; kept if overflow remakes its queue.
     const weight =
       this.queues.queueOf(channel)?.weight ??
-      (this.options.fairness === 'weighted' && channel !== undefined ? weightOf(this.options.weight, channel) : 1);
+      (this.options.fairness === 'weighted' && channel !== undefined
+        ? (this.options.features.fairness as FairnessFeature).weightOf(this.options.weight, channel)
+        : 1);
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
     (this.queues.queueOf(channel) as ChannelQueue<TMessage>).weight = weight;

@@ -12,6 +12,7 @@ export { retry } from '../adapters/retry-feature.js';
 export { audit } from '../engine/audit/audit-feature.js';
 export { dimensions } from '../engine/clearance/dimensions-feature.js';
 export { settle } from '../engine/clearance/settle-book.js';
+export { fairness } from '../engine/fair-share.js';
 export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { optionHints } from '../engine/options/option-hints.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';

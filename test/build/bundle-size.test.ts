@@ -94,6 +94,7 @@ describe('an app on xstate-throttler/lean without features', () => {
     ['dimensions', /^src\/policies\/dimensions(-feature)?\.ts$/, 'at least one dimension above 0'],
     ['optionHints', /^src\/engine\/options\/option-hints\.ts$/, "Bottleneck's minTime"],
     ['settle', /^src\/engine\/clearance\/settle-book\.ts$/, 'times the largest limit in force'],
+    ['fairness', /^src\/engine\/fair-share\.ts$/, 'a positive finite number whose reciprocal is finite too'],
     [
       'retry',
       /^src\/adapters\/(retry-feature|task-retry|retry-budget)\.ts$/,

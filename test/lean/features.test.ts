@@ -5,6 +5,7 @@ import {
   audit,
   createThrottler as createLeanThrottler,
   dimensions,
+  fairness,
   throttlerMachine as leanThrottlerMachine,
   optionHints,
   restoreThrottler as restoreLeanThrottler,
@@ -262,9 +263,51 @@ describe('estimate-then-settle as a feature', () => {
   });
 });
 
+describe('weighted fairness as a feature', () => {
+  it('the lean throttler refuses fairness "weighted" without it', () => {
+    expectOptionError(() => createLeanThrottler({ rate: '2/1s', strategy: slidingWindow, fairness: 'weighted' }), {
+      message:
+        'features must be a list holding fairness for fairness "weighted": import { fairness } from ' +
+        '"xstate-throttler/lean" and pass features: [fairness] (the main entry, "xstate-throttler", loads every ' +
+        'feature), got an array of 0',
+      option: 'features',
+      value: [],
+    });
+  });
+
+  /** A backlog of key a (weight 3) and key b (weight 1) under 4 per second: the keys in the order they start. */
+  async function fairOrder(create: typeof createThrottler, features?: readonly (typeof fairness)[]) {
+    const throttler = create({
+      rate: '4/1s',
+      strategy: slidingWindow,
+      keys: { rate: '100/1s' },
+      fairness: 'weighted',
+      weight: (key) => (key === 'a' ? 3 : 1),
+      ...(features && { features }),
+    });
+    const order: string[] = [];
+    const tasks = ['a', 'a', 'a', 'a', 'a', 'a', 'b', 'b', 'b', 'b'].map((key) =>
+      throttler.schedule(() => order.push(key), { channel: key }),
+    );
+    for (let step = 0; step < 40; step += 1) {
+      advance(100);
+      await Promise.resolve();
+    }
+    await Promise.all(tasks);
+    throttler.stop();
+    return order;
+  }
+
+  it('given, the lean throttler shares the limit by weight as the main entry does', async () => {
+    const main = await fairOrder(createThrottler);
+    expect(main.slice(0, 8).filter((key) => key === 'a')).toHaveLength(6);
+    expect(await fairOrder(createLeanThrottler, [fairness])).toEqual(main);
+  });
+});
+
 describe('the features option', () => {
   const requirement =
-    'a feature value (audit, dimensions, optionHints, retry, settle) imported from "xstate-throttler/lean"';
+    'a feature value (audit, dimensions, fairness, optionHints, retry, settle) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],

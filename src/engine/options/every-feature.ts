@@ -2,7 +2,8 @@
 import { audit } from '../audit/audit-feature.js';
 import { dimensions } from '../clearance/dimensions-feature.js';
 import { settle } from '../clearance/settle-book.js';
+import { fairness } from '../fair-share.js';
 import type { ThrottlerFeature } from './features-option.js';
 import { optionHints } from './option-hints.js';
 
-export const EVERY_FEATURE: readonly ThrottlerFeature[] = [audit, dimensions, optionHints, settle];
+export const EVERY_FEATURE: readonly ThrottlerFeature[] = [audit, dimensions, optionHints, settle, fairness];

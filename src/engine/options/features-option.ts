@@ -10,6 +10,7 @@ import { ThrottlerOptionError } from '../../rate/index.js';
 import type { AuditFeature } from '../audit/audit-feature.js';
 import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
 import type { SettleFeature } from '../clearance/settle-book.js';
+import type { FairnessFeature } from '../fair-share.js';
 import type { FeatureName, FeatureValue } from './feature-value.js';
 import type { OptionHintsFeature } from './option-hints.js';
 
@@ -23,6 +24,7 @@ export type ThrottlerFeature = FeatureValue;
 export interface Features {
   readonly audit?: AuditFeature | undefined;
   readonly dimensions?: DimensionsFeature | undefined;
+  readonly fairness?: FairnessFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly settle?: SettleFeature | undefined;
@@ -32,6 +34,7 @@ export interface Features {
 const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   audit: ['create'],
   dimensions: ['of'],
+  fairness: ['share', 'before', 'weightOf'],
   optionHints: ['meant'],
   retry: ['resolve', 'tracker'],
   settle: ['book'],

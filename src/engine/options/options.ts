@@ -261,6 +261,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     options,
     options.ordering === undefined ? undefined : checkOneOf('ordering', ORDERINGS, options.ordering),
   );
+  // The finish tags are the fairness feature's (fair-share.ts): refused without it, saying what to import.
+  if (fairness === 'weighted' && !features.fairness) throw featureMissing('fairness', 'fairness "weighted"', features);
   const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
