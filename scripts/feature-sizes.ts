@@ -2,7 +2,8 @@
 // each feature group. A group's gzipped cost is marginal: the gzipped bundle less the gzipped bundle with
 // that group's bytes cut out (found through the source map), so what the rest of the bundle shares with it
 // (the compressor's back-references) is not counted twice. `npm run size:features [-- <entry name part>]`
-// prints the table docs/size.md shows; the default entry is the lean createThrottler with one strategy.
+// prints the table docs/size.md shows; the default entry is the lean createThrottler with one strategy and
+// every feature (`-- "one strategy (slidingWindow)"` for none).
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
@@ -18,12 +19,18 @@ export interface FeatureGroup {
 export const FEATURE_GROUPS: readonly FeatureGroup[] = [
   {
     name: 'dimensions and cost vectors',
-    files: ['src/policies/dimensions.ts', 'src/rate/cost.ts', 'src/engine/clearance/cost-check.ts'],
+    files: [
+      'src/policies/dimensions.ts',
+      'src/engine/clearance/dimensions-feature.ts',
+      'src/rate/cost.ts',
+      'src/engine/clearance/cost-check.ts',
+    ],
   },
   {
-    name: 'settle book and in-flight',
-    files: ['src/engine/clearance/settle-book.ts', 'src/engine/clearance/in-flight.ts'],
+    name: 'settle book (ACTUAL_COST, a task\'s settle)',
+    files: ['src/engine/clearance/settle-book.ts', 'src/engine/clearance/settle-actual.ts'],
   },
+  { name: 'in flight (maxConcurrent, countUntil done)', files: ['src/engine/clearance/in-flight.ts'] },
   { name: 'weighted fairness', files: ['src/engine/fair-share.ts', 'src/engine/options/fairness-option.ts'] },
   {
     name: 'keys template',
@@ -43,7 +50,10 @@ export const FEATURE_GROUPS: readonly FeatureGroup[] = [
       'src/machine/audit.ts',
     ],
   },
-  { name: 'retries', files: ['src/adapters/task-retry.ts', 'src/adapters/retry-budget.ts'] },
+  {
+    name: 'retries',
+    files: ['src/adapters/task-retry.ts', 'src/adapters/retry-budget.ts', 'src/adapters/retry-feature.ts'],
+  },
   {
     name: 'deadlines and timeouts',
     files: ['src/engine/queue/deadlines.ts', 'src/machine/expired-error.ts', 'src/adapters/task-timeout.ts'],
@@ -64,6 +74,7 @@ export const FEATURE_GROUPS: readonly FeatureGroup[] = [
     name: 'option-name suggestions (edit distance)',
     files: ['src/engine/options/option-names.ts', 'src/engine/options/option-hints.ts'],
   },
+  { name: 'the features option itself', files: ['src/engine/options/features-option.ts'] },
   {
     name: 'persistence and the saved format',
     files: [
@@ -229,7 +240,7 @@ const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 
 // Run as a script (`npm run size:features`), not when a test imports it.
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const wanted = process.argv.slice(2).find((arg) => !arg.startsWith('-')) ?? 'lean: createThrottler';
+  const wanted = process.argv.slice(2).find((arg) => !arg.startsWith('-')) ?? 'every feature';
   const entry = ENTRIES.find(({ name }) => name.includes(wanted));
   if (entry === undefined) throw new Error(`no entry named like ${wanted}: see scripts/bundle-size.ts`);
   const { minified, gzipped, features } = await measureFeatures(entry);
