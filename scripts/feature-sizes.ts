@@ -27,7 +27,7 @@ export const FEATURE_GROUPS: readonly FeatureGroup[] = [
     ],
   },
   {
-    name: 'settle book (ACTUAL_COST, a task\'s settle)',
+    name: "settle book (ACTUAL_COST, a task's settle)",
     files: ['src/engine/clearance/settle-book.ts', 'src/engine/clearance/settle-actual.ts'],
   },
   { name: 'in flight (maxConcurrent, countUntil done)', files: ['src/engine/clearance/in-flight.ts'] },
@@ -64,7 +64,11 @@ export const FEATURE_GROUPS: readonly FeatureGroup[] = [
   },
   {
     name: 'transit (option and measured meter)',
-    files: ['src/engine/clearance/transit-meter.ts', 'src/engine/options/transit-option.ts'],
+    files: [
+      'src/engine/clearance/transit-meter.ts',
+      'src/engine/options/transit-option.ts',
+      'src/engine/options/transit-feature.ts',
+    ],
   },
   {
     name: 'overflow',

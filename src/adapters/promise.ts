@@ -97,7 +97,8 @@ function resolveThrottleOptions(
     (serverLimits as { defaultTransit?: unknown }).defaultTransit !== 0 &&
     options.transit === undefined &&
     options.store === undefined;
-  if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined) {
+  // Measured by default where it can be: a strategy with something to widen, and the transit feature loaded.
+  if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined && resolved.features.transit) {
     resolved = resolveOptionsKnowing({ ...options, transit: 'measured' }, lookup);
   }
   checkStoreFits(options.store, resolved);

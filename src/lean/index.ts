@@ -15,5 +15,6 @@ export { settle } from '../engine/clearance/settle-book.js';
 export { fairness } from '../engine/fair-share.js';
 export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { optionHints } from '../engine/options/option-hints.js';
+export { transit } from '../engine/options/transit-feature.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';
 export { leanThrottlerMachine as throttlerMachine } from '../machine/throttler-machine.js';

@@ -95,6 +95,7 @@ describe('an app on xstate-throttler/lean without features', () => {
     ['optionHints', /^src\/engine\/options\/option-hints\.ts$/, "Bottleneck's minTime"],
     ['settle', /^src\/engine\/clearance\/settle-book\.ts$/, 'times the largest limit in force'],
     ['fairness', /^src\/engine\/fair-share\.ts$/, 'a positive finite number whose reciprocal is finite too'],
+    ['transit', /^src\/engine\/(clearance\/transit-meter|options\/transit-feature)\.ts$/, "the uplink's spread"],
     [
       'retry',
       /^src\/adapters\/(retry-feature|task-retry|retry-budget)\.ts$/,

@@ -11,8 +11,11 @@ import {
   restoreThrottler as restoreLeanThrottler,
   retry,
   settle,
+  transit,
 } from '../../src/lean/index.js';
+import { serverLimits } from '../../src/server-limits/index.js';
 import { slidingWindow } from '../../src/strategies/index.js';
+import { machineContext } from '../support/machine-context.js';
 import { expectOptionError } from '../support/option-error.js';
 import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
@@ -305,9 +308,49 @@ describe('weighted fairness as a feature', () => {
   });
 });
 
+describe('transit as a feature', () => {
+  it('the lean throttler refuses a transit other than 0 without it, and serverLimits measures none', () => {
+    expectOptionError(() => createLeanThrottler({ rate: '2/1s', strategy: slidingWindow, transit: '150ms' }), {
+      message:
+        'features must be a list holding transit for a transit other than 0: import { transit } from ' +
+        '"xstate-throttler/lean" and pass features: [transit] (the main entry, "xstate-throttler", loads every ' +
+        'feature), got an array of 0',
+      option: 'features',
+      value: [],
+    });
+    for (const given of [0, undefined]) {
+      const throttler = createLeanThrottler({ rate: '2/1s', strategy: slidingWindow, transit: given });
+      expect(machineContext(throttler.actor).dispatcher.options.transit).toBe(0);
+      throttler.stop();
+    }
+    // serverLimits measures the transit by default where the feature is loaded, none without it.
+    for (const [features, measured] of [
+      [[], 0],
+      [[transit], { measure: true }],
+    ] as const) {
+      const throttler = createLeanThrottler({
+        rate: '2/1s',
+        strategy: slidingWindow,
+        serverLimits: serverLimits(),
+        features,
+      });
+      expect(machineContext(throttler.actor).dispatcher.options.transit).toEqual(measured);
+      throttler.stop();
+    }
+  });
+
+  // That the windows then widen by J, on the lean machine as on the main one: test/machine/transit.test.ts.
+  it('given, the lean machine reads the transit', () => {
+    const input = { rate: '2/1s', strategy: slidingWindow, transit: '250ms', features: [transit] } as ThrottlerInput;
+    const lean = createActor(leanThrottlerMachine, { input }).start();
+    expect(machineContext(lean).dispatcher.options.transit).toBe(250);
+    lean.stop();
+  });
+});
+
 describe('the features option', () => {
   const requirement =
-    'a feature value (audit, dimensions, fairness, optionHints, retry, settle) imported from "xstate-throttler/lean"';
+    'a feature value (audit, dimensions, fairness, optionHints, retry, settle, transit) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],

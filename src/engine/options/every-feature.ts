@@ -5,5 +5,6 @@ import { settle } from '../clearance/settle-book.js';
 import { fairness } from '../fair-share.js';
 import type { ThrottlerFeature } from './features-option.js';
 import { optionHints } from './option-hints.js';
+import { transit } from './transit-feature.js';
 
-export const EVERY_FEATURE: readonly ThrottlerFeature[] = [audit, dimensions, optionHints, settle, fairness];
+export const EVERY_FEATURE: readonly ThrottlerFeature[] = [audit, dimensions, optionHints, settle, fairness, transit];

@@ -7,4 +7,4 @@ export interface FeatureValue<Name extends FeatureName = FeatureName> {
 }
 
 /** Every feature, by the name its value carries. */
-export type FeatureName = 'audit' | 'dimensions' | 'fairness' | 'optionHints' | 'retry' | 'settle';
+export type FeatureName = 'audit' | 'dimensions' | 'fairness' | 'optionHints' | 'retry' | 'settle' | 'transit';

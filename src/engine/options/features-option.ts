@@ -13,6 +13,7 @@ import type { SettleFeature } from '../clearance/settle-book.js';
 import type { FairnessFeature } from '../fair-share.js';
 import type { FeatureName, FeatureValue } from './feature-value.js';
 import type { OptionHintsFeature } from './option-hints.js';
+import type { TransitFeature } from './transit-feature.js';
 
 /** A feature value, as xstate-throttler/lean exports each (`audit`): what `features` holds. */
 export type ThrottlerFeature = FeatureValue;
@@ -28,6 +29,7 @@ export interface Features {
   readonly optionHints?: OptionHintsFeature | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly settle?: SettleFeature | undefined;
+  readonly transit?: TransitFeature | undefined;
 }
 
 /** Every feature by name, with the functions its value holds: a value without them is no feature. */
@@ -38,6 +40,7 @@ const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   optionHints: ['meant'],
   retry: ['resolve', 'tracker'],
   settle: ['book'],
+  transit: ['resolve'],
 };
 const FEATURE_NAMES = Object.keys(FEATURE_FUNCTIONS) as FeatureName[];
 

@@ -21,7 +21,7 @@ import { type Fairness, resolveFairness, type WeightOf } from './fairness-option
 import { type Features, featureMissing, resolveFeatures, type ThrottlerFeature } from './features-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
-import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
+import type { ResolvedTransit, TransitInput, TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
 export type { Features, ThrottlerFeature } from './features-option.js';
@@ -293,7 +293,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     'maxPriorityWait',
   );
   const rateLists = rateListsOf(rates, channels, keys);
-  const transit = resolveTransit(options.transit, strategyValue, rateLists);
+  const transit = transitOf(options.transit, features)?.(options.transit, strategyValue, rateLists) ?? NO_TRANSIT;
   return {
     rates,
     dimensions,
@@ -329,6 +329,16 @@ function dimensionsOf(
   if (named === undefined) return {};
   if (features.dimensions === undefined) throw featureMissing('dimensions', `rate.${named}`, features);
   return features.dimensions.of(rates) ?? {};
+}
+
+/** No transit spread: the option absent or 0. */
+const NO_TRANSIT: ResolvedTransit = { setting: 0, spread: undefined, meter: undefined };
+
+/** What reads a `transit` other than absent or 0: the transit feature's; refused without it (xstate-throttler/lean). */
+function transitOf(input: unknown, features: Features) {
+  if (input === undefined || input === 0) return undefined;
+  if (features.transit === undefined) throw featureMissing('transit', 'a transit other than 0', features);
+  return features.transit.resolve;
 }
 
 /** Every rate list configured, by the option that holds it: what a strategy checks its options against. */
