@@ -349,6 +349,15 @@ describe('transit as a feature', () => {
 });
 
 describe('the features option', () => {
+  /** A Proxy whose every read throws, as a hostile caller could pass. */
+  const throwing = new Proxy(
+    {},
+    {
+      get: () => {
+        throw new Error('read');
+      },
+    },
+  );
   const requirement =
     'a feature value (audit, dimensions, fairness, optionHints, retry, settle, transit) imported from "xstate-throttler/lean"';
 
@@ -374,6 +383,14 @@ describe('the features option', () => {
       }
       expect(thrown).toMatchObject({ name: 'ThrottlerOptionError', option, value });
       expect((thrown as Error).message).toContain(`${option} must be ${must}, got`);
+    }
+  });
+
+  it('refuses one whose fields throw when read, as a feature value, naming the index', () => {
+    for (const create of [createThrottler, createLeanThrottler]) {
+      expect(() => create({ rate: '1/1s', strategy: slidingWindow, features: [audit, throwing] as never })).toThrow(
+        `features[1] must be ${requirement}, got an object that throws when read`,
+      );
     }
   });
 });

@@ -44,13 +44,17 @@ const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
 };
 const FEATURE_NAMES = Object.keys(FEATURE_FUNCTIONS) as FeatureName[];
 
-/** Whether `value` is a feature value: a known name and the functions that name holds. */
+/** Whether `value` is a feature value: a known name and the functions that name holds (a throwing Proxy is not). */
 function isFeatureValue(value: unknown): value is FeatureValue {
   if (typeof value !== 'object' || value === null) return false;
-  const name = (value as { feature?: unknown }).feature;
-  if (typeof name !== 'string' || !Object.hasOwn(FEATURE_FUNCTIONS, name)) return false;
-  const holds = value as Record<string, unknown>;
-  return FEATURE_FUNCTIONS[name as FeatureName].every((member) => typeof holds[member] === 'function');
+  try {
+    const name = (value as { feature?: unknown }).feature;
+    if (typeof name !== 'string' || !Object.hasOwn(FEATURE_FUNCTIONS, name)) return false;
+    const holds = value as Record<string, unknown>;
+    return FEATURE_FUNCTIONS[name as FeatureName].every((member) => typeof holds[member] === 'function');
+  } catch {
+    return false;
+  }
 }
 
 /**
