@@ -6,10 +6,14 @@
 import { byAnyName, byValueOnly } from '../engine/index.js';
 import { createThrottlerKnowing } from './promise.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
+import { retry } from './retry-feature.js';
 
-/** A throttled task queue over the throttler machine. Options are validated now; a bad one throws. */
+/**
+ * A throttled task queue over the throttler machine. Options are validated now; a bad one throws. Every
+ * feature loaded: the engine's by byAnyName, the promise API's own (retry) here.
+ */
 export function createThrottler(options: ThrottlerOptions): Throttler {
-  return createThrottlerKnowing(options, byAnyName);
+  return createThrottlerKnowing(options, byAnyName, retry);
 }
 
 /** xstate-throttler/lean's createThrottler: `strategy` is required, as a value (`strategy: slidingWindow`). */

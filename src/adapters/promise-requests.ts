@@ -3,7 +3,13 @@
  * the machine would check it, but thrown at the call), the counts it reads from a snapshot, and the
  * errors of its own misuse.
  */
-import { checkOptionNames, isKeyName, type ResolvedOptions, unknownChannelError } from '../engine/index.js';
+import {
+  checkOptionNames,
+  isKeyName,
+  type OptionHintsFeature,
+  type ResolvedOptions,
+  unknownChannelError,
+} from '../engine/index.js';
 import { rateScope } from '../machine/event-checks.js';
 import type { ThrottlerCounts } from '../machine/index.js';
 import type { MachineContext, MachineEvent } from '../machine/machine-types.js';
@@ -65,12 +71,12 @@ export function pauseDuration(duration: unknown): number | undefined {
 }
 
 /** Whether `stop(options)` drains: `{ drain: true }`, or Bottleneck's `{ dropWaitingJobs: false }`. */
-export function stopDrains(options: unknown): boolean {
+export function stopDrains(options: unknown, hints?: OptionHintsFeature): boolean {
   if (options === undefined) return false;
   if (typeof options !== 'object' || options === null) {
     throw new ThrottlerOptionError('stop(options)', '{ drain?: boolean } or { dropWaitingJobs?: boolean }', options);
   }
-  checkOptionNames(options, ['drain', 'dropWaitingJobs'], 'stop(options)');
+  checkOptionNames(options, ['drain', 'dropWaitingJobs'], 'stop(options)', false, hints);
   const { drain, dropWaitingJobs } = options as StopOptions;
   if (drain !== undefined && typeof drain !== 'boolean') {
     throw new ThrottlerOptionError('stop(options).drain', 'true or false', drain);
@@ -89,9 +95,9 @@ export function stopDrains(options: unknown): boolean {
 }
 
 /** `stopDrains`, or the error a bad option rejects stop()'s promise with: stop() never throws (nothing stops then). */
-export function stopDrainsOrRefusal(options: unknown): boolean | Error {
+export function stopDrainsOrRefusal(options: unknown, hints?: OptionHintsFeature): boolean | Error {
   try {
-    return stopDrains(options);
+    return stopDrains(options, hints);
   } catch (error) {
     return error as Error;
   }

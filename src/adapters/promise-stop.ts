@@ -20,7 +20,7 @@ import type { TaskRunner } from './task-runner.js';
 export interface TaskParts {
   readonly host: ThrottlerHost<Task>;
   readonly pending: PendingTasks;
-  readonly retries: TaskRetries;
+  readonly retries: TaskRetries | undefined;
   readonly runner: TaskRunner;
   readonly events: TaskEvents;
   readonly taskLease: TaskLease | undefined;
@@ -38,7 +38,7 @@ export function stopTasks(parts: TaskParts, stopped: (counts: ThrottlerCounts) =
   // The lease ends (what it started is recorded); the batch of this stretch is NOT sent.
   taskLease?.end();
   runner.holdRestOfPass();
-  retries.refusing = true;
+  if (retries !== undefined) retries.refusing = true;
   const unsent = host.abandonBatch();
   const { actor } = host;
   let swept = false;
@@ -51,7 +51,7 @@ export function stopTasks(parts: TaskParts, stopped: (counts: ThrottlerCounts) =
     const error = new ThrottlerStoppedError();
     let neverQueued = pending.rejectAll(error, (task) => events.emit('dropped', error, task.plan?.id));
     for (const task of unsent) if (drop(task, error)) neverQueued += 1;
-    retries.dropAll(error);
+    retries?.dropAll(error);
     stopped({ queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected });
     runner.abortRunning(error);
     // A hung task's timeout must not keep the process alive; it still rejects the task if the process lives on.
@@ -68,7 +68,7 @@ export function clearTasks(parts: TaskParts): void {
   // What the lease started is recorded; the batch of this stretch is not sent (its tasks are rejected here).
   taskLease?.end();
   const error = new ThrottlerClearedError();
-  retries.clear(error);
+  retries?.clear(error);
   for (const task of host.takeBatch()) drop(task, error);
   const queued = pending.waiting();
   for (const task of queued) drop(task, error);

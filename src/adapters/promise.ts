@@ -30,7 +30,10 @@
 import {
   type CommonOptions,
   checkOptionNames,
+  type Features,
+  type FeatureValue,
   type ResolvedOptions,
+  resolveFeatures,
   resolveOptionsKnowing,
   type StrategyLookup,
   tracksInFlight,
@@ -58,6 +61,7 @@ import {
 } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
 import { RateLimitWatch } from './rate-limit-watch.js';
+import type { RetryFeature } from './retry-feature.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
 import { resolveTaskDefaults, withDefaults } from './task-defaults.js';
@@ -65,9 +69,8 @@ import { TaskEvents } from './task-events.js';
 import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import type { TaskContext } from './task-plan.js';
-import { type TaskPlan, taskPlan } from './task-plan.js';
+import { type TaskFeatures, type TaskPlan, taskPlan } from './task-plan.js';
 import { type TaskReaderNames, taskReaders } from './task-readers.js';
-import { TaskRetries } from './task-retry.js';
 import { TaskRunner } from './task-runner.js';
 import { acquireWith, wrapWith } from './task-shorthands.js';
 
@@ -94,7 +97,8 @@ function resolveThrottleOptions(
     (serverLimits as { defaultTransit?: unknown }).defaultTransit !== 0 &&
     options.transit === undefined &&
     options.store === undefined;
-  if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined) {
+  // Measured by default where it can be: a strategy with something to widen, and the transit feature loaded.
+  if (measuredByDefault && resolved.strategyValue.transitRefusal === undefined && resolved.features.transit) {
     resolved = resolveOptionsKnowing({ ...options, transit: 'measured' }, lookup);
   }
   checkStoreFits(options.store, resolved);
@@ -102,16 +106,35 @@ function resolveThrottleOptions(
 }
 
 /**
+ * createThrottler's option names checked, saying what was meant where the entry or the options load the
+ * hints (optionHints); the hints, for its tasks' and stop()'s options.
+ */
+function checkThrottlerOptionNames(
+  options: ThrottlerOptions,
+  lookup: StrategyLookup,
+  entryRetry: FeatureValue<'retry'> | undefined,
+): Omit<Features, 'retry'> & { readonly retry: RetryFeature | undefined } {
+  const features = resolveFeatures(options.features, lookup.features);
+  checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true, features.optionHints);
+  // The retry feature is the promise API's own: the engine checks it by name only (RetryFeatureName).
+  return { ...features, retry: (features.retry ?? entryRetry) as RetryFeature | undefined };
+}
+
+/**
  * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
  * any name, or by none: the lean entry's). Options are validated now; a bad one throws.
  */
-export function createThrottlerKnowing(options: ThrottlerOptions, lookup: StrategyLookup): Throttler {
+export function createThrottlerKnowing(
+  options: ThrottlerOptions,
+  lookup: StrategyLookup,
+  entryRetry?: FeatureValue<'retry'>,
+): Throttler {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
-  checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true);
+  const features = checkThrottlerOptionNames(options, lookup, entryRetry);
   const { clock: givenClock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
-  const defaults = resolveTaskDefaults(taskDefaults);
+  const defaults = resolveTaskDefaults(taskDefaults, features);
   if (onHandlerError !== undefined && typeof onHandlerError !== 'function') {
     throw new ThrottlerOptionError('onHandlerError', 'a function (error, event) => void', onHandlerError);
   }
@@ -149,7 +172,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     for (const task of cancelled) host.send({ type: 'CANCEL', id: task });
   };
   const pending = new PendingTasks(abortTasks, activity);
-  const retries = new TaskRetries(clock, now, activity, events, (attempt) => intake.requeue(attempt));
+  const retries = features.retry?.tracker(clock, now, activity, events, (attempt) => intake.requeue(attempt));
   const runner = new TaskRunner({
     keeper: pending,
     reportsSettling,
@@ -230,9 +253,9 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     let plan: TaskPlan | undefined;
     try {
       // Read once (a getter or Proxy that throws rejects here), then laid over the throttler's defaults.
-      if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions);
+      if (scheduleOptions !== undefined) options = readScheduleOptions(scheduleOptions, features.optionHints);
       if (defaults !== undefined) options = withDefaults(defaults, options);
-      plan = taskPlan(options, resolved.countUntil === 'done');
+      plan = taskPlan(options, resolved.countUntil === 'done', features);
     } catch (error) {
       if (events.hears('rejected')) events.emit('rejected', error as Error, undefined);
       return Promise.reject(error);
@@ -241,7 +264,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
     const origin = scheduledFor(plan);
     if (plan?.retry !== undefined) {
       TaskIntake.keep(plan, run, options, origin);
-      retries.planned(plan);
+      retries?.planned(plan);
     }
     // One rule: nothing waits ahead, so it is handed over (and starts if allowed) now; not inside a task nor with a store.
     const handOverNow = pending.isEmpty && !runner.running && !withStore;
@@ -299,7 +322,7 @@ export function createThrottlerKnowing(options: ThrottlerOptions, lookup: Strate
       host.send(event);
     },
     stop: (stopOptions) => {
-      const drain = stopDrainsOrRefusal(stopOptions);
+      const drain = stopDrainsOrRefusal(stopOptions, features.optionHints);
       if (drain instanceof Error) return Promise.reject(drain);
       if (stopped) return Promise.resolve();
       if (drain) {

@@ -35,7 +35,13 @@
 import { Observable, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 import type { InspectionEvent } from 'xstate';
 import type { ThrottleStore } from '../engine/index.js';
-import { type CommonOptions, checkOptionNames, refuseMeasuredTransit, resolveOptions } from '../engine/index.js';
+import {
+  type CommonOptions,
+  checkOptionNames,
+  optionHintsFeature,
+  refuseMeasuredTransit,
+  resolveOptions,
+} from '../engine/index.js';
 import type { Clock, ThrottlerActor } from '../machine/index.js';
 import { checkStoreFits } from '../machine/initial-context.js';
 import { clockFor } from '../machine/precise-clock.js';
@@ -110,7 +116,7 @@ const OPERATOR_OPTION_NAMES = [
 export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunction<T, T> {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptions(options);
-  checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true);
+  checkOptionNames(options, OPERATOR_OPTION_NAMES, 'throttleQueue', true, optionHintsFeature);
   const { scheduler, channel, cost, priority, maxWait, onDropped, inspect, onThrottler, ...throttleOptions } =
     options ?? ({} as ThrottleQueueOptions<T>);
   for (const [name, fn] of [

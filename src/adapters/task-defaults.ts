@@ -8,7 +8,7 @@
 import { checkOptionNames, checkPriority } from '../engine/index.js';
 import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import type { ScheduleOptions } from './promise-api.js';
-import { taskPlan } from './task-plan.js';
+import { type TaskFeatures, taskPlan } from './task-plan.js';
 
 /** The task options a throttler may default; `channel`, `cost`, `signal`, `id`, `deadline` and `settle` are per task. */
 export type TaskDefaults = Pick<ScheduleOptions, 'timeout' | 'retry' | 'priority' | 'maxWait'>;
@@ -16,7 +16,7 @@ export type TaskDefaults = Pick<ScheduleOptions, 'timeout' | 'retry' | 'priority
 const TASK_DEFAULT_NAMES = ['timeout', 'retry', 'priority', 'maxWait'];
 
 /** The defaults, checked, holding only the fields given; undefined when there are none. */
-export function resolveTaskDefaults(defaults: unknown): TaskDefaults | undefined {
+export function resolveTaskDefaults(defaults: unknown, features: TaskFeatures = {}): TaskDefaults | undefined {
   if (defaults === undefined) return undefined;
   if (typeof defaults !== 'object' || defaults === null) {
     throw new ThrottlerOptionError(
@@ -25,10 +25,10 @@ export function resolveTaskDefaults(defaults: unknown): TaskDefaults | undefined
       defaults,
     );
   }
-  checkOptionNames(defaults, TASK_DEFAULT_NAMES, 'taskDefaults');
+  checkOptionNames(defaults, TASK_DEFAULT_NAMES, 'taskDefaults', false, features.optionHints);
   const { timeout, retry, priority, maxWait } = defaults as TaskDefaults;
   try {
-    taskPlan({ timeout, retry }, false);
+    taskPlan({ timeout, retry }, false, features);
     checkPriority(priority);
     if (maxWait !== undefined) parseDuration(maxWait, 'maxWait');
   } catch (error) {

@@ -3,6 +3,7 @@
  * and queue entry) with only the fields it was given written, tracked by PendingTasks and handed to the
  * host; and a retry's next attempt, made the same way from what its first was scheduled with.
  */
+import type { OptionHintsFeature } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { ThrottlerHost } from './host.js';
 import type { PendingTasks } from './pending-tasks.js';
@@ -21,8 +22,8 @@ type Run = (context: TaskContext) => unknown;
  * refused (its promise rejects), never later, with the task half counted. A `signal` that is not an
  * AbortSignal is refused by name.
  */
-export function readScheduleOptions(options: ScheduleOptions): ScheduleOptions {
-  checkScheduleOptionNames(options);
+export function readScheduleOptions(options: ScheduleOptions, hints?: OptionHintsFeature): ScheduleOptions {
+  checkScheduleOptionNames(options, hints);
   const { channel, cost, signal, priority, maxWait, deadline, id, timeout, retry, settle } = options;
   if (signal !== undefined && !isAbortSignal(signal))
     throw new ThrottlerOptionError('signal', 'an AbortSignal', signal);

@@ -1,15 +1,11 @@
 /**
  * A task's `id`, `timeout`, `retry` and `settle` (ScheduleOptions), checked once as it is scheduled, each error
- * naming the field and the value. Only a task given one of them has a plan: the others cost nothing.
- *
- * Backoff by default: exponential with "equal jitter". Before retry n (n = 1 for the first) the task
- * waits d/2 + random() × d/2, where d = min(max, initial × factor^(n-1)); initial 1 s, factor 2, max
- * 30 s, random `Math.random` (give `backoff.random` for a fixed sequence in tests). Half the delay is
- * fixed, so retries never bunch at zero; the other half spreads them.
+ * naming the field and the value. Only a task given one of them has a plan: the others cost nothing. `retry`
+ * is read by the retry feature (retry-feature.ts).
  */
-import { checkOptionNames, type Place } from '../engine/index.js';
+import { checkOptionNames, featureMissing, type OptionHintsFeature, type Place } from '../engine/index.js';
 import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
-import { type ResolvedBudget, type RetryBudgetOptions, resolveBudget } from './retry-budget.js';
+import type { ResolvedBudget, RetryBudgetOptions } from './retry-budget.js';
 import type { TaskId } from './task-events.js';
 
 /** What a task's function receives. */
@@ -61,6 +57,29 @@ export interface ResolvedRetry {
   readonly keepsPlace: boolean;
 }
 
+/**
+ * The features a task's options read (engine/options/features-option.ts): the option-name hints, and the
+ * retry feature's reader of `retry` (retry-feature.ts), without which a `retry` is refused with what to import.
+ */
+export interface TaskFeatures {
+  readonly optionHints?: OptionHintsFeature | undefined;
+  readonly retry?: { readonly resolve: (retry: unknown, hints?: OptionHintsFeature) => ResolvedRetry } | undefined;
+  /** The settle feature, without which a task's `settle` is refused with what to import. */
+  readonly settle?: object | undefined;
+}
+
+/** A task's `retry` read by the retry feature; refused without it (xstate-throttler/lean). */
+function retryOf(retry: unknown, features: TaskFeatures): ResolvedRetry {
+  if (features.retry === undefined) throw featureMissing('retry', "a task's retry option", features);
+  return features.retry.resolve(retry, features.optionHints);
+}
+
+/**
+ * What the retry feature's `retry` answers when the attempt will run again: the caller settles nothing. Here,
+ * with the plan, so that the runner's check of it does not bring the retry feature's code.
+ */
+export const RETRYING: unique symbol = Symbol('retrying');
+
 /** What a task with an id, a timeout or a retry carries from attempt to attempt. */
 export interface TaskPlan {
   readonly id: TaskId | undefined;
@@ -79,8 +98,6 @@ export interface TaskPlan {
   failedAt?: number;
   backoff?: number;
 }
-
-export const DEFAULT_BACKOFF = { initial: 1_000, factor: 2, max: 30_000 } as const;
 
 /** Every name a task's options may have (ScheduleOptions). */
 const SCHEDULE_OPTION_NAMES = [
@@ -101,10 +118,10 @@ const KNOWN_SCHEDULE_OPTIONS: ReadonlySet<string> = new Set(SCHEDULE_OPTION_NAME
  * Refuses a name a task's options do not have (plain JavaScript: `{ timout: 5000 }` would otherwise
  * mean no timeout), naming it and what was meant. A loop over the given names, no allocation.
  */
-export function checkScheduleOptionNames(options: object): void {
+export function checkScheduleOptionNames(options: object, hints?: OptionHintsFeature): void {
   for (const name in options) {
     if (KNOWN_SCHEDULE_OPTIONS.has(name) || !Object.hasOwn(options, name)) continue;
-    checkOptionNames(options, SCHEDULE_OPTION_NAMES, 'schedule(task, options)');
+    checkOptionNames(options, SCHEDULE_OPTION_NAMES, 'schedule(task, options)', false, hints);
   }
 }
 
@@ -115,6 +132,7 @@ export function checkScheduleOptionNames(options: object): void {
 export function taskPlan(
   options: { id?: unknown; timeout?: unknown; retry?: unknown; settle?: unknown },
   countsUntilDone: boolean,
+  features: TaskFeatures = {},
 ): TaskPlan | undefined {
   const { id, timeout, retry, settle } = options;
   if (id === undefined && timeout === undefined && retry === undefined && settle === undefined) return undefined;
@@ -127,6 +145,9 @@ export function taskPlan(
       : 'a function (result) => actual cost';
     throw new ThrottlerOptionError('settle', expected, settle);
   }
+  if (settle !== undefined && features.settle === undefined) {
+    throw featureMissing('settle', "a task's settle option", features);
+  }
   return {
     id,
     // Infinity is "no limit", as p-timeout reads it: no timer at all.
@@ -134,84 +155,8 @@ export function taskPlan(
       timeout === undefined || timeout === Number.POSITIVE_INFINITY
         ? undefined
         : parseDuration(timeout as DurationInput, 'timeout'),
-    retry: retry === undefined ? undefined : resolveRetry(retry),
+    retry: retry === undefined ? undefined : retryOf(retry, features),
     settle: settle as TaskPlan['settle'],
     attempt: 1,
-  };
-}
-
-function resolveRetry(retry: unknown): ResolvedRetry {
-  if (typeof retry !== 'object' || retry === null) {
-    throw new ThrottlerOptionError('retry', 'an object such as { retries: 3 }', retry);
-  }
-  // An unknown field (p-retry's minTimeout, maxRetryTime, forever) would otherwise be ignored quietly.
-  checkFieldNames(retry, ['retries', 'backoff', 'retryOn', 'budget', 'place'], 'retry');
-  const { retries, backoff, retryOn, budget, place } = retry as Partial<RetryOptions>;
-  // Infinity: no limit on the number (as p-retry reads it); the budget, retryOn and stop() still end it.
-  if ((!Number.isSafeInteger(retries) || (retries as number) < 0) && retries !== Number.POSITIVE_INFINITY) {
-    throw new ThrottlerOptionError('retry.retries', 'a non-negative integer, or Infinity for no limit', retries);
-  }
-  if (retryOn !== undefined && typeof retryOn !== 'function') {
-    throw new ThrottlerOptionError('retry.retryOn', 'a function (error, attempt) => boolean', retryOn);
-  }
-  // Its answer is read at once: an async one's promise would count as "retry" whatever it resolves to.
-  if (retryOn?.constructor.name === 'AsyncFunction') {
-    throw new ThrottlerOptionError('retry.retryOn', 'a synchronous function (error, attempt) => boolean', retryOn);
-  }
-  if (place !== undefined && place !== 'keep' && place !== 'back') {
-    throw new ThrottlerOptionError('retry.place', '"keep" (its place in line, the default) or "back"', place);
-  }
-  return {
-    retries: retries as number,
-    delay: backoffDelay(backoff),
-    retryOn,
-    budget: budget === undefined ? undefined : resolveBudget(budget),
-    keepsPlace: place !== 'back',
-  };
-}
-
-/** checkOptionNames for a nested object, its error naming the field by its path (`retry.minTimeout`). */
-function checkFieldNames(value: object, known: readonly string[], where: string): void {
-  try {
-    checkOptionNames(value, known, where);
-  } catch (error) {
-    if (!(error instanceof ThrottlerOptionError)) throw error;
-    const named = new ThrottlerOptionError(`${where}.${error.option}`, '', error.value);
-    named.message = `${where}.${error.message}`;
-    throw named;
-  }
-}
-
-function backoffDelay(backoff: unknown): (retry: number, error: unknown) => number {
-  if (typeof backoff === 'function') {
-    return (retry, error) => {
-      const delay = backoff(retry, error) as unknown;
-      // 0 is a delay a function may choose (retry at once); parseDuration refuses it.
-      return delay === 0 ? 0 : parseDuration(delay as DurationInput, 'retry.backoff()');
-    };
-  }
-  if (backoff !== undefined && (typeof backoff !== 'object' || backoff === null)) {
-    throw new ThrottlerOptionError('retry.backoff', '{ initial?, factor?, max?, random? } or a function', backoff);
-  }
-  if (backoff !== undefined) checkFieldNames(backoff, ['initial', 'factor', 'max', 'random'], 'retry.backoff');
-  const options = (backoff ?? {}) as BackoffOptions;
-  const initial =
-    options.initial === undefined ? DEFAULT_BACKOFF.initial : parseDuration(options.initial, 'retry.backoff.initial');
-  const max = options.max === undefined ? DEFAULT_BACKOFF.max : parseDuration(options.max, 'retry.backoff.max');
-  const factor = options.factor ?? DEFAULT_BACKOFF.factor;
-  if (typeof factor !== 'number' || !(factor >= 1) || !Number.isFinite(factor)) {
-    throw new ThrottlerOptionError('retry.backoff.factor', 'a finite number >= 1', factor);
-  }
-  const random = options.random ?? Math.random;
-  if (typeof random !== 'function') {
-    throw new ThrottlerOptionError('retry.backoff.random', 'a function returning a number in [0, 1)', random);
-  }
-  return (retry) => {
-    const ceiling = Math.min(max, initial * factor ** (retry - 1));
-    const draw = random();
-    if (typeof draw !== 'number' || !(draw >= 0 && draw <= 1)) {
-      throw new ThrottlerOptionError('retry.backoff.random()', 'a number from 0 to 1', draw);
-    }
-    return ceiling / 2 + (draw * ceiling) / 2;
   };
 }

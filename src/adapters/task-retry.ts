@@ -21,7 +21,7 @@ import type { RunningTask } from './running-task.js';
 import type { Task } from './task.js';
 import type { TaskActivity } from './task-activity.js';
 import type { TaskEvents } from './task-events.js';
-import type { TaskPlan } from './task-plan.js';
+import { RETRYING, type TaskPlan } from './task-plan.js';
 
 /** What a retry's next attempt needs to be queued again. */
 export interface RetryAttempt {
@@ -35,9 +35,6 @@ interface Backoff extends RetryAttempt {
   timer: LongTimer | undefined;
   unlisten: (() => void) | undefined;
 }
-
-/** What `retry` answers when the attempt will run again: the caller settles nothing. */
-export const RETRYING: unique symbol = Symbol('retrying');
 
 export class TaskRetries {
   /** Made by the first task whose retry names a budget; every attempt is recorded from then on. */

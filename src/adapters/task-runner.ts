@@ -20,8 +20,8 @@ import { describeAttempt, RunningTask, type RunningTaskInfo } from './running-ta
 import type { Task, TaskKeeper } from './task.js';
 import type { TaskActivity } from './task-activity.js';
 import { isThenable, type TaskEvents } from './task-events.js';
-import type { TaskContext } from './task-plan.js';
-import { RETRYING, type TaskRetries } from './task-retry.js';
+import { RETRYING, type TaskContext } from './task-plan.js';
+import type { TaskRetries } from './task-retry.js';
 import { TaskTimeouts } from './task-timeout.js';
 
 export interface RunnerSetup {
@@ -40,7 +40,7 @@ export interface RunnerSetup {
   /** Rejects a task that never started (reported as dropped). */
   drop: (task: Task, error: unknown) => void;
   activity: TaskActivity;
-  retries: TaskRetries;
+  retries: TaskRetries | undefined;
   /** The clock of the timeouts' timers: the throttler's. */
   clock: Clock;
   /** The throttler's time, each attempt's `startTime`. */
@@ -63,7 +63,7 @@ export class TaskRunner {
   private readonly reportsSettling: boolean;
   private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
   private readonly activity: TaskActivity;
-  private readonly retries: TaskRetries;
+  private readonly retries: TaskRetries | undefined;
   /** The running attempts' timeouts, which stop() releases. */
   readonly timeouts: TaskTimeouts;
 
@@ -112,7 +112,7 @@ export class TaskRunner {
       return;
     }
     const { run, resolve, reject, plan } = task;
-    if (plan?.retry !== undefined) this.retries.starting(task, plan);
+    if (plan?.retry !== undefined) this.retries?.starting(task, plan);
     const attempt = new RunningTask(task, plan, resolve, reject, signal, this.withSignal);
     // Counted running before it stops waiting: 'idle' is never seen in between.
     this.activity.starting();
@@ -166,7 +166,7 @@ export class TaskRunner {
   private execute(run: (context: TaskContext) => unknown, attempt: RunningTask): void {
     const plan = attempt.plan;
     // The budget weighs retries against first attempts: a retry counted as traffic would raise its own allowance.
-    if (plan === undefined || plan.attempt === 1) this.retries.ledger?.firstAttemptStarted();
+    if (plan === undefined || plan.attempt === 1) this.retries?.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
     attempt.startTime = this.setup.now();
     this.attempts.add(attempt);
@@ -222,7 +222,8 @@ export class TaskRunner {
     if (!failed && plan?.settle !== undefined && task !== undefined) this.settleActual(task, plan.settle, outcome);
     let retrying = false;
     if (failed && plan?.retry !== undefined) {
-      const settleWith = this.retries.retry(attempt, ownSignal, outcome);
+      // A plan has a retry only where the retry feature read it: its retries are there.
+      const settleWith = (this.retries as TaskRetries).retry(attempt, ownSignal, outcome);
       retrying = settleWith === RETRYING;
       outcome = settleWith;
     }

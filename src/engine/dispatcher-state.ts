@@ -77,13 +77,16 @@ export function persistedForm<TMessage>(
 ): PersistedDispatcher<TMessage> {
   // Functions are never saved: the clock and the weights are the restoring process's (RestoreOptions), and the
   // strategy is saved by its name (`strategy`), since its value holds functions and names are the format. The
-  // dimensions are the saved rates' own (the overall rates name every one): not saved apart.
+  // dimensions are the saved rates' own (the overall rates name every one): not saved apart. Features are
+  // code, loaded by the restoring entry (RestoreOptions.features).
   const {
     now: _source,
     weight: _weight,
     strategyValue: _value,
     dimensions: _dimensions,
     transitMeter: _meter,
+    features: _features,
+    splitByDimension: _split,
     strategyOptions: { transit: _spread, ...strategyOptions },
     ...rest
   } = resolved;

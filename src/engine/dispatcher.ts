@@ -1,12 +1,12 @@
 import type { Cost, Rate } from '../rate/index.js';
-import { ThrottlerAudit } from './audit/throttler-audit.js';
+import type { ThrottlerAudit } from './audit/throttler-audit.js';
 import type { Clearance, ClearanceRequest } from './clearance/clearance.js';
 import { type Lease, OpenLease } from './clearance/lease.js';
 import { LocalClearance } from './clearance/local-clearance.js';
-import { SettleBook } from './clearance/settle-book.js';
+import type { SettleBook } from './clearance/settle-book.js';
 import { type DispatcherSummary, persistedForm, summarize } from './dispatcher-state.js';
+import type { FairnessFeature } from './fair-share.js';
 import { chooseConfirmed, type HeadSchedule, scheduleOver } from './head-schedule.js';
-import { weightOf } from './options/fairness-option.js';
 import type { ResolvedOptions } from './options/options.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type DiscardedMessage, MessageQueues, type ThrottlerCounts } from './queue/message-queues.js';
@@ -38,10 +38,10 @@ export class Dispatcher<TMessage> {
   private chosenQueue: ChannelQueue<TMessage> | undefined;
   /** The time line the machine schedules on (the checked `now`), to move saved times off and back onto it. */
   private readonly readNow: () => number;
-  /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports. */
-  readonly audit: ThrottlerAudit;
-  /** Delivered messages with an id, awaiting their actual cost (ACTUAL_COST, settle-book.ts). */
-  readonly settleBook: SettleBook;
+  /** Every window the deliveries filled, per rate and scope: what `auditThrottler` reports (undefined: not loaded). */
+  readonly audit: ThrottlerAudit | undefined;
+  /** Delivered messages with an id, awaiting their actual cost (ACTUAL_COST, settle-book.ts; undefined: not loaded). */
+  readonly settleBook: SettleBook | undefined;
 
   constructor(
     options: ResolvedOptions,
@@ -52,16 +52,15 @@ export class Dispatcher<TMessage> {
     this.options = options;
     this.readNow = readNow;
     this.clearance = clearance;
-    this.audit = new ThrottlerAudit(options, now, clearance.ownRatesOf?.bind(clearance));
+    this.audit = options.features.audit?.create(options, now, clearance.ownRatesOf?.bind(clearance));
     // A transit spread widens every window the policies count: a delivery stays settleable as long.
-    this.settleBook = new SettleBook(
+    this.settleBook = options.features.settle?.book(
       [options.rates, ...options.channels.values(), options.keys?.rates ?? []],
-      undefined,
       options.strategyOptions.transit?.most ?? 0,
     );
     this.schedule =
       options.ordering === 'per-channel'
-        ? scheduleOver(clearance, options.fairness === 'weighted', {
+        ? scheduleOver(clearance, options.fairness === 'weighted' ? options.features.fairness : undefined, {
             queueOf: (channel) => this.queues.queueOf(channel),
             discardHead: (queue) => this.queues.discardHead(queue, 'cost-exceeds-limit'),
           })
@@ -116,7 +115,9 @@ export class Dispatcher<TMessage> {
     // Weighed as a key becomes backlogged, a bad weight throwing first; kept if overflow remakes its queue.
     const weight =
       this.queues.queueOf(channel)?.weight ??
-      (this.options.fairness === 'weighted' && channel !== undefined ? weightOf(this.options.weight, channel) : 1);
+      (this.options.fairness === 'weighted' && channel !== undefined
+        ? (this.options.features.fairness as FairnessFeature).weightOf(this.options.weight, channel)
+        : 1);
     const entry = this.queues.enqueue(message, channel, cost, id, now, priority, deadline);
     if (entry === undefined) return this.options.overflow === 'reject' ? 'rejected' : 'outranked';
     (this.queues.queueOf(channel) as ChannelQueue<TMessage>).weight = weight;
@@ -216,10 +217,10 @@ export class Dispatcher<TMessage> {
    */
   recordDelivery(request: ClearanceRequest & { readonly id?: unknown }, at: number, requestedAt: number): void {
     const handle = this.clearance.recordDelivery(request, at, requestedAt);
-    this.audit.record(request.channel, request.cost, at, this.settleBook.settleableFrom(at));
+    this.audit?.record(request.channel, request.cost, at, this.settleBook?.settleableFrom(at));
     this.counts.delivered += 1;
     if (request.id !== undefined && handle !== undefined)
-      this.settleBook.add(request.id, at, request.channel, request.cost, handle);
+      this.settleBook?.add(request.id, at, request.channel, request.cost, handle);
   }
 
   /** Whether the wake-up timer is armed for the exact moment rather than whole milliseconds. */
@@ -259,8 +260,8 @@ export class Dispatcher<TMessage> {
   /** Replaces the overall rates, or one channel's or key's; a name that is neither is an error. */
   setRates(rates: Rate[], channel: string | undefined, now: number): void {
     this.clearance.setRates(rates, channel, now);
-    this.audit.setRates(rates, channel);
-    this.settleBook.widen(rates);
+    this.audit?.setRates(rates, channel);
+    this.settleBook?.widen(rates);
     // A lowered overall limit may leave heads of every channel that can never go: each is looked at again.
     if (channel === undefined) this.schedule?.refileAll();
   }
@@ -268,8 +269,8 @@ export class Dispatcher<TMessage> {
   /** Replaces the keys' template; every head is looked at again, as for the overall rates. */
   setKeyTemplate(rates: Rate[], now: number): void {
     this.clearance.setKeyTemplate(rates, now);
-    this.audit.setKeyTemplate(rates);
-    this.settleBook.widen(rates);
+    this.audit?.setKeyTemplate(rates);
+    this.settleBook?.widen(rates);
     this.schedule?.refileAll();
   }
 

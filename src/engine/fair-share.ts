@@ -1,4 +1,6 @@
 import type { Cost } from '../rate/index.js';
+import { weightOf } from './options/fairness-option.js';
+import type { FeatureValue } from './options/feature-value.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import type { QueuedMessage } from './queue/queued-message.js';
 
@@ -50,3 +52,26 @@ export function fairCost(cost: Cost): number {
   for (const one of cost) if (one > largest) largest = one;
   return largest;
 }
+
+/**
+ * Weighted fairness as a feature value (options/features-option.ts): the finish tags and the weights asked.
+ * The main entry loads it by itself; xstate-throttler/lean only with `features: [fairness]`, without which
+ * `fairness: 'weighted'` is refused with what to import.
+ */
+export interface FairnessFeature extends FeatureValue<'fairness'> {
+  /** A schedule's fair share, and its order of two heads allowed at once. */
+  readonly share: () => FairShare;
+  readonly before: typeof fairlyBefore;
+  /** A key's or channel's weight, asked and checked (fairness-option.ts). */
+  readonly weightOf: typeof weightOf;
+}
+
+const fairnessFeature: FairnessFeature = {
+  feature: 'fairness',
+  share: () => new FairShare(),
+  before: fairlyBefore,
+  weightOf,
+};
+
+/** Each backlogged channel or key its weighted share (`fairness: 'weighted'`): pass it in `features` to xstate-throttler/lean. */
+export const fairness: FeatureValue<'fairness'> = fairnessFeature;

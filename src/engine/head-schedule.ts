@@ -1,6 +1,6 @@
 import { type Cost, costKey, ThrottlerOptionError } from '../rate/index.js';
 import type { Clearance } from './clearance/clearance.js';
-import { FairShare, fairlyBefore } from './fair-share.js';
+import type { FairnessFeature, FairShare } from './fair-share.js';
 import type { ChannelQueue } from './queue/channel-queue.js';
 import { type HeapSlot, IndexedHeap } from './queue/indexed-heap.js';
 import { placedBefore, type QueuedMessage } from './queue/queued-message.js';
@@ -73,10 +73,10 @@ export class HeadSchedule<TMessage> {
     },
   };
 
-  constructor(rules: HeadRules<TMessage>, fair = false) {
+  constructor(rules: HeadRules<TMessage>, fair?: FairnessFeature) {
     this.rules = rules;
-    this.fair = fair ? new FairShare() : undefined;
-    this.before = fair ? (a, b) => fairlyBefore(a, b, goesBefore) : goesBefore;
+    this.fair = fair?.share();
+    this.before = fair === undefined ? goesBefore : (a, b) => fair.before(a, b, goesBefore);
   }
 
   /** The chosen queue's head is about to be taken out to be sent (its tag is spent). */
@@ -221,7 +221,7 @@ export function chooseConfirmed<TMessage>(schedule: HeadSchedule<TMessage>, clea
  */
 export function scheduleOver<TMessage>(
   clearance: Clearance,
-  fair: boolean,
+  fair: FairnessFeature | undefined,
   queues: {
     queueOf(channel: string): ChannelQueue<TMessage> | undefined;
     discardHead(queue: ChannelQueue<TMessage>): void;
@@ -230,9 +230,9 @@ export function scheduleOver<TMessage>(
   const halves = clearance.perChannel;
   if (halves === undefined) {
     throw new ThrottlerOptionError(
-      fair ? 'fairness' : 'ordering',
-      `${fair ? '"none"' : '"fifo"'} with this store (a reservation cannot be reordered)`,
-      fair ? 'weighted' : 'per-channel',
+      fair !== undefined ? 'fairness' : 'ordering',
+      `${fair !== undefined ? '"none"' : '"fifo"'} with this store (a reservation cannot be reordered)`,
+      fair !== undefined ? 'weighted' : 'per-channel',
     );
   }
   const schedule = new HeadSchedule<TMessage>(

@@ -19,11 +19,21 @@ export type {
 export { InFlightDeliveries } from './clearance/in-flight.js';
 export type { Lease } from './clearance/lease.js';
 export { LocalClearance } from './clearance/local-clearance.js';
-export { MAX_SETTLEABLE, settleActualCost } from './clearance/settle-book.js';
+export { settleActualCost } from './clearance/settle-actual.js';
+export { MAX_SETTLEABLE } from './clearance/settle-book.js';
 export { TransitMeter, type TransitTicket } from './clearance/transit-meter.js';
 export { fairCost } from './fair-share.js';
 export { weightOf } from './options/fairness-option.js';
+export type { FeatureName, FeatureValue } from './options/feature-value.js';
+export {
+  type Features,
+  featureMissing,
+  optionHintsIn,
+  resolveFeatures,
+  type ThrottlerFeature,
+} from './options/features-option.js';
 export { isKeyName } from './options/keys-option.js';
+export { type OptionHintsFeature, optionHintsFeature } from './options/option-hints.js';
 export { checkOptionNames } from './options/option-names.js';
 export {
   type CommonOptions,

@@ -1,5 +1,6 @@
 import type { ThrottlerAuditReport } from '../engine/audit/throttler-audit.js';
 import { Dispatcher } from '../engine/dispatcher.js';
+import { featureMissing } from '../engine/options/features-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { MachineContext } from './machine-types.js';
 
@@ -33,5 +34,6 @@ export function auditThrottler(throttler: AuditedThrottler): ThrottlerAuditRepor
       throttler,
     );
   }
+  if (dispatcher.audit === undefined) throw featureMissing('audit', 'auditThrottler', dispatcher.options.features);
   return dispatcher.audit.report();
 }

@@ -1,5 +1,6 @@
 import type { StoreConflict } from '../engine/clearance/clearance.js';
-import { settleActualCost } from '../engine/clearance/settle-book.js';
+import { settleActualCost } from '../engine/clearance/settle-actual.js';
+import { featureMissing } from '../engine/options/features-option.js';
 import { checkRateDimensions, keepingDimensions, parseRates, ThrottlerOptionError } from '../rate/index.js';
 import { answerObjectError } from './answer-object.js';
 import { type Effects, emitDiscarded, published, refuse } from './effects.js';
@@ -82,7 +83,9 @@ export function settle(context: MachineContext, event: MachineEvent, effects: Ef
 export function settleActual(context: MachineContext, event: MachineEvent, effects: Effects): void {
   if (event.type !== 'ACTUAL_COST') return;
   try {
-    settleActualCost(context.dispatcher, event.id, event.cost, context.now());
+    const { dispatcher } = context;
+    if (dispatcher.settleBook === undefined) throw featureMissing('settle', 'ACTUAL_COST', dispatcher.options.features);
+    settleActualCost(dispatcher, event.id, event.cost, context.now());
   } catch (error) {
     // Nothing changed: an unknown id or a bad cost could otherwise open a window or hold one shut.
     refuse(effects, event, error as Error);

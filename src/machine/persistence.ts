@@ -47,7 +47,7 @@
 import { type Actor, type ActorOptions, type AnyActorRef, type AnyEventObject, createActor } from 'xstate';
 import type { ThrottleStore } from '../engine/clearance/clearance.js';
 import { Dispatcher } from '../engine/dispatcher.js';
-import { resolveOptionsKnowing } from '../engine/options/options.js';
+import { resolveOptionsKnowing, type ThrottlerFeature } from '../engine/options/options.js';
 import { byAnyName, byValueOnly, type StrategyLookup } from '../engine/options/strategy-option.js';
 import { refuseMeasuredTransit } from '../engine/options/transit-option.js';
 import { readPersisted, readState } from '../engine/saved/persisted-format.js';
@@ -83,6 +83,11 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
    * xstate-throttler/lean's restoreThrottler, which knows no strategy by name; the main entry's reads the name.
    */
   strategy?: Strategy | undefined;
+  /**
+   * xstate-throttler/lean: the features the restored throttler loads (`features: [audit]`), as createThrottler's
+   * `features`; a snapshot saves none. The main entry's restoreThrottler loads every feature.
+   */
+  features?: readonly ThrottlerFeature[] | undefined;
 }
 
 /**
@@ -103,7 +108,7 @@ export function leanRestoreThrottler(persisted: unknown, options: RestoreOptions
 
 /** A restore, the saved strategy's name read by `lookup`, or matched to the `strategy` given. */
 function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lookup: StrategyLookup): ThrottlerActor {
-  const { target, now, weight, store: storeOption, strategy, ...actorOptions } = options;
+  const { target, now, weight, store: storeOption, strategy, features, ...actorOptions } = options;
   checkTarget(target);
   const store = checkStore(storeOption);
   const context = isRecord(persisted) ? field(persisted, 'context') : undefined;
@@ -116,7 +121,8 @@ function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lo
   if (strategy !== undefined && givenName !== savedName && typeof givenName === 'string') {
     throw new ThrottlerOptionError('strategy', `the strategy the snapshot was saved with, "${savedName}"`, givenName);
   }
-  const resolved = resolveOptionsKnowing({ ...parts.options, strategy: strategy ?? savedName, now, weight }, lookup);
+  const given = { ...parts.options, strategy: strategy ?? savedName, now, weight, features };
+  const resolved = resolveOptionsKnowing(given, lookup);
   refuseMeasuredTransit(resolved, 'a restored throttler');
   const state = readState<AnyEventObject>(parts, resolved);
   const previousVersion = isRecord(context) ? field(context, 'version') : undefined;

@@ -4,6 +4,7 @@
  * what they resolved instead of checking the same options a second time. Kept out of the input's
  * public type: a user's own input is always checked whole.
  */
+import { optionHintsIn } from '../engine/options/features-option.js';
 import { checkOptionNames } from '../engine/options/option-names.js';
 import { type ResolvedOptions, resolveOptionsKnowing } from '../engine/options/options.js';
 import type { StrategyLookup } from '../engine/options/strategy-option.js';
@@ -28,7 +29,13 @@ export function optionsOfInput(input: ThrottlerInput, lookup: StrategyLookup): R
   if (resolved !== undefined) return resolved;
   // A user's own input: a name it does not know (plain JavaScript) is refused with what was meant.
   if (typeof input === 'object' && input !== null)
-    checkOptionNames(input, INPUT_OPTION_NAMES, 'the throttler input', true);
+    checkOptionNames(
+      input,
+      INPUT_OPTION_NAMES,
+      'the throttler input',
+      true,
+      optionHintsIn(input.features, lookup.features),
+    );
   return refuseMeasuredTransit(resolveOptionsKnowing(input, lookup), 'the throttler input');
 }
 

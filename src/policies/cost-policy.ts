@@ -1,5 +1,5 @@
-import type { Cost, Dimensions, Rate } from '../rate/index.js';
-import { DimensionsPolicy, type DimensionsState } from './dimensions.js';
+import type { Cost, Rate } from '../rate/index.js';
+import type { DimensionsState } from './dimensions.js';
 import type { StrategyOptions, ThrottlePolicy } from './policy.js';
 import type { PolicyState, StrategyImplementation } from './strategy.js';
 
@@ -26,19 +26,29 @@ export interface CostPolicy
 }
 
 /**
+ * One policy per dimension for rates in dimensions (a DimensionsPolicy over the throttler's dimensions), each
+ * built by `inner`: the dimensions feature's (dimensions-feature.ts), so that only a throttler whose rates
+ * name dimensions needs its code.
+ */
+export type SplitByDimension = (
+  rates: readonly Rate[],
+  inner: (group: readonly Rate[], at: number) => ThrottlePolicy<PolicyState>,
+  now: number,
+) => CostPolicy;
+
+/**
  * The policy of `strategy` for these rates. Rates in dimensions get one of the strategy's policies per
- * dimension (DimensionsPolicy), numbered by `dimensions` (the throttler's; a channel's rates may name some).
+ * dimension, by `split` (the throttler's dimensions'; a channel's rates may name some).
  */
 export function createCostPolicy(
   strategy: StrategyImplementation,
   rates: readonly Rate[],
   options: StrategyOptions,
   now: number,
-  dimensions: Dimensions | undefined,
+  split: SplitByDimension | undefined,
 ): CostPolicy {
-  if (dimensions !== undefined && rates[0]?.dimension !== undefined) {
-    const inner = (group: readonly Rate[], at: number) => strategy.createPolicy(group, options, at);
-    return new DimensionsPolicy<PolicyState>(rates, dimensions, inner, now);
+  if (split !== undefined && rates[0]?.dimension !== undefined) {
+    return split(rates, (group, at) => strategy.createPolicy(group, options, at), now);
   }
   // A scalar policy is only ever told scalar costs (see CostPolicy).
   return strategy.createPolicy(rates, options, now) as CostPolicy;

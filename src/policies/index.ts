@@ -1,5 +1,5 @@
 export { AllOfPolicies, type AllOfState, type PartState } from './all-of.js';
-export { type CostPolicy, type CostPolicyState, createCostPolicy } from './cost-policy.js';
+export { type CostPolicy, type CostPolicyState, createCostPolicy, type SplitByDimension } from './cost-policy.js';
 export { DimensionsPolicy, type DimensionsState } from './dimensions.js';
 export type { StrategyName, StrategyOptions, ThrottlePolicy, TransitSpread } from './policy.js';
 export { STRATEGIES } from './policy.js';

@@ -82,3 +82,44 @@ describe('an app on xstate-throttler/lean with one strategy', () => {
     expect(mainSize.gzipped - leanSize.gzipped).toBeGreaterThanOrEqual(1_700);
   });
 });
+
+/**
+ * Features as values (engine/options/features-option.ts): the lean createThrottler bundles a feature's code
+ * only when the app imports its value, the main entry's every one.
+ */
+describe('an app on xstate-throttler/lean without features', () => {
+  /** Each feature value, the modules only it brings, and a string only its code holds. */
+  const FEATURES: ReadonlyArray<[name: string, folder: RegExp, marker: string]> = [
+    ['audit', /^src\/engine\/audit\//, 'windowsOver'],
+    ['dimensions', /^src\/policies\/dimensions(-feature)?\.ts$/, 'at least one dimension above 0'],
+    ['optionHints', /^src\/engine\/options\/option-hints\.ts$/, "Bottleneck's minTime"],
+    ['settle', /^src\/engine\/clearance\/settle-book\.ts$/, 'times the largest limit in force'],
+    ['fairness', /^src\/engine\/fair-share\.ts$/, 'a positive finite number whose reciprocal is finite too'],
+    ['transit', /^src\/engine\/(clearance\/transit-meter|options\/transit-feature)\.ts$/, "the uplink's spread"],
+    [
+      'retry',
+      /^src\/adapters\/(retry-feature|task-retry|retry-budget)\.ts$/,
+      'a synchronous function (error, attempt)',
+    ],
+  ];
+
+  it.each(FEATURES)('bundles %s only when it imports its value', async (feature, folder, marker) => {
+    const measured = (extra: string) =>
+      measureEntry({
+        name: `lean + slidingWindow${extra}`,
+        source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';${extra}`,
+        platform: 'browser',
+        external: ['xstate'],
+        budget: 0,
+      });
+    const without = await measured('');
+    const given = await measured(` export { ${feature} } from './src/lean/index.ts';`);
+    const featureModules = ({ modules }: { modules: { path: string; bytes: number }[] }) =>
+      modules.filter(({ path, bytes }) => folder.test(path) && bytes > 0).map(({ path }) => path);
+    expect(featureModules(without)).toEqual([]);
+    expect(without.text.includes(marker)).toBe(false);
+    expect(featureModules(given).length).toBeGreaterThan(0);
+    expect(given.text.includes(marker)).toBe(true);
+    expect(given.gzipped).toBeGreaterThan(without.gzipped);
+  });
+});

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { audit } from '../../src/engine/audit/audit-feature.js';
+import { dimensions } from '../../src/engine/clearance/dimensions-feature.js';
+import { settle } from '../../src/engine/clearance/settle-book.js';
+import { fairness } from '../../src/engine/fair-share.js';
+import { optionHints } from '../../src/engine/options/option-hints.js';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
+import { transit } from '../../src/engine/options/transit-feature.js';
 import { timer } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
 
@@ -28,6 +34,9 @@ describe('resolveOptions', () => {
       maxPriorityWait: 60_000,
       transit: 0,
       transitMeter: undefined,
+      // The main entry loads every feature by itself (features-option.ts).
+      features: { audit, dimensions, optionHints, settle, fairness, transit },
+      splitByDimension: undefined,
     });
   });
 

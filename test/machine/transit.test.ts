@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createActor } from 'xstate';
 import { resolveOptions } from '../../src/engine/options/options.js';
 import { createThrottler, restoreThrottler, throttlerMachine } from '../../src/index.js';
-import { throttlerMachine as leanThrottlerMachine } from '../../src/lean/index.js';
+import { throttlerMachine as leanThrottlerMachine, transit } from '../../src/lean/index.js';
 import { throttleQueue } from '../../src/rxjs/index.js';
 import { createMemoryStore } from '../../src/store/index.js';
 import { slidingWindow } from '../../src/strategies/index.js';
@@ -127,13 +127,14 @@ describe('the transit option', () => {
   });
 
   it("widens every window of the machine by J, the lean one too; the rates saved are the user's", () => {
-    for (const [machine, strategy] of [
-      [throttlerMachine, 'sliding-window'],
-      [leanThrottlerMachine, slidingWindow],
+    // The lean machine reads `transit` with the transit feature only (test/lean/features.test.ts).
+    for (const [machine, strategy, features] of [
+      [throttlerMachine, 'sliding-window', []],
+      [leanThrottlerMachine, slidingWindow, [transit]],
     ] as const) {
       const recorder = createRecorder();
       const actor = createActor(machine as typeof throttlerMachine, {
-        input: { rate: '2/1s', strategy: strategy as never, transit: '250ms', target: recorder.ref },
+        input: { rate: '2/1s', strategy: strategy as never, transit: '250ms', target: recorder.ref, features },
       }).start();
       for (let index = 0; index < 6; index += 1) actor.send(ping);
       advance(5_000);

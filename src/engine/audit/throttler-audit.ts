@@ -1,6 +1,5 @@
 import { type Cost, costIn, type Dimensions, formatRate, type Rate } from '../../rate/index.js';
 import { KeysByUse, type UsedEntry } from '../clearance/keys-by-use.js';
-import type { ResolvedOptions } from '../options/options.js';
 import { type AuditRetention, WindowAudit, type WindowFindings } from './window-audit.js';
 
 /** One rate's findings in one scope, as `audit()` reports them. */
@@ -102,6 +101,14 @@ class ScopeAudit implements UsedEntry {
  * 2N) and proves the strict ones. A key's audit lives while its windows hold deliveries; then its findings
  * fold into the `'keys'` line, so memory follows the keys in use, not every key ever seen.
  */
+/** The limits an audit judges: the resolved options' rates (ResolvedOptions has them all). */
+export interface AuditedLimits {
+  readonly dimensions: Dimensions | undefined;
+  readonly rates: readonly Rate[];
+  readonly channels: ReadonlyMap<string, readonly Rate[]>;
+  readonly keys: { readonly rates: readonly Rate[] } | undefined;
+}
+
 export class ThrottlerAudit {
   private readonly since: number;
   private deliveries = 0;
@@ -123,7 +130,7 @@ export class ThrottlerAudit {
   /** The oldest delivery still settleable: every rate keeps what a window of it could hold, for its settle. */
   private readonly retention: AuditRetention = { from: Infinity };
 
-  constructor(options: ResolvedOptions, now: number, ratesOfKey?: (name: string) => readonly Rate[] | undefined) {
+  constructor(options: AuditedLimits, now: number, ratesOfKey?: (name: string) => readonly Rate[] | undefined) {
     this.since = now;
     this.dimensions = options.dimensions;
     this.overall = this.scope(options.rates);

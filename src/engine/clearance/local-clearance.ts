@@ -46,7 +46,7 @@ export class LocalClearance implements Clearance, PerChannelClearance {
       options.rates,
       options.strategyOptions,
       now,
-      options.dimensions,
+      options.splitByDimension,
     );
     this.scopes = new ScopePolicies(options, now, this.overall.startsPeriodsOnActivation);
     this.tracksInFlight = tracksInFlight(options);

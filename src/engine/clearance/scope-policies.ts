@@ -190,7 +190,13 @@ export class ScopePolicies {
       throw new ThrottlerOptionError('keyTemplate', 'sent only to a throttler with the keys option', true);
     }
     // Built first: a rate the strategy refuses (warming-up's arithmetic) throws before anything changed.
-    createCostPolicy(this.options.strategyValue, rates, this.options.strategyOptions, now, this.options.dimensions);
+    createCostPolicy(
+      this.options.strategyValue,
+      rates,
+      this.options.strategyOptions,
+      now,
+      this.options.splitByDimension,
+    );
     this.useTemplate(rates);
     for (const scope of this.keys.values()) {
       if (scope.ownRates !== undefined) continue;
@@ -248,7 +254,7 @@ export class ScopePolicies {
   private newScope(key: string | undefined, rates: Rate[], now: number, ownRates: Rate[] | undefined): Scope {
     const { strategyValue, strategyOptions } = this.options;
     return {
-      policy: createCostPolicy(strategyValue, rates, strategyOptions, now, this.options.dimensions),
+      policy: createCostPolicy(strategyValue, rates, strategyOptions, now, this.options.splitByDimension),
       key,
       activation: this.activations,
       ownRates,

@@ -1,7 +1,6 @@
-import { type Cost, type Dimensions, type Rate, resolveActualCost, ThrottlerOptionError } from '../../rate/index.js';
-import type { ThrottlerAudit } from '../audit/throttler-audit.js';
+import { type Cost, type Dimensions, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import type { FeatureValue } from '../options/feature-value.js';
 import { Deque } from '../queue/deque.js';
-import type { Clearance } from './clearance.js';
 
 /**
  * Most deliveries kept awaiting their actual cost (ACTUAL_COST): past it the oldest is forgotten and keeps
@@ -172,33 +171,19 @@ export class SettleBook {
 }
 
 /**
- * ACTUAL_COST: the oldest delivery under `id` still settleable takes its actual cost (checked against its
- * estimate: resolveActualCost), in the clearance and in the audit. Throws a ThrottlerOptionError naming `id` or
- * `cost` (then nothing changed).
+ * Estimate-then-settle as a feature value (options/features-option.ts): the settle book a throttler keeps of
+ * its deliveries with an id. The main entry loads it by itself; xstate-throttler/lean only with
+ * `features: [settle]`, without which ACTUAL_COST and a task's `settle` are refused with what to import.
  */
-export function settleActualCost(
-  dispatcher: {
-    settleBook: SettleBook;
-    clearance: Clearance;
-    audit: ThrottlerAudit;
-    options: { readonly dimensions: Dimensions | undefined };
-  },
-  id: unknown,
-  cost: unknown,
-  now: number,
-): void {
-  const { settleBook, clearance, audit } = dispatcher;
-  const ticket = id === undefined ? undefined : settleBook.peek(id, now);
-  if (ticket === undefined || clearance.settleDelivery === undefined) {
-    throw new ThrottlerOptionError(
-      'id',
-      'the id of a delivered message still awaiting its actual cost (delivered within the longest interval, not settled yet)',
-      id,
-    );
-  }
-  const actual = resolveActualCost(cost, ticket.estimate, dispatcher.options.dimensions);
-  settleBook.checkCeiling(actual, dispatcher.options.dimensions, cost);
-  settleBook.take(id, now);
-  clearance.settleDelivery(ticket.handle, ticket.channel, ticket.at, ticket.estimate, actual, now);
-  audit.settle(ticket.channel, ticket.at, ticket.estimate, actual);
+export interface SettleFeature extends FeatureValue<'settle'> {
+  /** A book of the deliveries settleable within the longest of `rates`' intervals, widened by `spread`. */
+  readonly book: (rates: Iterable<readonly Rate[]>, spread: number) => SettleBook;
 }
+
+const settleFeature: SettleFeature = {
+  feature: 'settle',
+  book: (rates, spread) => new SettleBook(rates, MAX_SETTLEABLE, spread),
+};
+
+/** A delivery's actual cost settled after it went (ACTUAL_COST, `settle`): pass it in `features` to xstate-throttler/lean. */
+export const settle: FeatureValue<'settle'> = settleFeature;

@@ -1,7 +1,13 @@
-import type { Strategy, StrategyImplementation, StrategyName, StrategyOptions } from '../../policies/index.js';
+import type {
+  SplitByDimension,
+  Strategy,
+  StrategyImplementation,
+  StrategyName,
+  StrategyOptions,
+} from '../../policies/index.js';
 import {
   checkRateDimensions,
-  Dimensions,
+  type Dimensions,
   type DurationInput,
   parseDuration,
   parseRates,
@@ -9,13 +15,16 @@ import {
   type RatesInput,
   ThrottlerOptionError,
 } from '../../rate/index.js';
+import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
 import type { TransitMeter } from '../clearance/transit-meter.js';
 import { type Fairness, resolveFairness, type WeightOf } from './fairness-option.js';
+import { type Features, featureMissing, resolveFeatures, type ThrottlerFeature } from './features-option.js';
 import { type KeysOption, type KeyTemplate, resolveKeys } from './keys-option.js';
 import { byAnyName, resolveStrategy, resolveStrategyOptions, type StrategyLookup } from './strategy-option.js';
-import { resolveTransit, type TransitInput, type TransitSetting } from './transit-option.js';
+import type { ResolvedTransit, TransitInput, TransitSetting } from './transit-option.js';
 
 export type { Fairness, WeightOf } from './fairness-option.js';
+export type { Features, ThrottlerFeature } from './features-option.js';
 export { type KeysOption, type KeyTemplate, unknownChannelError } from './keys-option.js';
 export type { TransitInput, TransitSetting } from './transit-option.js';
 
@@ -139,6 +148,12 @@ export interface CommonOptions {
    * worth within a second). The window keeps the guarantee. Default: none.
    */
   pace?: boolean | DurationInput | undefined;
+  /**
+   * xstate-throttler/lean: the features beyond the core this throttler loads, each a value imported from
+   * it (`features: [audit]`), so that an app bundles only those; a question that needs one not given (an
+   * `auditThrottler`) is refused with what to import. The main entry loads every feature by itself.
+   */
+  features?: readonly ThrottlerFeature[] | undefined;
 }
 
 /** The options after validation: every rate parsed, every default applied. */
@@ -170,6 +185,10 @@ export interface ResolvedOptions {
   readonly transit: TransitSetting;
   /** With a measured transit: the meter the promise API reports its tasks to (never saved). */
   readonly transitMeter: TransitMeter | undefined;
+  /** The features loaded: those given and the entry's own (never saved: a restore passes its own). */
+  readonly features: Features;
+  /** With dimensions: what splits a strategy's policy by them (the dimensions feature's; never saved). */
+  readonly splitByDimension: SplitByDimension | undefined;
 }
 
 /** How long a wait outweighs any priority, by default (CommonOptions.maxPriorityWait). */
@@ -241,7 +260,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const strategyValue = resolveStrategy(options.strategy, (options as { store?: unknown }).store !== undefined, lookup);
   const strategy = strategyValue.name;
   const rates = parseRates(options.rate, 'rate');
-  const dimensions = Dimensions.of(rates);
+  const features = resolveFeatures(options.features, lookup.features);
+  const { dimensions, split: splitByDimension } = dimensionsOf(rates, features);
   const channels = resolveChannels(options.channels, dimensions);
   const keys = resolveKeys(options.keys);
   if (keys !== undefined) checkRateDimensions(keys.rates, dimensions, 'keys.rate');
@@ -249,6 +269,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     options,
     options.ordering === undefined ? undefined : checkOneOf('ordering', ORDERINGS, options.ordering),
   );
+  // The finish tags are the fairness feature's (fair-share.ts): refused without it, saying what to import.
+  if (fairness === 'weighted' && !features.fairness) throw featureMissing('fairness', 'fairness "weighted"', features);
   const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
@@ -278,10 +300,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     withDefault(options.maxPriorityWait, DEFAULT_MAX_PRIORITY_WAIT),
     'maxPriorityWait',
   );
-  const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
-  for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
-  if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
-  const transit = resolveTransit(options.transit, strategyValue, rateLists);
+  const rateLists = rateListsOf(rates, channels, keys);
+  const transit = transitOf(options.transit, features)?.(options.transit, strategyValue, rateLists) ?? NO_TRANSIT;
   return {
     rates,
     dimensions,
@@ -303,5 +323,36 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     maxPriorityWait,
     transit: transit.setting,
     transitMeter: transit.meter,
+    features,
+    splitByDimension,
   };
+}
+
+/** The dimensions `rates` name, by the dimensions feature: refused without it (xstate-throttler/lean). */
+function dimensionsOf(
+  rates: readonly Rate[],
+  features: Features,
+): Partial<NonNullable<ReturnType<DimensionsFeature['of']>>> {
+  const named = rates.find((rate) => rate.dimension !== undefined)?.dimension;
+  if (named === undefined) return {};
+  if (features.dimensions === undefined) throw featureMissing('dimensions', `rate.${named}`, features);
+  return features.dimensions.of(rates) ?? {};
+}
+
+/** No transit spread: the option absent or 0. */
+const NO_TRANSIT: ResolvedTransit = { setting: 0, spread: undefined, meter: undefined };
+
+/** What reads a `transit` other than absent or 0: the transit feature's; refused without it (xstate-throttler/lean). */
+function transitOf(input: unknown, features: Features) {
+  if (input === undefined || input === 0) return undefined;
+  if (features.transit === undefined) throw featureMissing('transit', 'a transit other than 0', features);
+  return features.transit.resolve;
+}
+
+/** Every rate list configured, by the option that holds it: what a strategy checks its options against. */
+function rateListsOf(rates: Rate[], channels: Map<string, Rate[]>, keys: KeyTemplate | undefined) {
+  const rateLists = new Map<string, readonly Rate[]>([['rate', rates]]);
+  for (const [name, channelRates] of channels) rateLists.set(`channels.${name}`, channelRates);
+  if (keys !== undefined) rateLists.set('keys.rate', keys.rates);
+  return rateLists;
 }

@@ -14,13 +14,20 @@ import {
   type TransitSpread,
 } from '../../policies/index.js';
 import { type DurationInput, parseDuration, type Rate, ThrottlerOptionError } from '../../rate/index.js';
+import { EVERY_FEATURE } from './every-feature.js';
+import type { ThrottlerFeature } from './features-option.js';
 import { type PaceInput, resolvePace } from './pace-option.js';
 
 /**
  * How an entry reads a `strategy` that is not a strategy value (a name, or nothing), answering the strategy
- * or throwing the ThrottlerOptionError that says what to pass. Each entry holds only its own.
+ * or throwing the ThrottlerOptionError that says what to pass, and the features it loads whatever the
+ * options say (features-option.ts). Each entry holds only its own.
  */
-export type StrategyLookup = (value: unknown, hasStore: boolean) => StrategyImplementation;
+export interface StrategyLookup {
+  (value: unknown, hasStore: boolean): StrategyImplementation;
+  /** Loaded by the entry itself: the main entry's every feature; none for xstate-throttler/lean's. */
+  readonly features?: readonly ThrottlerFeature[];
+}
 
 /** The strategy `value` stands for: a strategy value as it is, anything else as the entry's `lookup` reads it. */
 export function resolveStrategy(value: unknown, hasStore: boolean, lookup: StrategyLookup): StrategyImplementation {
@@ -31,7 +38,9 @@ export function resolveStrategy(value: unknown, hasStore: boolean, lookup: Strat
  * The main entry's lookup: every strategy by name; nothing takes `'timer'`, or with a store
  * `'sliding-window'`, the strict one a store shares ('timer' cannot be shared).
  */
-export const byAnyName: StrategyLookup = (value, hasStore) => {
+export const byAnyName: StrategyLookup = /* @__PURE__ */ Object.assign(anyName, { features: EVERY_FEATURE });
+
+function anyName(value: unknown, hasStore: boolean): StrategyImplementation {
   const name = value === undefined ? (hasStore ? 'sliding-window' : 'timer') : value;
   const strategy = typeof name === 'string' ? strategyNamed(name) : undefined;
   if (strategy !== undefined) return strategy;
@@ -41,7 +50,7 @@ export const byAnyName: StrategyLookup = (value, hasStore) => {
       ? `${names}, or a strategy value from xstate-throttler/strategies`
       : names;
   throw new ThrottlerOptionError('strategy', requirement, value);
-};
+}
 
 /** xstate-throttler/lean's lookup: no name is known, and nothing is no default; the error says what to import. */
 export const byValueOnly: StrategyLookup = (value) => {

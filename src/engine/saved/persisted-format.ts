@@ -80,6 +80,8 @@ export interface PersistedDispatcher<TMessage> {
     | 'maxConcurrent'
     | 'maxDeliveriesPerTurn'
     | 'transitMeter'
+    | 'features'
+    | 'splitByDimension'
   > & {
     channels: Array<[string, Rate[]]>;
     keys: { rates: Rate[]; idleAfter: number } | null;
