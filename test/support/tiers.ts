@@ -50,6 +50,8 @@ export const SLOW_SUITES = [
   'test/server-limits/jitter-bound.property.test.ts',
   // adaptive over a real socket: 30 s of real time.
   'test/server-limits/adaptive-socket.test.ts',
+  // The mock providers over real sockets with injected delay: 15-45 s of real time.
+  'test/examples/provider-sockets.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
   // The conformance suite every store backend passes, against the real Redis (a round trip per call).
