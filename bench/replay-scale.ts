@@ -11,23 +11,12 @@ import { createWriteStream, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { seeded } from '../examples/support/seeded-random.js';
 import type { ReplayConfiguration } from '../src/replay/index.js';
 
 // --dist: the built package (npm run build), as users run it; else the source through tsx.
 const entry = process.argv.includes('--dist') ? '../dist/esm/replay/index.js' : '../src/replay/index.js';
 const { recordingFile, replay } = (await import(entry)) as typeof import('../src/replay/index.js');
-
-/** A deterministic generator (mulberry32), so every run replays the same traffic. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const SCALE_CONFIGURATION: ReplayConfiguration = {
   rate: '1000/1s',
@@ -42,7 +31,7 @@ export const SCALE_CONFIGURATION: ReplayConfiguration = {
  * of 2 s; times in whole ms, as a recorder reading `performance.now()` rounded would hold.
  */
 export function* scaleRecording(arrivals: number): Generator<string> {
-  const next = random(37);
+  const next = seeded(37);
   const header = {
     format: 'xstate-throttler-recording',
     version: 1,

@@ -4,6 +4,10 @@
  * seeded generator so that a run replays. Shared by the HTTP server and the virtual-time network.
  */
 
+import { seeded } from '../support/seeded-random.js';
+
+export { seeded };
+
 /** Ms, fixed (`30`) or drawn uniformly from `[min, max]`. */
 export type Delay = number | readonly [number, number];
 
@@ -21,18 +25,6 @@ export const NETWORK_JITTER = { uplinkMs: [20, 150], downlinkMs: [5, 40] } as co
 
 /** No delay either way. */
 export const NO_NETWORK_DELAY = { uplinkMs: 0, downlinkMs: 0 } as const;
-
-/** A seeded generator (mulberry32): the same draws for the same seed. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** The two delays' draws. */
 export interface Network {

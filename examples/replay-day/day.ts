@@ -5,20 +5,10 @@
 import type { ReplayConfiguration } from '../../src/replay/index.js';
 import { type Comparison, compare } from '../../src/replay/index.js';
 import { replayTimelines } from '../../src/timeline/index.js';
+import { seeded } from '../support/seeded-random.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-
-/** mulberry32: a small seeded generator, so the day is the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let mixed = Math.imul(state ^ (state >>> 15), 1 | state);
-    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
-    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** One call to the API, as the recording's line holds it. */
 interface Call {
