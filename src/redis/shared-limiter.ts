@@ -76,24 +76,36 @@ export class RedisSharedLimiter implements StoreLimiter {
     return (await this.reserveIn(requests, false)) as ReserveOutcome[];
   }
 
+  /** `reserve` no further than `aheadMs` ahead (RetimingLimiter). Not public. */
+  async reserveNear(requests: readonly ReservationRequest[], aheadMs: number): Promise<ReserveOutcome[]> {
+    return (await this.reserveIn(requests, false, undefined, aheadMs)) as ReserveOutcome[];
+  }
+
   /** Per-line reserve (per-channel ordering; with weights, fleet-wide fair): see LineReserver. Not public. */
-  reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights, reports = 0): Promise<LineOutcome[]> {
+  reserveLines(
+    requests: readonly ReservationRequest[],
+    weightOf?: LineWeights,
+    reports = 0,
+    aheadMs?: number,
+  ): Promise<LineOutcome[]> {
     // The first `reports` (sends made on the local window during an outage) weigh 0: counted whatever the order.
     const weights =
       weightOf && ((channel: string | undefined, index: number) => (index < reports ? 0 : weightOf(channel)));
-    return this.reserveIn(requests, weightOf ? 'fairlines' : 'lines', weights);
+    return this.reserveIn(requests, weightOf ? 'fairlines' : 'lines', weights, aheadMs);
   }
 
   private async reserveIn(
     requests: readonly ReservationRequest[],
     lines: false | 'lines' | 'fairlines',
     weightOf?: (channel: string | undefined, index: number) => number,
+    aheadMs?: number,
   ): Promise<LineOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
     const outcomes: Array<LineOutcome | undefined> = new Array(requests.length);
     const scopes = this.scopes();
-    const pairs: string[] = lines ? [lines] : [];
+    const pairs: string[] = aheadArgs(aheadMs);
+    if (lines) pairs.push(lines);
     const asked: Array<{ index: number; channel: string | undefined }> = [];
     for (const [index, request] of requests.entries()) {
       const refusal = requestRefusal(this.declared, request);
@@ -273,4 +285,13 @@ export class RedisSharedLimiter implements StoreLimiter {
     this.knowledge.learn(header, this.localNow());
     return { reply, rest, header };
   }
+}
+
+/** The reserve script's optional 'ahead' and its bound in µs (lua/reserve.ts), checked: none without one. */
+function aheadArgs(aheadMs: number | undefined): string[] {
+  if (aheadMs === undefined) return [];
+  if (typeof aheadMs !== 'number' || !Number.isFinite(aheadMs) || aheadMs < 0) {
+    throw new ThrottlerOptionError('aheadMs', 'a finite number of milliseconds >= 0', aheadMs);
+  }
+  return ['ahead', String(Math.floor(aheadMs * 1000))];
 }

@@ -64,7 +64,17 @@ export class MemoryLimiter implements StoreLimiter {
     return this.reserveIn(requests, false) as Promise<ReserveOutcome[]>;
   }
 
-  async reserveLines(requests: readonly ReservationRequest[], weightOf?: LineWeights): Promise<LineOutcome[]> {
+  /** `reserve` no further than `aheadMs` ahead (RetimingLimiter). */
+  reserveNear(requests: readonly ReservationRequest[], aheadMs: number): Promise<ReserveOutcome[]> {
+    return this.reserveIn(requests, false, nearBound(aheadMs)) as Promise<ReserveOutcome[]>;
+  }
+
+  async reserveLines(
+    requests: readonly ReservationRequest[],
+    weightOf?: LineWeights,
+    _reports?: number,
+    aheadMs?: number,
+  ): Promise<LineOutcome[]> {
     if (weightOf !== undefined) {
       throw new ThrottlerOptionError(
         'fairness',
@@ -72,10 +82,15 @@ export class MemoryLimiter implements StoreLimiter {
         'weighted',
       );
     }
-    return this.reserveIn(requests, true);
+    return this.reserveIn(requests, true, aheadMs === undefined ? undefined : nearBound(aheadMs));
   }
 
-  private async reserveIn(requests: readonly ReservationRequest[], lines: boolean): Promise<LineOutcome[]> {
+  /** `aheadUs`: this call's reserve-ahead bound in µs, below the declared one (undefined: that one). */
+  private async reserveIn(
+    requests: readonly ReservationRequest[],
+    lines: boolean,
+    aheadUs?: number,
+  ): Promise<LineOutcome[]> {
     if (!Array.isArray(requests))
       throw new ThrottlerOptionError('requests', 'an array of { channel?, cost }', requests);
     const outcomes: Array<LineOutcome | undefined> = new Array(requests.length);
@@ -91,6 +106,7 @@ export class MemoryLimiter implements StoreLimiter {
         asked.map(({ request }) => request),
         lines,
         now,
+        aheadUs,
       ),
     );
     const epoch = this.epoch();
@@ -201,4 +217,12 @@ export class MemoryLimiter implements StoreLimiter {
   private isKey(name: unknown): name is string {
     return isKeyIn(this.declared, name);
   }
+}
+
+/** A reserve call's own bound, checked as the Redis limiter checks it (shared-limiter.ts), in µs. */
+function nearBound(aheadMs: number): number {
+  if (typeof aheadMs !== 'number' || !Number.isFinite(aheadMs) || aheadMs < 0) {
+    throw new ThrottlerOptionError('aheadMs', 'a finite number of milliseconds >= 0', aheadMs);
+  }
+  return Math.floor(aheadMs * 1000);
 }

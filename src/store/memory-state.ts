@@ -83,8 +83,12 @@ export class MemoryState {
     return channel === undefined ? [this.scopes.overall] : [this.scopes.overall, this.scopes.of(channel, isKey, now)];
   }
 
-  /** The batch in arrival order (lua/reserve.ts); `lines`: per-line, no floor at the previous grant. */
-  reserve(requests: readonly MemoryRequest[], lines: boolean, now: number): MemoryAnswer[] {
+  /**
+   * The batch in arrival order (lua/reserve.ts); `lines`: per-line, no floor at the previous grant;
+   * `nearUs`: this call's reserve-ahead bound, when below the declared one.
+   */
+  reserve(requests: readonly MemoryRequest[], lines: boolean, now: number, nearUs?: number): MemoryAnswer[] {
+    const ahead = nearUs === undefined ? this.ahead : Math.min(this.ahead, nearUs);
     const answers: MemoryAnswer[] = [];
     const lineLater = new Map<string, number>();
     let later: { kind: LaterKind; us: number } | undefined;
@@ -105,9 +109,9 @@ export class MemoryState {
           continue;
         }
         for (const s of scopes) at = this.earliestIn(s, costs, at, now);
-        if (at - now > this.ahead) {
-          const us = Math.ceil(at - now - this.ahead);
-          later = { kind: this.pausedUntil - now > this.ahead ? 2 : 1, us };
+        if (at - now > ahead) {
+          const us = Math.ceil(at - now - ahead);
+          later = { kind: this.pausedUntil - now > ahead ? 2 : 1, us };
           answers.push({ kind: later.kind, us, member: '' });
           continue;
         }

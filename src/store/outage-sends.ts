@@ -84,3 +84,11 @@ export class OutageSends {
 export function longestInterval(options: ResolvedOptions): number {
   return longestIntervalOf([options.rates, ...options.channels.values(), options.keys?.rates ?? []]);
 }
+
+/** The shortest interval of any rate in force, in ms (what a settling throttler's reserve-ahead is reckoned on). */
+export function shortestInterval(options: ResolvedOptions): number {
+  let shortest = Number.POSITIVE_INFINITY;
+  for (const rates of [options.rates, ...options.channels.values(), options.keys?.rates ?? []])
+    for (const rate of rates) shortest = Math.min(shortest, rate.interval);
+  return shortest;
+}

@@ -222,6 +222,7 @@ export interface LineReserver {
     requests: readonly ReservationRequest[],
     weightOf?: LineWeights,
     reports?: number,
+    aheadMs?: number,
   ): Promise<LineOutcome[]>;
 }
 
@@ -235,6 +236,12 @@ export interface RetimingLimiter {
   retime(reservations: readonly Reservation[], leadMs?: number): Promise<RetimeOutcome[]>;
   /** A sent grant's actual cost replaces its estimate (ACTUAL_COST, lua/settle.ts). */
   settle(reservation: Reservation, actual: Cost): Promise<void>;
+  /**
+   * `reserve`, with no grant further than `aheadMs` ahead of the store's now (at most the reserve-ahead
+   * bound): a throttler whose calls settle below their estimates asks near (settle-room.ts), since a grant
+   * placed far ahead was placed on the estimates of every call not yet settled before it.
+   */
+  reserveNear(requests: readonly ReservationRequest[], aheadMs: number): Promise<ReserveOutcome[]>;
 }
 
 /** The part of the shared limiter that reads the store's clock. */

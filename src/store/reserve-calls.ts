@@ -11,7 +11,14 @@ import { CALIBRATION_CALLS, calibrateClock } from './clock-calibration.js';
 import { StoreConflictError, StoreUnavailableError } from './errors.js';
 import type { GrantBook } from './grant-book.js';
 import type { OutageSends } from './outage-sends.js';
-import type { ClockReader, LineOutcome, LineReserver, Reservation, SharedLimiter } from './protocol.js';
+import type {
+  ClockReader,
+  LineOutcome,
+  LineReserver,
+  Reservation,
+  RetimingLimiter,
+  SharedLimiter,
+} from './protocol.js';
 import type { ReservationQueue } from './reserve-lines.js';
 import { RedisClock, type SendWindow } from './store-clock.js';
 
@@ -50,6 +57,13 @@ export class ReserveCalls {
    * read), which the hold after an outage counts on (outage-sends.ts; docs/redis.md, "Redis down").
    */
   localUntil = Number.NEGATIVE_INFINITY;
+  /**
+   * Once the throttler's calls settle below their estimates: how far ahead of the store's now a grant may
+   * be placed, below the store's reserve-ahead bound (settle-room.ts). Undefined: the store's bound.
+   */
+  nearAheadMs: number | undefined;
+  /** What `nearAheadMs` becomes at the first saving: a share of the shortest interval (store-clearance.ts). */
+  settlingAheadMs: number | undefined;
   /** Grants given back so far (StoreTraffic.grantsReturned). */
   grantsReturned = 0;
   /**
@@ -80,7 +94,7 @@ export class ReserveCalls {
   private toldSlow = false;
 
   constructor(
-    private readonly limiter: SharedLimiter & Partial<LineReserver>,
+    private readonly limiter: SharedLimiter & Partial<LineReserver> & Pick<RetimingLimiter, 'reserveNear'>,
     private readonly hooks: StoreHooks,
     private readonly grants: GrantBook,
     private readonly toReserve: ReservationQueue,
@@ -267,8 +281,10 @@ export class ReserveCalls {
     // Per line when the queue has lines (per-channel ordering): no line waits behind another's backlog.
     const call =
       this.toReserve.hold !== undefined && this.limiter.reserveLines !== undefined
-        ? this.limiter.reserveLines(requests, this.toReserve.weightOf, reports.length)
-        : this.limiter.reserve(requests);
+        ? this.limiter.reserveLines(requests, this.toReserve.weightOf, reports.length, this.nearAheadMs)
+        : this.nearAheadMs === undefined
+          ? this.limiter.reserve(requests)
+          : this.limiter.reserveNear(requests, this.nearAheadMs);
     call.then(
       (outcomes) => {
         // Reports come first: those granted are counted by the fleet; a 'later' one is asked again.

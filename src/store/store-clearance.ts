@@ -28,12 +28,12 @@ import { FairAsks } from './fair-asks.js';
 import { GrantBook } from './grant-book.js';
 import { GrantRewind } from './grant-rewind.js';
 import { LateGrants } from './late-grants.js';
-import { longestInterval, OutageSends } from './outage-sends.js';
+import { longestInterval, OutageSends, shortestInterval } from './outage-sends.js';
 import type { ClockReader, LineReserver, RetimingLimiter, SharedLimiter, StoreNotice } from './protocol.js';
 import { MAX_HELD, MAX_RETRY_MS, ReserveCalls } from './reserve-calls.js';
 import { ReserveLine } from './reserve-line.js';
 import { type ReservationQueue, ReserveLines } from './reserve-lines.js';
-import { SettleRoom } from './settle-room.js';
+import { NEAR_AHEAD_SHARE, SettleRoom } from './settle-room.js';
 import { type StoreDownPolicy, shareOf, shareOfRates } from './store-down-policy.js';
 import { StoreChannelHalves } from './store-halves.js';
 import { StoreInFlight } from './store-in-flight.js';
@@ -93,6 +93,7 @@ export class RedisClearance implements StoreClearance {
     this.rewinds = new GrantRewind(this.grants, this.toReserve, () => this.calls, this.refused, hooks, this.perChannel);
     if (options.strategy === 'sliding-window')
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
+    this.calls.settlingAheadMs = Math.floor(shortestInterval(options) * NEAR_AHEAD_SHARE);
     this.room = new SettleRoom(limiter, hooks, this.grants, this.toReserve, this.calls, this.late, this.outage);
     this.unsubscribe = limiter.subscribe((notice) => this.hear(notice));
     this.calls.calibrate(limiter);

@@ -82,6 +82,39 @@ export function describeConformance(label: string, backend: StoreBackend): void 
       );
     });
 
+    it('reserveNear: no grant past its own bound, a later told the wait to that bound, the windows kept', async () => {
+      await fc.assert(
+        fc.asyncProperty(scenario, fc.constantFrom(0, 1, 250), async ({ config, arrivals }, near) => {
+          const virtual = backend.virtual(storeConfig(config, 'sliding-window', { maxReserveAheadMs: 1_000_000 }));
+          const kept: Delivery[] = [];
+          for (const arrival of arrivals) {
+            let at = Math.max(arrival.at, virtual.now());
+            let toldLater = false;
+            for (;;) {
+              virtual.setTime(at);
+              const request = { cost: arrival.cost, channel: arrival.channel };
+              const [outcome] = await grants(virtual).reserveNear([request], near);
+              if (outcome?.kind === 'later') {
+                // Told the wait to its own bound: asked again then, it is granted (nothing else changed).
+                expect(toldLater).toBe(false);
+                expect(outcome.reason).toBe('reserve-ahead');
+                toldLater = true;
+                at += outcome.retryAfterMs;
+                continue;
+              }
+              if (outcome?.kind !== 'granted') throw new Error(JSON.stringify(outcome));
+              expect(outcome.redisTime - at).toBeLessThanOrEqual(near);
+              kept.push({ at: outcome.redisTime, cost: arrival.cost, channel: arrival.channel });
+              break;
+            }
+          }
+          await virtual.store.close();
+          expect(overfullWindows(config, kept)).toEqual([]);
+        }),
+        { numRuns },
+      );
+    });
+
     it('stays safe when unused grants are given back at random', async () => {
       await fc.assert(
         fc.asyncProperty(scenario, fc.integer(), async ({ config, ahead, arrivals }, seed) => {

@@ -54,6 +54,8 @@ export const SLOW_SUITES = [
   'test/examples/provider-sockets.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
+  // Two throttlers on one Redis store against the mock provider over sockets: real time, about 20 s.
+  'test/redis/provider-fleet.test.ts',
   // The conformance suite every store backend passes, against the real Redis (a round trip per call).
   'test/redis/redis.conformance.test.ts',
   // The memory store and the Redis scripts answering one random script of calls alike.

@@ -36,7 +36,8 @@ its rates only, not by its newest grant lying ahead of now, so a line obtains mo
  * line's grants are never placed ahead of now by its own limits, and what another line finds ahead of
  * it in the overall log is only what the overall rate itself spaced out (at most `ahead`).
  *
- * Script ARGV after the header: optionally 'lines', then pairs of (scope j: 0 none, else the channel or
+ * Script ARGV after the header: optionally 'ahead' and a bound in µs below the reserve-ahead one for this
+ * call, then optionally 'lines', then pairs of (scope j: 0 none, else the channel or
  * key ARGV[8 + j]; cost); or 'retime' and the grants to move (retime.ts); or 'clock', answered with
  * Redis' now (µs) alone, so that a throttler knows Redis' clock, and has the script on its connection,
  * before its first grants. Reply: the header, then per request a triple (kind, µs, member): kind 0
@@ -159,10 +160,17 @@ end
 -- back past now is told when (kind 5) with nothing reserved, as is every later one of its line.
 -- 'fairlines' (weighted fairness): a line whose newest grant lies ahead of now is not held for that
 -- alone, only by its rates: its next grant goes after it (the overall log's newest is never earlier).
-local fairLines = ARGV[HEADER + 1] == 'fairlines'
-local lines = ARGV[HEADER + 1] == 'lines' or fairLines
-local first = HEADER + 1
-if lines then first = HEADER + 2 end
+-- 'ahead' and µs first: this call's grants no further ahead than that (a throttler settling below its estimates).
+local opts = HEADER
+if ARGV[HEADER + 1] == 'ahead' then
+  local near = tonumber(ARGV[HEADER + 2])
+  if near < ahead then ahead = near end
+  opts = HEADER + 2
+end
+local fairLines = ARGV[opts + 1] == 'fairlines'
+local lines = ARGV[opts + 1] == 'lines' or fairLines
+local first = opts + 1
+if lines then first = opts + 2 end
 -- 'fairlines': (scope, cost, weight) triples, and the fleet's finish tags (fair-tags.ts).
 local step = 2
 if fairLines then step = 3 end
