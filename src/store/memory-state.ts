@@ -207,7 +207,7 @@ export class MemoryState {
     const rates = this.scopes.ratesOf(s);
     if (this.declared.strategy === 'token-bucket') {
       for (const [i, rate] of rates.entries())
-        if (this.costFor(costs, rate.d) > 0) earliest = Math.max(earliest, this.bucket(s, i, rate, now).nextFree);
+        if (this.costFor(costs, rate.d) > 0) earliest = Math.max(earliest, this.bucketRead(s, i, now));
       return earliest;
     }
     for (const d of this.dimsOf(costs)) earliest = Math.max(earliest, s.logs.get(d)?.newest ?? 0);
@@ -220,6 +220,14 @@ export class MemoryState {
       if (hit && hit.total - hit.cost < threshold) earliest = Math.max(earliest, hit.time + rate.us + this.grace);
     }
     return earliest;
+  }
+
+  /**
+   * When scope s's bucket for rate i is next free, read without keeping a bucket that is not there yet: a
+   * key's starts empty at its first GRANT, as the scripts' does (a refused ask must not start its refill).
+   */
+  private bucketRead(s: Scope, i: number, now: number): number {
+    return s.buckets.get(i)?.nextFree ?? (s.isKey ? now : this.createdAt);
   }
 
   /** A scope's bucket for rate i: a key's starts empty at its first grant, a channel's at the state's creation. */
