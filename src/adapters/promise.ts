@@ -222,7 +222,7 @@ export function createThrottlerKnowing(
   // busy delivering it) that would start the inner task inside the outer one.
   const taskLease =
     !reportsSettling &&
-    resolved.strategy === 'sliding-window' &&
+    resolved.strategyValue.leases &&
     resolved.capacity === Number.POSITIVE_INFINITY &&
     throttleOptions.store === undefined
       ? new TaskLease((event) => host.send(event))

@@ -12,6 +12,22 @@ export type PolicyState = SlidingWindowState | AllOfState;
  */
 export interface Strategy<TName extends StrategyName = StrategyName> {
   readonly name: TName;
+  /**
+   * What the strategy supports, read from the value rather than its name. `leases`: the promise API may take
+   * a run of permits for tasks started in one synchronous stretch (a lease, recorded as deliveries when it
+   * ends), which only a strategy that counts every delivery on one log keeps strict.
+   */
+  readonly leases: boolean;
+  /**
+   * `countUntil: 'done'`: a delivery holds its cost until it settles (SETTLED), so the strategy must count
+   * deliveries in flight as they end, not only as they start.
+   */
+  readonly settlesInFlight: boolean;
+  /**
+   * With a store, a grant that comes back past its grace is moved to the store's now (retimed) and sent,
+   * rather than given back: the strategy keeps each grant's time in its shared log.
+   */
+  readonly retimesLateGrants: boolean;
 }
 
 /**

@@ -91,7 +91,8 @@ export class RedisClearance implements StoreClearance {
     if (this.toReserve.weightOf)
       this.fair = new FairAsks(this.toReserve, this.calls, () => this.grants.size >= MAX_HELD);
     this.rewinds = new GrantRewind(this.grants, this.toReserve, () => this.calls, this.refused, hooks, this.perChannel);
-    if (options.strategy === 'sliding-window')
+    // Read from the value (Strategy.retimesLateGrants): only a strategy whose shared log keeps each grant's time.
+    if (options.strategyValue.retimesLateGrants)
       this.late = new LateGrants(limiter, hooks, this.grants, this.toReserve, this.calls);
     this.calls.settlingAheadMs = Math.floor(shortestInterval(options) * NEAR_AHEAD_SHARE);
     this.room = new SettleRoom(limiter, hooks, this.grants, this.toReserve, this.calls, this.late, this.outage);

@@ -277,7 +277,8 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
     throw new ThrottlerOptionError('capacity', 'a positive integer', capacity);
   }
   const countUntil = checkOneOf('countUntil', COUNT_UNTIL, withDefault(options.countUntil, 'start'));
-  if (countUntil === 'done' && strategy !== 'sliding-window') {
+  // Read from the value (Strategy.settlesInFlight); the sliding window is the library's one that does.
+  if (countUntil === 'done' && !strategyValue.settlesInFlight) {
     throw new ThrottlerOptionError('countUntil', '"start" unless strategy is "sliding-window"', countUntil);
   }
   const maxConcurrent = withDefault(options.maxConcurrent, Number.POSITIVE_INFINITY);

@@ -4,6 +4,10 @@ import type { Strategy, StrategyImplementation } from '../strategy.js';
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'sliding-window',
+  // Every delivery on one log with its time: a lease, a settle in flight and a retimed grant stay strict.
+  leases: true,
+  settlesInFlight: true,
+  retimesLateGrants: true,
   createPolicy: (rates, options) =>
     new SlidingWindowPolicy(
       rates,

@@ -6,6 +6,9 @@ import { VoucherTimerPolicy, type VoucherTimerState } from '../timer.js';
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'timer',
+  leases: false,
+  settlesInFlight: false,
+  retimesLateGrants: false,
   createPolicy: (rates, _options, now): ThrottlePolicy<AllOfState> =>
     new AllOfPolicies<VoucherTimerState>(rates, (rate) => new VoucherTimerPolicy(rate), now),
   transitRefusal:

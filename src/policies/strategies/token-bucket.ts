@@ -7,6 +7,9 @@ import { checkTransitCapacity, TokenBucketPolicy } from '../token-bucket.js';
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'token-bucket',
+  leases: false,
+  settlesInFlight: false,
+  retimesLateGrants: false,
   createPolicy: (rates, options, now): ThrottlePolicy<AllOfState> =>
     new AllOfPolicies<SmoothRateState>(
       rates,

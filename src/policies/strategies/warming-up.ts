@@ -11,6 +11,9 @@ const DEFAULT_COLD_FACTOR = 3;
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
   name: 'warming-up',
+  leases: false,
+  settlesInFlight: false,
+  retimesLateGrants: false,
   createPolicy: (rates, options, now): ThrottlePolicy<AllOfState> =>
     new AllOfPolicies<SmoothRateState>(
       rates,
