@@ -17,15 +17,15 @@ import type { ResolvedOptions } from '../engine/index.js';
 import {
   type Clock,
   type CommonOptions,
+  clockFor,
   DELIVERY_GATE,
   internalThrottlerMachine,
   type MachineEvent,
   MESSAGE_CHECK,
   type ThrottlerActor,
   type ThrottlerEmitted,
+  withResolvedOptions,
 } from '../machine/index.js';
-import { clockFor } from '../machine/precise-clock.js';
-import { withResolvedOptions } from '../machine/resolved-input.js';
 import { type DeferFlush, deferToMicrotask, QueueBatcher } from './queue-batcher.js';
 
 /** A message leaving the queue undelivered: displaced or cancelled (`dropped`), or refused (`rejected`). */

@@ -6,9 +6,8 @@
  * process lives on: after stop() only what the caller holds keeps a process alive.
  */
 
-import { MAX_TIMER_DELAY } from '../machine/effects.js';
 import type { Clock } from '../machine/index.js';
-import { unrefTimeout } from '../machine/precise-clock.js';
+import { MAX_TIMER_DELAY, unrefTimeout } from '../machine/index.js';
 
 export class LongTimer {
   private handle: unknown;

@@ -10,10 +10,8 @@ import {
   type ResolvedOptions,
   unknownChannelError,
 } from '../engine/index.js';
-import { rateScope } from '../machine/event-checks.js';
-import type { ThrottlerCounts } from '../machine/index.js';
-import type { MachineContext, MachineEvent } from '../machine/machine-types.js';
-import type { ThrottlerEvent } from '../machine/types.js';
+import type { MachineContext, MachineEvent, ThrottlerCounts, ThrottlerEvent } from '../machine/index.js';
+import { rateScope } from '../machine/index.js';
 import {
   type Cost,
   checkRateDimensions,

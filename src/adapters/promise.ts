@@ -39,9 +39,7 @@ import {
   tracksInFlight,
 } from '../engine/index.js';
 import type { ThrottlerCounts } from '../machine/index.js';
-import { checkStoreFits } from '../machine/initial-context.js';
-import { WAKE_EVENT } from '../machine/own-events.js';
-import { clockFor } from '../machine/precise-clock.js';
+import { checkStoreFits, clockFor, WAKE_EVENT } from '../machine/index.js';
 import { type RatesInput, ThrottlerOptionError } from '../rate/index.js';
 import { scheduledFor } from './caller-frames.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';

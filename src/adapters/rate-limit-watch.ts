@@ -12,8 +12,7 @@
  * queued then cleared in one stretch is no change); `clear()` tells it at once.
  */
 import type { Actor } from 'xstate';
-import type { throttlerMachine } from '../machine/index.js';
-import type { MachineContext } from '../machine/machine-types.js';
+import type { MachineContext, throttlerMachine } from '../machine/index.js';
 import type { TaskEvents } from './task-events.js';
 
 export class RateLimitWatch {

@@ -43,8 +43,7 @@ import {
   resolveOptions,
 } from '../engine/index.js';
 import type { Clock, ThrottlerActor } from '../machine/index.js';
-import { checkStoreFits } from '../machine/initial-context.js';
-import { clockFor } from '../machine/precise-clock.js';
+import { checkStoreFits, clockFor } from '../machine/index.js';
 import { type DurationInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import type { DeferFlush } from './queue-batcher.js';

@@ -102,6 +102,21 @@ describe('the source tree', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('lets the adapters reach the machine through its face only (src/machine/index.ts)', () => {
+    const adapters = sourceFiles.filter((file) => relative(repo, file).startsWith('src/adapters/'));
+    expect(adapters.length).toBeGreaterThan(10);
+    const deep = adapters.flatMap((file) =>
+      edges(file)
+        .map((target) => relative(repo, target))
+        .filter((target) => target.startsWith('src/machine/') && target !== 'src/machine/index.ts')
+        .map((target) => `${relative(repo, file)} -> ${target}`),
+    );
+    expect(
+      deep,
+      'src/adapters/ imports src/machine/ only through src/machine/index.ts: export the name there and import it from ../machine/index.js',
+    ).toEqual([]);
+  });
+
   it('keeps the store client free of Redis: src/store/ never imports src/redis/, which builds on it; the engine knows neither', () => {
     const arrows = (from: string, to: string) =>
       sourceFiles
