@@ -6,7 +6,14 @@
  * was applied at most renewEveryMs + storeLagMs after its ask, heard at most storeLagMs later, the pause lands
  * within storeLagMs), so a region whose agent died grants nothing past its lease. A pause that was not
  * needed lapses by itself (2 × renewEveryMs + storeLagMs). One timer per watch.
+ *
+ * A process that starts after the agent died, with no process watching, would grant at the store's stale
+ * share until its own first silence; so a process opens the regional store through `watch.store`, which
+ * refuses to open (throws, naming why) until this watch has heard a renewal: `await watch.ready` first. From
+ * that renewal on it is a watching process like any other, its silence counted from the renewal it heard.
  */
+
+import type { ResolvedOptions, StoreHooks } from '../../engine/index.js';
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { SharedLimiter, SharedLimiterConfig, SharedStore } from '../protocol.js';
 
@@ -26,6 +33,10 @@ export interface RegionWatchOptions {
 export interface RegionWatch {
   /** Pauses this process sent because no renewal was heard. */
   readonly pauses: number;
+  /** Resolves at the first renewal this watch hears (the agent is alive): open the store after it. */
+  readonly ready: Promise<void>;
+  /** The regional store for this process's throttlers: opens (`open`, a throttler's clearance) only once `ready`, else throws. */
+  readonly store: SharedStore;
   stop(): void;
 }
 
@@ -50,22 +61,61 @@ export function watchRegionShares(options: RegionWatchOptions): RegionWatch {
   }
   if (typeof options.store?.open !== 'function')
     throw new ThrottlerOptionError('store', 'a shared store', options.store);
-  return new Watch(options.store.open(options.config), silenceMs, renewEveryMs, storeLagMs);
+  return new Watch(options.store, options.store.open(options.config), silenceMs, renewEveryMs, storeLagMs);
+}
+
+/** `store`, refusing to open until `heard()`: a process grants nothing before it has heard the agent alive. */
+function gatedStore(store: SharedStore, heard: () => boolean): SharedStore {
+  const mustHaveHeard = () => {
+    if (!heard()) {
+      throw new ThrottlerOptionError(
+        'store',
+        "opened once the region's watch heard a renewal (await watch.ready): its agent may be dead",
+        store.name,
+      );
+    }
+  };
+  return {
+    name: store.name,
+    open(config: SharedLimiterConfig) {
+      mustHaveHeard();
+      return store.open(config);
+    },
+    clearanceFor(throttle: ResolvedOptions, hooks: StoreHooks) {
+      mustHaveHeard();
+      return store.clearanceFor(throttle, hooks);
+    },
+    ...(store.check === undefined ? {} : { check: (throttle: ResolvedOptions) => store.check?.(throttle) }),
+    audit: () => store.audit(),
+    close: () => store.close(),
+  };
 }
 
 class Watch implements RegionWatch {
   pauses = 0;
+  readonly ready: Promise<void>;
+  readonly store: SharedStore;
+  private heard = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(
+    store: SharedStore,
     private readonly limiter: SharedLimiter,
     private readonly silenceMs: number,
     private readonly renewEveryMs: number,
     private readonly storeLagMs: number,
   ) {
+    let heard = () => {};
+    this.ready = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    this.store = gatedStore(store, () => this.heard);
     this.unsubscribe = limiter.subscribe((notice) => {
-      if (notice.type === 'rates') this.arm(this.silenceMs);
+      if (notice.type !== 'rates') return;
+      this.heard = true;
+      heard();
+      this.arm(this.silenceMs);
     });
     this.arm(silenceMs);
   }
