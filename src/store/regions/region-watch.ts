@@ -11,6 +11,8 @@
  * share until its own first silence; so a process opens the regional store through `watch.store`, which
  * refuses to open (throws, naming why) until this watch has heard a renewal: `await watch.ready` first. From
  * that renewal on it is a watching process like any other, its silence counted from the renewal it heard.
+ * A renewal is a published `rates` notice, never one a reply to the watch's own calls teaches (the store's
+ * state, which a dead agent's stale share also is).
  */
 
 import type { ResolvedOptions, StoreHooks } from '../../engine/index.js';
@@ -96,6 +98,8 @@ class Watch implements RegionWatch {
   readonly ready: Promise<void>;
   readonly store: SharedStore;
   private heard = false;
+  /** The watch's own calls in flight: a `rates` notice their replies teach is the store's state, not a renewal. */
+  private ownCalls = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unsubscribe: () => void;
 
@@ -112,12 +116,24 @@ class Watch implements RegionWatch {
     });
     this.store = gatedStore(store, () => this.heard);
     this.unsubscribe = limiter.subscribe((notice) => {
-      if (notice.type !== 'rates') return;
+      if (notice.type !== 'rates' || this.ownCalls > 0) return;
       this.heard = true;
       heard();
       this.arm(this.silenceMs);
     });
     this.arm(silenceMs);
+    // One call first: a store hears the published renewals only once a reply taught it the state's epoch.
+    this.call(() => limiter.check());
+  }
+
+  /** One call of the watch's own (a failure is tried again at the next silence; the store's outage policy holds meanwhile). */
+  private call(act: () => Promise<void>): void {
+    this.ownCalls += 1;
+    act()
+      .catch(() => {})
+      .finally(() => {
+        this.ownCalls -= 1;
+      });
   }
 
   stop(): void {
@@ -134,7 +150,6 @@ class Watch implements RegionWatch {
   private silent(): void {
     this.pauses += 1;
     this.arm(this.renewEveryMs);
-    // A failed pause is tried again at the next silence; the store's own outage policy holds meanwhile.
-    this.limiter.pause(this.renewEveryMs * 2 + this.storeLagMs).catch(() => {});
+    this.call(() => this.limiter.pause(this.renewEveryMs * 2 + this.storeLagMs));
   }
 }
