@@ -8,6 +8,7 @@ import {
   type SharedStore,
   type ShareGrant,
   type ShareHome,
+  type StoreNotice,
   watchRegionShares,
 } from '../../../src/store/index.js';
 import { windowsOver } from '../../support/region-sim.js';
@@ -374,5 +375,32 @@ describe("a region's throttlers over its store (createThrottler, as a single-reg
     for (const times of sends.values()) expect(windowsOver(new Map([['one', times]]), 15, 1000)).toEqual([]);
     for (const { throttler } of throttlers) throttler.stop();
     await Promise.all(agents.map((agent) => agent.stop()));
+  });
+});
+
+describe('what a watch counts as a renewal (docs/regions.md, "Costs")', () => {
+  it("not a rates notice its own call's reply teaches (the store's state, a dead agent's stale share too)", async () => {
+    let listener: ((notice: StoreNotice) => void) | undefined;
+    const stale: StoreNotice = { type: 'rates', rates: [], channels: new Map(), keys: undefined };
+    const limiter = {
+      subscribe: (heard: (notice: StoreNotice) => void) => {
+        listener = heard;
+        return () => {};
+      },
+      // Each reply teaches the stored rates before it resolves, as a store's reply does.
+      check: async () => listener?.(stale),
+      pause: async () => listener?.(stale),
+    };
+    const store = { name: 'fake', open: () => limiter } as unknown as SharedStore;
+    const watch = watchRegionShares({ ...TERMS, store, config: CONFIG });
+    let ready = false;
+    void watch.ready.then(() => (ready = true));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(watch.pauses).toBeGreaterThan(0);
+    expect(ready).toBe(false);
+    listener?.(stale);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ready).toBe(true);
+    watch.stop();
   });
 });
