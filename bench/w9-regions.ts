@@ -5,7 +5,9 @@
  * between each region and home. Three ways to share the limit, each a fresh run:
  *
  * - shares: home (createShareHome, in this process) lends shares; each region's agent (createRegionShares,
- *   here too, its home link delayed `latencyMs` each way) keeps its Redis at its share;
+ *   a process of its own, bench/w9-region-agent.ts, its link to home over IPC delayed `latencyMs` each way in
+ *   that process) keeps its Redis at its share; each region's processes watch it and run their throttlers
+ *   over the watch's store;
  * - static: each region keeps limit / 3 on its own Redis, no home;
  * - per-grant: every process asks one Redis at home for every grant, through a proxy adding `latencyMs`
  *   each way;
@@ -22,11 +24,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { createRedisStore } from '../src/redis/index.js';
-import { createRegionShares, createShareHome, type RegionShares, type ShareGrant } from '../src/store/index.js';
+import { createShareHome } from '../src/store/index.js';
 import { startDelayingProxy } from '../test/support/delaying-proxy.js';
 import { freePort, type RedisServer, startRedisServer } from '../test/support/redis-server.js';
+import type { FromAgent, ToAgent } from './w9-region-agent.js';
 import type { RegionWorkerOpen, RegionWorkerReport } from './w9-region-worker.js';
 
 export type W9Mode = 'shares' | 'static' | 'per-grant' | 'single';
@@ -56,6 +57,10 @@ export interface W9Result {
   readonly lateActs: number[];
   /** Per region: pauses its processes' watches sent (no renewal heard for a lease less a renewal). */
   readonly watchPauses: number[];
+  /** Per region: sends not on a store grant (never expected), tasks the bounded queues gave up, the slowest watch to hear the agent (ms). */
+  readonly ungranted: number[];
+  readonly overflowed: number[];
+  readonly readyAfterMs: number[];
   /** With a cut: the others' grants during it (from 2 s in) over the limit's worth, and the cut region's share. */
   readonly othersUsedDuringCut?: number | undefined;
   readonly cutShare?: number | undefined;
@@ -63,7 +68,6 @@ export interface W9Result {
 
 const REGIONS = 3;
 const TERMS = { leaseMs: 4000, renewEveryMs: 500, reserveAheadMs: 500 } as const;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Demand per process, per phase: region r is the heavy one in phase r. */
 function perSecondOf(region: number, options: W9Options): number[] {
@@ -78,7 +82,10 @@ interface Region {
   readonly index: number;
   readonly waiting: number[];
   readonly reports: RegionWorkerReport[];
-  agent?: RegionShares;
+  /** The agent's share in force, as it last said (every 100 ms), and its counts at the end. */
+  limits: number[];
+  asks: number;
+  lateActs: number;
   cut: boolean;
 }
 
@@ -101,30 +108,48 @@ function forkWorker(
   return { child, done };
 }
 
+/** The region's agent, a process of its own: home answers its asks here (none while the region is cut). */
 async function regionAgent(region: Region, port: number, name: string, options: W9Options) {
   const home = homeOf(options);
-  const redis = new Redis({ port, host: '127.0.0.1' });
-  const store = createRedisStore({ redis, name, maxReserveAheadMs: TERMS.reserveAheadMs });
-  const link = async (ask: Parameters<typeof home.answer>[0]): Promise<ShareGrant> => {
-    await sleep(options.latencyMs);
-    if (region.cut) return new Promise<ShareGrant>(() => {});
-    const grant = home.answer(ask);
-    await sleep(options.latencyMs);
-    return region.cut ? new Promise<ShareGrant>(() => {}) : grant;
-  };
-  region.agent = createRegionShares({
-    ...TERMS,
-    region: `r${region.index}`,
-    store,
-    config: configOf(options),
-    home: link,
-    demand: () => region.waiting.reduce((sum, n) => sum + n, 0),
+  const child = fork(fileURLToPath(new URL('./w9-region-agent.ts', import.meta.url)), [], {
+    execArgv: ['--import', 'tsx'],
   });
-  await region.agent.start();
+  const tell = (message: ToAgent) => child.send(message);
+  let reported = () => {};
+  const done = new Promise<void>((resolve) => {
+    reported = resolve;
+  });
+  const started = new Promise<void>((resolve, reject) => {
+    child.on('message', (message: FromAgent) => {
+      if (message.type === 'ask') {
+        if (!region.cut) tell({ type: 'grant', id: message.id, grant: home.answer(message.ask) });
+      } else if (message.type === 'limits') region.limits = message.limits;
+      else if (message.type === 'started') resolve();
+      else {
+        region.asks = message.asks;
+        region.lateActs = message.lateActs;
+        reported();
+      }
+    });
+    child.once('exit', (code) => (code === 0 ? reported() : reject(new Error(`agent exited ${code}`))));
+  });
+  tell({
+    type: 'open',
+    region: `r${region.index}`,
+    port,
+    name,
+    config: configOf(options),
+    terms: TERMS,
+    latencyMs: options.latencyMs,
+  });
+  const demand = setInterval(() => {
+    tell({ type: 'demand', demand: region.waiting.reduce((sum, n) => sum + n, 0) });
+  }, 100);
+  await started;
   const close = async () => {
-    await region.agent?.stop();
-    await store.close();
-    redis.disconnect();
+    clearInterval(demand);
+    tell({ type: 'stop' });
+    await done;
   };
   return { close };
 }
@@ -176,6 +201,9 @@ async function runOn(servers: RedisServer[], options: W9Options): Promise<W9Resu
     index,
     waiting: [],
     reports: [],
+    limits: [],
+    asks: 0,
+    lateActs: 0,
     cut: false,
   }));
   const links = await endpoints(servers, options);
@@ -203,7 +231,7 @@ async function runOn(servers: RedisServer[], options: W9Options): Promise<W9Resu
   if (options.cut !== undefined) {
     const { fromMs, forMs } = options.cut;
     setTimeout(() => {
-      cutShare = regions[0]?.agent?.limits()[0];
+      cutShare = regions[0]?.limits[0];
       (regions[0] as Region).cut = true;
     }, fromMs);
     setTimeout(() => ((regions[0] as Region).cut = false), fromMs + forMs);
@@ -223,7 +251,7 @@ function dumpOf(regions: Region[], options: W9Options) {
   const timeline: [number, ...number[]][] = [];
   const poll = setInterval(() => {
     const held = regions.map((r) => sharedHome?.held(`r${r.index}`)[0] ?? -1);
-    timeline.push([Date.now(), ...regions.map((r) => r.agent?.limits()[0] ?? -1), ...held]);
+    timeline.push([Date.now(), ...regions.map((r) => r.limits[0] ?? -1), ...held]);
   }, 10);
   return {
     write() {
@@ -258,7 +286,8 @@ function judge(regions: Region[], options: W9Options, startedAt: number, cutShar
   const all = regions.flatMap((r) => r.reports.flatMap((report) => report.grants)).sort((a, b) => a - b);
   const { over, most } = windows(all, options.limit, options.intervalMs);
   const from = (all[0] ?? 0) + 5000;
-  const to = (all[0] ?? 0) + options.durationMs - 1000;
+  // To 1 s before the last grant: the processes start granting once their watches heard the agent, not at once.
+  const to = Math.min((all[0] ?? 0) + options.durationMs, all.at(-1) ?? 0) - 1000;
   const allowed = (options.limit * (to - from)) / options.intervalMs;
   const used = all.filter((t) => t >= from && t < to).length / allowed;
   let othersUsedDuringCut: number | undefined;
@@ -293,9 +322,12 @@ function judge(regions: Region[], options: W9Options, startedAt: number, cutShar
         ),
       ),
     ),
-    asks: regions.map((r) => r.agent?.asks ?? 0),
-    lateActs: regions.map((r) => r.agent?.lateActs ?? 0),
+    asks: regions.map((r) => r.asks),
+    lateActs: regions.map((r) => r.lateActs),
     watchPauses: regions.map((r) => r.reports.reduce((sum, report) => sum + (report.watchPauses ?? 0), 0)),
+    ungranted: regions.map((r) => r.reports.reduce((sum, report) => sum + report.ungranted, 0)),
+    overflowed: regions.map((r) => r.reports.reduce((sum, report) => sum + report.overflowed, 0)),
+    readyAfterMs: regions.map((r) => Math.round(Math.max(0, ...r.reports.map((report) => report.readyAfterMs)))),
     othersUsedDuringCut: othersUsedDuringCut === undefined ? undefined : round(othersUsedDuringCut),
     cutShare,
   };

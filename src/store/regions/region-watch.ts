@@ -6,7 +6,16 @@
  * was applied at most renewEveryMs + storeLagMs after its ask, heard at most storeLagMs later, the pause lands
  * within storeLagMs), so a region whose agent died grants nothing past its lease. A pause that was not
  * needed lapses by itself (2 × renewEveryMs + storeLagMs). One timer per watch.
+ *
+ * A process that starts after the agent died, with no process watching, would grant at the store's stale
+ * share until its own first silence; so a process opens the regional store through `watch.store`, which
+ * refuses to open (throws, naming why) until this watch has heard a renewal: `await watch.ready` first. From
+ * that renewal on it is a watching process like any other, its silence counted from the renewal it heard.
+ * A renewal is a published `rates` notice, never one a reply to the watch's own calls teaches (the store's
+ * state, which a dead agent's stale share also is).
  */
+
+import type { ResolvedOptions, StoreHooks } from '../../engine/index.js';
 import { ThrottlerOptionError } from '../../rate/index.js';
 import type { SharedLimiter, SharedLimiterConfig, SharedStore } from '../protocol.js';
 
@@ -26,6 +35,10 @@ export interface RegionWatchOptions {
 export interface RegionWatch {
   /** Pauses this process sent because no renewal was heard. */
   readonly pauses: number;
+  /** Resolves at the first renewal this watch hears (the agent is alive): open the store after it. */
+  readonly ready: Promise<void>;
+  /** The regional store for this process's throttlers: opens (`open`, a throttler's clearance) only once `ready`, else throws. */
+  readonly store: SharedStore;
   stop(): void;
 }
 
@@ -50,24 +63,77 @@ export function watchRegionShares(options: RegionWatchOptions): RegionWatch {
   }
   if (typeof options.store?.open !== 'function')
     throw new ThrottlerOptionError('store', 'a shared store', options.store);
-  return new Watch(options.store.open(options.config), silenceMs, renewEveryMs, storeLagMs);
+  return new Watch(options.store, options.store.open(options.config), silenceMs, renewEveryMs, storeLagMs);
+}
+
+/** `store`, refusing to open until `heard()`: a process grants nothing before it has heard the agent alive. */
+function gatedStore(store: SharedStore, heard: () => boolean): SharedStore {
+  const mustHaveHeard = () => {
+    if (!heard()) {
+      throw new ThrottlerOptionError(
+        'store',
+        "opened once the region's watch heard a renewal (await watch.ready): its agent may be dead",
+        store.name,
+      );
+    }
+  };
+  return {
+    name: store.name,
+    open(config: SharedLimiterConfig) {
+      mustHaveHeard();
+      return store.open(config);
+    },
+    clearanceFor(throttle: ResolvedOptions, hooks: StoreHooks) {
+      mustHaveHeard();
+      return store.clearanceFor(throttle, hooks);
+    },
+    ...(store.check === undefined ? {} : { check: (throttle: ResolvedOptions) => store.check?.(throttle) }),
+    audit: () => store.audit(),
+    close: () => store.close(),
+  };
 }
 
 class Watch implements RegionWatch {
   pauses = 0;
+  readonly ready: Promise<void>;
+  readonly store: SharedStore;
+  private heard = false;
+  /** The watch's own calls in flight: a `rates` notice their replies teach is the store's state, not a renewal. */
+  private ownCalls = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly unsubscribe: () => void;
 
   constructor(
+    store: SharedStore,
     private readonly limiter: SharedLimiter,
     private readonly silenceMs: number,
     private readonly renewEveryMs: number,
     private readonly storeLagMs: number,
   ) {
+    let heard = () => {};
+    this.ready = new Promise<void>((resolve) => {
+      heard = resolve;
+    });
+    this.store = gatedStore(store, () => this.heard);
     this.unsubscribe = limiter.subscribe((notice) => {
-      if (notice.type === 'rates') this.arm(this.silenceMs);
+      if (notice.type !== 'rates' || this.ownCalls > 0) return;
+      this.heard = true;
+      heard();
+      this.arm(this.silenceMs);
     });
     this.arm(silenceMs);
+    // One call first: a store hears the published renewals only once a reply taught it the state's epoch.
+    this.call(() => limiter.check());
+  }
+
+  /** One call of the watch's own (a failure is tried again at the next silence; the store's outage policy holds meanwhile). */
+  private call(act: () => Promise<void>): void {
+    this.ownCalls += 1;
+    act()
+      .catch(() => {})
+      .finally(() => {
+        this.ownCalls -= 1;
+      });
   }
 
   stop(): void {
@@ -84,7 +150,6 @@ class Watch implements RegionWatch {
   private silent(): void {
     this.pauses += 1;
     this.arm(this.renewEveryMs);
-    // A failed pause is tried again at the next silence; the store's own outage policy holds meanwhile.
-    this.limiter.pause(this.renewEveryMs * 2 + this.storeLagMs).catch(() => {});
+    this.call(() => this.limiter.pause(this.renewEveryMs * 2 + this.storeLagMs));
   }
 }

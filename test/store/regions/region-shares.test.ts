@@ -8,6 +8,7 @@ import {
   type SharedStore,
   type ShareGrant,
   type ShareHome,
+  type StoreNotice,
   watchRegionShares,
 } from '../../../src/store/index.js';
 import { windowsOver } from '../../support/region-sim.js';
@@ -215,6 +216,69 @@ describe('an agent that dies (docs/regions.md, "Costs")', () => {
   });
 });
 
+/** A process starting `startAt` ms in, the agent dying at 5 s: through the raw store, or its watch's gated one. */
+async function lateProcess(startAt: number, gated: boolean) {
+  let finished = false;
+  const t0 = performance.now();
+  const home = createShareHome({ ...TERMS, rate: CONFIG.rates, fresh: false });
+  const store = createMemoryStore({ name: `late-${startAt}-${gated}`, maxReserveAheadMs: TERMS.reserveAheadMs });
+  const state = { dead: false };
+  const self: Region = { name: 'eu', agent: undefined as unknown as RegionShares, sends: [], waiting: 0, cut: false };
+  const agent = createRegionShares({
+    ...TERMS,
+    region: 'eu',
+    store: dyingStore(store, state),
+    config: CONFIG,
+    home: async (ask) => home.answer(ask),
+    demand: () => self.waiting + 30,
+  });
+  arrivals(
+    [self],
+    () => L,
+    () => finished,
+  );
+  void agent.start();
+  setTimeout(() => (state.dead = true), 5000);
+  await vi.advanceTimersByTimeAsync(startAt);
+  const watch = watchRegionShares({ ...TERMS, store, config: CONFIG });
+  let opened = false;
+  let refusal: unknown;
+  void watch.ready.then(() => {
+    opened = true;
+    void runProcess(watch.store.open(CONFIG), self, () => finished);
+  });
+  if (!gated) void runProcess(store.open(CONFIG), self, () => finished);
+  else {
+    try {
+      watch.store.open(CONFIG);
+    } catch (error) {
+      refusal = error;
+    }
+  }
+  await vi.advanceTimersByTimeAsync(15_000 - startAt);
+  finished = true;
+  watch.stop();
+  const leaseOver = t0 + 5000 + TERMS.leaseMs + TERMS.reserveAheadMs;
+  const before = self.sends.filter((at) => at <= t0 + 5000);
+  return { opened, refusal, before, after: self.sends.filter((at) => at > leaseOver) };
+}
+
+describe('a process that starts after the agent died, none watching (docs/regions.md, "Costs")', () => {
+  it("grants nothing through its watch's store, which opens only once a renewal is heard; the raw store goes on", async () => {
+    const raw = await lateProcess(8000, false);
+    // The gap: it grants at the stale share until its own watch's first silence (about 1.45 s here).
+    expect(raw.after.length).toBeGreaterThan(20);
+    const gated = await lateProcess(8000, true);
+    expect(gated.opened).toBe(false);
+    expect(String(gated.refusal)).toMatch(/await watch\.ready/);
+    expect(gated.after).toEqual([]);
+    const whileAlive = await lateProcess(1000, true);
+    expect(whileAlive.opened).toBe(true);
+    expect(whileAlive.before.length).toBeGreaterThan(50);
+    expect(whileAlive.after).toEqual([]);
+  });
+});
+
 describe('the agent refuses and reports', () => {
   it('refuses a bad option by name and value', () => {
     const store = createMemoryStore({ name: 'refusals' });
@@ -311,5 +375,32 @@ describe("a region's throttlers over its store (createThrottler, as a single-reg
     for (const times of sends.values()) expect(windowsOver(new Map([['one', times]]), 15, 1000)).toEqual([]);
     for (const { throttler } of throttlers) throttler.stop();
     await Promise.all(agents.map((agent) => agent.stop()));
+  });
+});
+
+describe('what a watch counts as a renewal (docs/regions.md, "Costs")', () => {
+  it("not a rates notice its own call's reply teaches (the store's state, a dead agent's stale share too)", async () => {
+    let listener: ((notice: StoreNotice) => void) | undefined;
+    const stale: StoreNotice = { type: 'rates', rates: [], channels: new Map(), keys: undefined };
+    const limiter = {
+      subscribe: (heard: (notice: StoreNotice) => void) => {
+        listener = heard;
+        return () => {};
+      },
+      // Each reply teaches the stored rates before it resolves, as a store's reply does.
+      check: async () => listener?.(stale),
+      pause: async () => listener?.(stale),
+    };
+    const store = { name: 'fake', open: () => limiter } as unknown as SharedStore;
+    const watch = watchRegionShares({ ...TERMS, store, config: CONFIG });
+    let ready = false;
+    void watch.ready.then(() => (ready = true));
+    await vi.advanceTimersByTimeAsync(5000);
+    expect(watch.pauses).toBeGreaterThan(0);
+    expect(ready).toBe(false);
+    listener?.(stale);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(ready).toBe(true);
+    watch.stop();
   });
 });
