@@ -22,7 +22,14 @@ import { endLease, grantLease } from './lease-actions.js';
 import type { MachineContext, MachineEvent, MachineInput } from './machine-types.js';
 import { EVENT_TYPES, isOwnEvent, REFUSED_FROM_OUTSIDE } from './own-events.js';
 import type { PublicMachine } from './public-machine.js';
-import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
+import {
+  passAheadQuietly,
+  passesAheadQuietly,
+  passesQuietly,
+  passQuietly,
+  queueQuietly,
+  queuesQuietly,
+} from './quiet.js';
 import { awaitsStart } from './target-start.js';
 import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -39,6 +46,7 @@ const throttlerSetup = setup({
     sentFromOutside: ({ event }) => !isOwnEvent(event),
     passesQuietly: ({ context, event }) => passesQuietly(context, event),
     queuesQuietly: ({ context, event }) => queuesQuietly(context, event),
+    passesAheadQuietly: ({ context, event }) => passesAheadQuietly(context, event),
     shouldBeActive: ({ context }) => context.target !== undefined && !awaitsStart(context.target) && hasWork(context),
     shouldBeIdle: ({ context }) => context.target === undefined || awaitsStart(context.target) || !hasWork(context),
     passesStraightThrough: ({ context, event }) =>
@@ -50,6 +58,7 @@ const throttlerSetup = setup({
     // Plain assigns: the quiet paths (quiet.ts) have nothing to emit, raise or cancel.
     passThroughQuietly: assign(({ context, event, self }) => passQuietly(context, event, self)),
     queueQuietly: assign(({ context, event }) => queueQuietly(context, event)),
+    passAheadQuietly: assign(({ context, event, self }) => passAheadQuietly(context, event, self)),
     passThrough: withEffects((context, event, effects, self) => {
       if (event.type === 'QUEUE') passThrough(context, event, effects, self);
     }),
@@ -113,6 +122,21 @@ const throttlerSetup = setup({
     }),
   },
 });
+
+/** A QUEUE in `active`: the two quiet paths first (quiet.ts), then the ordinary one. */
+const queueWhileActive = [
+  {
+    guard: 'queuesQuietly',
+    actions: 'queueQuietly',
+    description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
+  },
+  {
+    guard: 'passesAheadQuietly',
+    actions: 'passAheadQuietly',
+    description: 'Nothing waits on its channel and the rate allows it now: sent, the wake-up left armed.',
+  },
+  { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
+] as const;
 
 /**
  * The machine, whose input's strategy, when not a value, is read by `lookup`: by any name (the main
@@ -233,14 +257,7 @@ export function machineKnowing(lookup: StrategyLookup) {
             // Without this, a DRAINED whose guard fails would fall through to the wildcard.
             { description: 'Messages still wait for the target: stay active.' },
           ],
-          QUEUE: [
-            {
-              guard: 'queuesQuietly',
-              actions: 'queueQuietly',
-              description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
-            },
-            { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
-          ],
+          QUEUE: queueWhileActive,
           QUEUE_BATCH: {
             actions: 'queueAndDeliver',
             description: 'Queue several messages in order and deliver what the rate allows.',
