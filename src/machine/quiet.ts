@@ -29,7 +29,7 @@ import { checkDeadline } from '../engine/queue/message-checks.js';
 import { isWithdrawn } from '../engine/queue/queued-message.js';
 import { mayGoAtOnce, messageRefusal, passesStraightThrough, straightThrough } from './accept.js';
 import { sendNow, sendRecord } from './deliver.js';
-import { type Effects, published } from './effects.js';
+import { type Effects, publishedUpdate } from './effects.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
 import type { QueueEvent } from './types.js';
 
@@ -62,7 +62,7 @@ export function passQuietly(context: MachineContext, event: MachineEvent, self: 
   const arrivedAt = context.now();
   const send = sendRecord(context, NO_EFFECTS, self, target, false);
   sendNow(straightThrough(send, event as QueueEvent<AnyEventObject>, arrivedAt), arrivedAt);
-  return published(context, target, context.wakeAt)();
+  return publishedUpdate(context, target, context.wakeAt);
 }
 
 /**
@@ -118,5 +118,5 @@ export function queueQuietly(context: MachineContext, event: MachineEvent) {
   const arrivedAt = context.now();
   const deadline = checkDeadline(event as QueueEvent<AnyEventObject>, arrivedAt);
   dispatcher.enqueue(message, channel, checkedCost, id, arrivedAt, undefined, deadline);
-  return published(context, context.target, context.wakeAt)();
+  return publishedUpdate(context, context.target, context.wakeAt);
 }

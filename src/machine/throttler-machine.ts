@@ -105,13 +105,14 @@ const throttlerSetup = setup({
       if (listensTo(self, 'activated')) effects.emit({ type: 'activated', at: now });
     }),
     /**
-     * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. A new turn:
-     * a full slice. Cancelled all the same, so that no timer can stay behind.
+     * The timer that woke us is spent; forgotten, so deliverDue arms a fresh one if needed. A new turn:
+     * a full slice. Cancelled all the same, so that no timer can stay behind. One action, not two: each
+     * `enqueueActions` costs XState about what the rest of a wake-up does.
      */
-    forgetSpentWakeUp: withEffects((context, _event, effects) => {
+    wakeUp: withEffects((context, _event, effects, self) => {
       context.pacer.endSlice();
       effects.cancel(WAKE_UP_ID);
-      effects.assign(() => ({ wakeAt: Number.POSITIVE_INFINITY }));
+      deliverDue(context, effects, self, context.now(), Number.POSITIVE_INFINITY);
     }),
     disarmWakeUp: withEffects((context, _event, effects, self) => {
       if (context.wakeAt !== Number.POSITIVE_INFINITY) {
@@ -265,7 +266,7 @@ export function machineKnowing(lookup: StrategyLookup) {
           WAKE: [
             REFUSED_FROM_OUTSIDE,
             {
-              actions: ['forgetSpentWakeUp', 'deliverDue'],
+              actions: 'wakeUp',
               description: 'The wake-up timer fired: deliver what is due.',
             },
           ],
