@@ -127,13 +127,33 @@ export class Dispatcher<TMessage> {
   }
 
   /**
-   * Whether a message on no channel, of the default priority, queued now would only join the queue behind
-   * its head: none there outranks or is outranked, nothing is displaced or past its deadline (quiet.ts).
+   * Whether a message of the default priority, on no channel or in FIFO order, queued now would only join the
+   * queue behind its head: none there outranks or is outranked, nothing is displaced or past its deadline (quiet.ts).
    */
-  wouldWaitBehind(now: number): boolean {
+  wouldWaitBehind(channel: string | undefined, now: number): boolean {
     return (
+      // On a channel, behind the one queue's head only in FIFO order; per channel it may head its own queue.
+      (channel === undefined || this.schedule === undefined) &&
       this.queues.counts.queued < this.options.capacity &&
       this.queues.queueOf(undefined)?.holdsOnly(DEFAULT_PRIORITY) === true &&
+      this.queues.nextDeadline > now &&
+      !this.lease.isOpen &&
+      this.clearance.answersAtOnce === true
+    );
+  }
+
+  /**
+   * Whether a message on `channel` that its limits allow now, queued now while others wait, would only be
+   * filed as its channel's head and taken again at once (quiet.ts): heads ordered per channel and not by
+   * weighted fairness, nothing waiting on its channel, room in the queue (nothing displaced), nothing past
+   * its deadline, no lease open, and a clearance that answers at once (a store's answer is an event).
+   */
+  wouldGoAheadOf(channel: string | undefined, now: number): boolean {
+    return (
+      this.schedule !== undefined &&
+      this.options.fairness !== 'weighted' &&
+      this.queues.counts.queued < this.options.capacity &&
+      (this.queues.queueOf(channel)?.length ?? 0) === 0 &&
       this.queues.nextDeadline > now &&
       !this.lease.isOpen &&
       this.clearance.answersAtOnce === true

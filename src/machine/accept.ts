@@ -181,9 +181,17 @@ export function acceptQueued(
  * and no activation is needed first (a timer period that would start on it).
  */
 export function passesStraightThrough(context: MachineContext, event: QueueEvent<Message>, now: number): boolean {
+  return context.dispatcher.isEmpty && mayGoAtOnce(context, event, now);
+}
+
+/**
+ * `passesStraightThrough` but for the queue being empty: a target, a valid message, the policies allow it
+ * now, and no activation is needed first. In `active`, quiet.ts asks the rest of the queue itself.
+ */
+export function mayGoAtOnce(context: MachineContext, event: QueueEvent<Message>, now: number): boolean {
   const { dispatcher, target } = context;
   const { clearance } = dispatcher;
-  if (target === undefined || !dispatcher.isEmpty || clearance.activationStarts(event.channel, now)) return false;
+  if (target === undefined || clearance.activationStarts(event.channel, now)) return false;
   if (messageRefusal(context, event.message) !== undefined || isWithdrawn(event.message) || !mayGoAsIs(event, now))
     return false;
   // A stopped target takes the long way, where the message is kept and the target let go of.

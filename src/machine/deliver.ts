@@ -185,8 +185,16 @@ export function sendWhatIsDue(
  * timer: it asks the policies again. At most a slice of `maxDeliveriesPerTurn`
  * goes at once (less if the adapter's gate closes): the rest waits for a
  * zero-delay wake-up, after the events in the mailbox and a turn of the loop.
+ * `armedAt`: when the wake-up timer is armed for (Infinity: none), the context's unless the caller
+ * cancelled it in the same action.
  */
-export function deliverDue(context: MachineContext, effects: Effects, self: AnyActorRef, now: number): void {
+export function deliverDue(
+  context: MachineContext,
+  effects: Effects,
+  self: AnyActorRef,
+  now: number,
+  armedAt = context.wakeAt,
+): void {
   const { dispatcher } = context;
   const pacer = context.pacer;
   const pass = sendWhatIsDue(context, effects, self, now, true);
@@ -202,8 +210,8 @@ export function deliverDue(context: MachineContext, effects: Effects, self: AnyA
   let wakeAt = target === undefined ? Number.POSITIVE_INFINITY : Math.min(nextAt, dispatcher.nextDeadline);
   // A held pass (the slice is spent, or the adapter's gate closed) wakes again at once, after the mailbox.
   if (!(wakeAt > now)) wakeAt = held ? now : Number.POSITIVE_INFINITY;
-  if (wakeAt !== context.wakeAt) {
-    if (context.wakeAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
+  if (wakeAt !== armedAt) {
+    if (armedAt !== Number.POSITIVE_INFINITY) effects.cancel(WAKE_UP_ID);
     if (wakeAt !== Number.POSITIVE_INFINITY) {
       // Rounded up unless the clock keeps fractions: setTimeout truncates them, and a timer a fraction
       // of a millisecond early would only wake us to wait again. A rounding error past a whole ms (a sum

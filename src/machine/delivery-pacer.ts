@@ -29,6 +29,8 @@ export class DeliveryPacer {
     readonly deliveriesHeard: () => boolean = () => true,
     /** Whether a listener hears messages join the queue (`queued`): a QUEUE that only queues must then emit. */
     readonly queueingHeard: () => boolean = () => true,
+    /** Whether a listener hears messages leave the queue (`dequeued`). */
+    readonly dequeueingHeard: () => boolean = () => true,
   ) {
     this.left = perTurn;
   }
@@ -67,6 +69,11 @@ export class DeliveryPacer {
   /** One message went. */
   sent(): void {
     this.left -= 1;
+  }
+
+  /** Whether no adapter's gate can close a pass: then a send depends on the slice alone. */
+  get ungated(): boolean {
+    return this.gate === undefined;
   }
 
   /** Whether the last pass stopped with messages due: the wake-up is armed for now, delay 0. */

@@ -60,17 +60,26 @@ export function published(
   target: MachineContext['target'],
   wakeAt: number,
 ): () => Partial<MachineContext> {
+  const update = publishedUpdate(context, target, wakeAt);
+  return () => update;
+}
+
+/** `published`'s update itself, for a plain `assign` (the quiet paths) to return with no assigner to build. */
+export function publishedUpdate(
+  context: MachineContext,
+  target: MachineContext['target'],
+  wakeAt: number,
+): Partial<MachineContext> {
   const { queued, delivered, dropped, rejected } = context.dispatcher.counts;
-  // Built here once and handed back by the assigner: on the quiet paths this runs for every message, and one
-  // object of one fixed shape is the cheapest update XState can take.
-  const update = {
+  // On the quiet paths this runs for every message, and one object of one fixed shape is the cheapest
+  // update XState can take.
+  return {
     target,
     wakeAt,
     counts: { queued, delivered, dropped, rejected },
     inFlight: context.dispatcher.inFlightCount,
     version: context.version + 1,
   };
-  return () => update;
 }
 
 /** The part of enqueueActions' enqueuer this machine uses, typed for its own events. */

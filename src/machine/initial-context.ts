@@ -67,6 +67,7 @@ export function initialContext(
       deliveryGate,
       heard(self, 'delivered'),
       heard(self, 'queued'),
+      heard(self, 'dequeued'),
     ),
     messageCheck,
     target,

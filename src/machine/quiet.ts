@@ -14,16 +14,22 @@
  *
  * - in `idle`, a message that passes straight through (accept.ts): it is
  *   sent and recorded, and the counts are published;
- * - in `active`, a message on no channel, with no priority or deadline, that
- *   joins the queue behind a waiting head before the armed wake-up (nothing
- *   is due, nothing displaced or expired, no slice held): it is queued and the
- *   counts are published; the delivery pass would only have found that the
- *   head still waits for the timer already armed.
+ * - in `active`, a message of the default priority (on a channel only in FIFO
+ *   order) that joins the queue behind a waiting head before the armed wake-up,
+ *   with no deadline before it (nothing is due, nothing displaced or expired, no
+ *   slice held, no wake-up to re-arm): it is queued and the counts are published; the delivery pass would only have found that the
+ *   head still waits for the timer already armed;
+ * - in `active`, a message that nothing waits ahead of on its own channel (per-channel ordering) and that
+ *   the rate allows now, before the armed wake-up (so no waiting head is due): it is sent and recorded, as
+ *   the ordinary path would once it had filed it as its channel's head and chosen it at once, and the
+ *   wake-up stays armed (a delivery never makes another message's time sooner; an early wake-up asks again).
  */
 import type { AnyActorRef, AnyEventObject } from 'xstate';
-import { messageRefusal, passesStraightThrough, straightThrough } from './accept.js';
+import { checkDeadline } from '../engine/queue/message-checks.js';
+import { isWithdrawn } from '../engine/queue/queued-message.js';
+import { mayGoAtOnce, messageRefusal, passesStraightThrough, straightThrough } from './accept.js';
 import { sendNow, sendRecord } from './deliver.js';
-import { type Effects, published } from './effects.js';
+import { type Effects, publishedUpdate } from './effects.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
 import type { QueueEvent } from './types.js';
 
@@ -56,34 +62,61 @@ export function passQuietly(context: MachineContext, event: MachineEvent, self: 
   const arrivedAt = context.now();
   const send = sendRecord(context, NO_EFFECTS, self, target, false);
   sendNow(straightThrough(send, event as QueueEvent<AnyEventObject>, arrivedAt), arrivedAt);
-  return published(context, target, context.wakeAt)();
+  return publishedUpdate(context, target, context.wakeAt);
 }
 
-/** In `active`: a plain message joins the queue behind its head before the wake-up, and nothing else happens. */
+/**
+ * In `active`: the message goes at once ahead of heads that wait for the armed wake-up, and nothing needs
+ * to be emitted (not `queued` nor `dequeued` either, which the ordinary path's queue entry would emit).
+ */
+export function passesAheadQuietly(context: MachineContext, event: MachineEvent): boolean {
+  if (event.type !== 'QUEUE' || context.pacer.isHolding || !context.pacer.ungated) return false;
+  // A retry that keeps its place (the promise API's) is placed by the ordinary path.
+  if ((event.message as { place?: unknown } | null | undefined)?.place !== undefined) return false;
+  const now = context.now();
+  if (!(now < context.wakeAt) || !context.dispatcher.wouldGoAheadOf(event.channel, now)) return false;
+  if (!nothingToTell(context) || context.pacer.queueingHeard() || context.pacer.dequeueingHeard()) return false;
+  return mayGoAtOnce(context, event, now);
+}
+
+/** `passesAheadQuietly`'s message sent; counted as queued in all, as its momentary queue entry was. */
+export function passAheadQuietly(context: MachineContext, event: MachineEvent, self: AnyActorRef) {
+  context.dispatcher.queuedTotal += 1;
+  return passQuietly(context, event, self);
+}
+
+/**
+ * In `active`: a message of the default priority joins the queue behind its head before the wake-up (on a
+ * channel only in FIFO order), its deadline (if any) no sooner than that wake-up, and nothing else happens.
+ */
 export function queuesQuietly(context: MachineContext, event: MachineEvent): boolean {
-  if (event.type !== 'QUEUE') return false;
-  const { channel, priority, deadline, maxWait, cost } = event;
-  if (channel !== undefined || priority !== undefined || deadline !== undefined || maxWait !== undefined) return false;
+  if (event.type !== 'QUEUE' || event.priority !== undefined) return false;
   // A retry that keeps its place (the promise API's) may go before the head: the ordinary path looks again.
   if ((event.message as { place?: unknown } | null | undefined)?.place !== undefined) return false;
   if (context.pacer.isHolding || messageRefusal(context, event.message) !== undefined) return false;
+  if (isWithdrawn(event.message)) return false;
   const now = context.now();
   const { dispatcher } = context;
-  if (!(now < context.wakeAt) || !dispatcher.wouldWaitBehind(now) || !nothingToTell(context)) return false;
+  if (!(now < context.wakeAt) || !dispatcher.wouldWaitBehind(event.channel, now) || !nothingToTell(context))
+    return false;
   if (context.pacer.queueingHeard()) return false;
   try {
-    dispatcher.clearance.checkMessage(undefined, cost);
+    dispatcher.clearance.checkMessage(event.channel, event.cost);
+    // A deadline before the armed wake-up would need the timer re-armed for it: the ordinary path does that.
+    const deadline = checkDeadline(event, now);
+    return deadline === undefined || deadline >= context.wakeAt;
   } catch {
     return false;
   }
-  return true;
 }
 
 /** The QUEUE of `queuesQuietly`: queued, published; the wake-up stays as it is. */
 export function queueQuietly(context: MachineContext, event: MachineEvent) {
-  const { message, cost, id } = event as QueueEvent<AnyEventObject>;
+  const { message, channel, cost, id } = event as QueueEvent<AnyEventObject>;
   const { dispatcher } = context;
-  const checkedCost = dispatcher.clearance.checkMessage(undefined, cost);
-  dispatcher.enqueue(message, undefined, checkedCost, id, context.now());
-  return published(context, context.target, context.wakeAt)();
+  const checkedCost = dispatcher.clearance.checkMessage(channel, cost);
+  const arrivedAt = context.now();
+  const deadline = checkDeadline(event as QueueEvent<AnyEventObject>, arrivedAt);
+  dispatcher.enqueue(message, channel, checkedCost, id, arrivedAt, undefined, deadline);
+  return publishedUpdate(context, context.target, context.wakeAt);
 }

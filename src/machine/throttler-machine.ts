@@ -22,7 +22,14 @@ import { endLease, grantLease } from './lease-actions.js';
 import type { MachineContext, MachineEvent, MachineInput } from './machine-types.js';
 import { EVENT_TYPES, isOwnEvent, REFUSED_FROM_OUTSIDE } from './own-events.js';
 import type { PublicMachine } from './public-machine.js';
-import { passesQuietly, passQuietly, queueQuietly, queuesQuietly } from './quiet.js';
+import {
+  passAheadQuietly,
+  passesAheadQuietly,
+  passesQuietly,
+  passQuietly,
+  queueQuietly,
+  queuesQuietly,
+} from './quiet.js';
 import { awaitsStart } from './target-start.js';
 import type { ThrottlerEmitted } from './types.js';
 import { listensTo } from './xstate-internals.js';
@@ -39,6 +46,7 @@ const throttlerSetup = setup({
     sentFromOutside: ({ event }) => !isOwnEvent(event),
     passesQuietly: ({ context, event }) => passesQuietly(context, event),
     queuesQuietly: ({ context, event }) => queuesQuietly(context, event),
+    passesAheadQuietly: ({ context, event }) => passesAheadQuietly(context, event),
     shouldBeActive: ({ context }) => context.target !== undefined && !awaitsStart(context.target) && hasWork(context),
     shouldBeIdle: ({ context }) => context.target === undefined || awaitsStart(context.target) || !hasWork(context),
     passesStraightThrough: ({ context, event }) =>
@@ -50,6 +58,7 @@ const throttlerSetup = setup({
     // Plain assigns: the quiet paths (quiet.ts) have nothing to emit, raise or cancel.
     passThroughQuietly: assign(({ context, event, self }) => passQuietly(context, event, self)),
     queueQuietly: assign(({ context, event }) => queueQuietly(context, event)),
+    passAheadQuietly: assign(({ context, event, self }) => passAheadQuietly(context, event, self)),
     passThrough: withEffects((context, event, effects, self) => {
       if (event.type === 'QUEUE') passThrough(context, event, effects, self);
     }),
@@ -96,13 +105,14 @@ const throttlerSetup = setup({
       if (listensTo(self, 'activated')) effects.emit({ type: 'activated', at: now });
     }),
     /**
-     * The timer that woke us is spent; forget it so deliverDue arms a fresh one if needed. A new turn:
-     * a full slice. Cancelled all the same, so that no timer can stay behind.
+     * The timer that woke us is spent; forgotten, so deliverDue arms a fresh one if needed. A new turn:
+     * a full slice. Cancelled all the same, so that no timer can stay behind. One action, not two: each
+     * `enqueueActions` costs XState about what the rest of a wake-up does.
      */
-    forgetSpentWakeUp: withEffects((context, _event, effects) => {
+    wakeUp: withEffects((context, _event, effects, self) => {
       context.pacer.endSlice();
       effects.cancel(WAKE_UP_ID);
-      effects.assign(() => ({ wakeAt: Number.POSITIVE_INFINITY }));
+      deliverDue(context, effects, self, context.now(), Number.POSITIVE_INFINITY);
     }),
     disarmWakeUp: withEffects((context, _event, effects, self) => {
       if (context.wakeAt !== Number.POSITIVE_INFINITY) {
@@ -113,6 +123,21 @@ const throttlerSetup = setup({
     }),
   },
 });
+
+/** A QUEUE in `active`: the two quiet paths first (quiet.ts), then the ordinary one. */
+const queueWhileActive = [
+  {
+    guard: 'queuesQuietly',
+    actions: 'queueQuietly',
+    description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
+  },
+  {
+    guard: 'passesAheadQuietly',
+    actions: 'passAheadQuietly',
+    description: 'Nothing waits on its channel and the rate allows it now: sent, the wake-up left armed.',
+  },
+  { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
+] as const;
 
 /**
  * The machine, whose input's strategy, when not a value, is read by `lookup`: by any name (the main
@@ -233,14 +258,7 @@ export function machineKnowing(lookup: StrategyLookup) {
             // Without this, a DRAINED whose guard fails would fall through to the wildcard.
             { description: 'Messages still wait for the target: stay active.' },
           ],
-          QUEUE: [
-            {
-              guard: 'queuesQuietly',
-              actions: 'queueQuietly',
-              description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
-            },
-            { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
-          ],
+          QUEUE: queueWhileActive,
           QUEUE_BATCH: {
             actions: 'queueAndDeliver',
             description: 'Queue several messages in order and deliver what the rate allows.',
@@ -248,7 +266,7 @@ export function machineKnowing(lookup: StrategyLookup) {
           WAKE: [
             REFUSED_FROM_OUTSIDE,
             {
-              actions: ['forgetSpentWakeUp', 'deliverDue'],
+              actions: 'wakeUp',
               description: 'The wake-up timer fired: deliver what is due.',
             },
           ],

@@ -101,4 +101,80 @@ describe('quiet paths: a QUEUE with nothing to tell is a plain assign, and does 
     advance(10_000);
     expect(target.messages().map((m) => m.n)).toEqual([1, 2, 4, 5, 6, 7, 3]);
   });
+
+  it('in active and FIFO order, a message on a channel or with a deadline no sooner than the wake-up joins quietly', () => {
+    const { target, queue, actor } = start({ channels: { a: '5/1s' } });
+    const dropped: Array<[number, string]> = [];
+    actor.on('dropped', (event) => dropped.push([(event.message as Numbered).n, event.reason]));
+    const startedAt = now();
+    queue(1);
+    queue(2);
+    expect(queue(3)).toContain('queueMessage');
+    expect(actor.getSnapshot().context.wakeAt).toBe(startedAt + 1000);
+    expect(queue(4, { channel: 'a' })).toEqual(['queueQuietly']);
+    expect(queue(5, { maxWait: 5000 })).toEqual(['queueQuietly']);
+    expect(queue(6, { deadline: startedAt + 3000 })).toEqual(['queueQuietly']);
+    // Due to be dropped before the wake-up: the ordinary path arms the timer for it.
+    expect(queue(7, { maxWait: 500 })).toContain('queueAndDeliver');
+    expect(actor.getSnapshot().context.wakeAt).toBe(startedAt + 500);
+    // Refused (no such channel): the ordinary path says so.
+    expect(queue(8, { channel: 'nope' })).toContain('queueAndDeliver');
+    expect(actor.getSnapshot().context.counts).toMatchObject({ queued: 5, rejected: 1 });
+    advance(10_000);
+    expect(target.messages().map((m) => m.n)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(target.times().map((at) => at - startedAt)).toEqual([0, 0, 1000, 1000, 2000, 2000]);
+    expect(dropped).toEqual([[7, 'expired']]);
+  });
+
+  it('in active and per-channel order, a message its channel lets go now goes ahead quietly, as the ordinary path sends it', () => {
+    const input: Partial<ThrottlerInput> = {
+      rate: '3/1s',
+      channels: { a: '1/1s', b: '5/1s' },
+      ordering: 'per-channel',
+    };
+    const arrivals: Array<[number, Record<string, unknown>]> = [
+      [0, { channel: 'a' }],
+      [0, { channel: 'a' }],
+      [10, { channel: 'b' }],
+      [20, { channel: 'b', maxWait: 100 }],
+      [30, { channel: 'b' }],
+      [400, { channel: 'a', maxWait: 300 }],
+      [1100, { channel: 'b' }],
+      [1100, {}],
+      [1200, { channel: 'b' }],
+      [2500, { channel: 'b' }],
+    ];
+    const run = (hearDeliveries: boolean) => {
+      const { target, queue, actor } = start(input, { hearDeliveries });
+      const dropped: number[] = [];
+      actor.on('dropped', (event) => dropped.push((event.message as Numbered).n));
+      const startedAt = now();
+      let clock = 0;
+      const paths = new Set<string>();
+      arrivals.forEach(([at, fields], n) => {
+        advance(at - clock);
+        clock = at;
+        for (const action of queue(n, fields)) paths.add(action);
+      });
+      advance(10_000);
+      const { queuedTotal } = (actor.getSnapshot().context as unknown as { dispatcher: { queuedTotal: number } })
+        .dispatcher;
+      return {
+        times: target.times().map((at) => at - startedAt),
+        order: target.messages().map((m) => m.n),
+        dropped,
+        paths,
+        counts: actor.getSnapshot().context.counts,
+        queuedTotal,
+      };
+    };
+    const quiet = run(false);
+    const heard = run(true);
+    expect(quiet.paths).toContain('passAheadQuietly');
+    expect(heard.paths).not.toContain('passAheadQuietly');
+    expect({ ...quiet, paths: undefined }).toEqual({ ...heard, paths: undefined });
+    // 1 waits for its channel, 4 for the overall limit: both go as the first second ends, 1 first (it came first).
+    expect(quiet.order).toEqual([0, 2, 3, 1, 4, 6, 7, 8, 9]);
+    expect(quiet.dropped).toEqual([5]);
+  });
 });

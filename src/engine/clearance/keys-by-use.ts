@@ -10,40 +10,46 @@ export interface UsedEntry {
  */
 export type SweepVerdict = 'forget' | 'in-use' | 'linger' | 'stop';
 
+/** A key's link in the list of uses. */
+interface UseLink<TEntry> {
+  readonly name: string;
+  entry: TEntry;
+  older: UseLink<TEntry> | undefined;
+  newer: UseLink<TEntry> | undefined;
+}
+
 /**
- * Keys in order of last use, oldest first: an insertion-ordered Map in which a use deletes a key and
- * sets it again, at the newest end. A sweep looks at a few keys from the oldest end and stops at the
- * first one still wanted: O(1) per use, amortised.
+ * Keys in order of last use, oldest first: a Map from name to a link of a doubly-linked list, which a use
+ * moves to the newest end. A sweep looks at a few keys from the oldest end and stops at the first one still
+ * wanted: O(1) per use, amortised.
  *
- * The sweep walks one live iterator (`cursor`) rather than a fresh one each time: V8 leaves a deleted
- * entry in place until the Map is compacted, and a fresh iterator passes every one of them, which made
- * each sweep O(keys) (a profile of a million keys showed it). The live cursor passes each deleted entry
- * once; `held` is the entry it gave and the sweep left in place, the oldest still, unless it was used
- * (placed again) or forgotten since.
+ * Not an insertion-ordered Map whose use deletes a key and sets it again: V8 leaves each deleted entry in
+ * place until the Map is compacted, so a delivery paid a delete, a set and now and then a rehash, twice
+ * (the clearance's keys and the audit's), the largest cost of a delivery on a key in a profile of a replay.
  */
 export class KeysByUse<TEntry extends UsedEntry> {
-  private readonly entries = new Map<string, TEntry>();
-  /** A use is never dated before the latest one, so the order of the Map stays the order of last use. */
+  private readonly links = new Map<string, UseLink<TEntry>>();
+  /** A use is never dated before the latest one, so the order of the list stays the order of last use. */
   private latestUse = Number.NEGATIVE_INFINITY;
   private placements = 0;
-  private cursor: IterableIterator<[string, TEntry]> = this.entries.entries();
-  private held: { name: string; entry: TEntry; placed: number } | undefined;
+  private oldestLink: UseLink<TEntry> | undefined;
+  private newestLink: UseLink<TEntry> | undefined;
 
   get size(): number {
-    return this.entries.size;
+    return this.links.size;
   }
 
   get(name: string): TEntry | undefined {
-    return this.entries.get(name);
+    return this.links.get(name)?.entry;
   }
 
   /** The keys, oldest use first. */
-  [Symbol.iterator](): IterableIterator<[string, TEntry]> {
-    return this.entries.entries();
+  *[Symbol.iterator](): IterableIterator<[string, TEntry]> {
+    for (let link = this.oldestLink; link !== undefined; link = link.newer) yield [link.name, link.entry];
   }
 
-  values(): IterableIterator<TEntry> {
-    return this.entries.values();
+  *values(): IterableIterator<TEntry> {
+    for (let link = this.oldestLink; link !== undefined; link = link.newer) yield link.entry;
   }
 
   /** A key used at `at` (a new one, or one used again): it goes to the newest end. */
@@ -56,43 +62,50 @@ export class KeysByUse<TEntry extends UsedEntry> {
   /** Looks at up to `steps` keys from the oldest end, doing with each what `verdict` says. */
   sweep(now: number, steps: number, verdict: (name: string, entry: TEntry, idle: number) => SweepVerdict): void {
     for (let step = 0; step < steps; step++) {
-      const oldest = this.oldest();
+      const oldest = this.oldestLink;
       if (oldest === undefined) return;
-      const [name, entry] = oldest;
+      const { name, entry } = oldest;
       const decision = verdict(name, entry, now - entry.lastUsed);
-      if (decision === 'forget') this.entries.delete(name);
-      else if (decision === 'in-use') this.use(name, entry, now);
+      if (decision === 'forget') {
+        // The verdict may have used or forgotten keys itself: only this name's own link is taken out.
+        const link = this.links.get(name);
+        if (link !== undefined) {
+          this.unlink(link);
+          this.links.delete(name);
+        }
+      } else if (decision === 'in-use') this.use(name, entry, now);
       else if (decision === 'linger') this.place(name, entry);
-      else {
-        this.held = { name, entry, placed: entry.placed };
-        return;
-      }
+      else return;
     }
   }
 
   private place(name: string, entry: TEntry): void {
-    // Already at the newest end (a burst for one key): the Map is left alone.
-    if (entry.placed === this.placements && this.entries.get(name) === entry) return;
-    this.entries.delete(name);
-    this.entries.set(name, entry);
+    let link = this.links.get(name);
+    if (link === undefined) {
+      link = { name, entry, older: undefined, newer: undefined };
+      this.links.set(name, link);
+    } else {
+      link.entry = entry;
+      // Already at the newest end (a burst for one key): the list is left alone.
+      if (link === this.newestLink) {
+        entry.placed = ++this.placements;
+        return;
+      }
+      this.unlink(link);
+    }
+    link.older = this.newestLink;
+    if (this.newestLink === undefined) this.oldestLink = link;
+    else this.newestLink.newer = link;
+    this.newestLink = link;
     entry.placed = ++this.placements;
   }
 
-  /** The least recently placed key, or undefined when none lives. */
-  private oldest(): [string, TEntry] | undefined {
-    const held = this.held;
-    this.held = undefined;
-    // The cursor has passed every key placed before the held one: if that key was neither used nor forgotten since,
-    // it is still the oldest.
-    if (held !== undefined && this.entries.get(held.name) === held.entry && held.entry.placed === held.placed) {
-      return [held.name, held.entry];
-    }
-    let next = this.cursor.next();
-    if (next.done === true) {
-      // Spent: every key was passed. A fresh cursor starts at the oldest end again.
-      this.cursor = this.entries.entries();
-      next = this.cursor.next();
-    }
-    return next.done === true ? undefined : next.value;
+  private unlink(link: UseLink<TEntry>): void {
+    if (link.older === undefined) this.oldestLink = link.newer;
+    else link.older.newer = link.newer;
+    if (link.newer === undefined) this.newestLink = link.older;
+    else link.newer.older = link.older;
+    link.older = undefined;
+    link.newer = undefined;
   }
 }
