@@ -103,42 +103,42 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 47_600,
+    budget: 48_100,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 44_800,
+    budget: 45_300,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 33_900,
+    budget: 34_200,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_300,
+    budget: 42_800,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 34_700,
+    budget: 35_200,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow), every feature',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts'; ${LEAN_EVERY_FEATURE}`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_000,
+    budget: 42_500,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -146,7 +146,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 25_400,
+    budget: 25_700,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -161,7 +161,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 35_800,
+    budget: 36_100,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -197,7 +197,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
     // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
     external: ['xstate', 'node:*'],
-    budget: 44_400,
+    budget: 44_700,
   },
   {
     name: 'xstate-throttler/store',
@@ -208,7 +208,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
     // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 28_100,
+    budget: 28_500,
   },
   {
     name: 'xstate-throttler/redis',
@@ -224,7 +224,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // (lua/fair-tags.ts, its comments kept out of the shipped Lua) and the asks beyond the heads (fair-asks.ts).
     // 34.5 -> 34.8 kB with issue 33's lines held by their own rates only where they bind, and remembered
     // as waiting for the room their rates allow (fair-tags.ts).
-    budget: 35_700,
+    budget: 36_000,
   },
 ];
 
