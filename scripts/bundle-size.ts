@@ -239,19 +239,23 @@ export interface BundleSize {
   text: string;
 }
 
-export async function measureEntry(entry: SizedEntry): Promise<BundleSize> {
-  const result = await build({
-    stdin: { contents: entry.source, resolveDir: process.cwd(), loader: 'ts', sourcefile: 'app.ts' },
+/** How an app's bundler builds an entry: minified ESM, its peers external, nothing written. */
+export function appBundle(entry: SizedEntry) {
+  return {
+    stdin: { contents: entry.source, resolveDir: process.cwd(), loader: 'ts' as const, sourcefile: 'app.ts' },
     bundle: true,
     minify: true,
-    format: 'esm',
+    format: 'esm' as const,
     platform: entry.platform,
     target: 'es2022',
     external: [...entry.external],
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
+    write: false as const,
+    logLevel: 'silent' as const,
+  };
+}
+
+export async function measureEntry(entry: SizedEntry): Promise<BundleSize> {
+  const result = await build({ ...appBundle(entry), metafile: true });
   const [output] = result.outputFiles;
   if (output === undefined) throw new Error('esbuild wrote no output');
   const outputs = Object.values(result.metafile.outputs);

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 import ts from 'typescript';
-import { ENTRIES, type SizedEntry } from './bundle-size.js';
+import { appBundle, ENTRIES, type SizedEntry } from './bundle-size.js';
 
 /** A feature and the source files that are it (paths from the repository root, as esbuild names them). */
 export interface FeatureGroup {
@@ -202,19 +202,7 @@ function literalChars(text: string): Uint8Array {
 }
 
 export async function measureFeatures(entry: SizedEntry, groups = FEATURE_GROUPS): Promise<FeatureSizes> {
-  const result = await build({
-    stdin: { contents: entry.source, resolveDir: process.cwd(), loader: 'ts', sourcefile: 'app.ts' },
-    bundle: true,
-    minify: true,
-    format: 'esm',
-    platform: entry.platform,
-    target: 'es2022',
-    external: [...entry.external],
-    write: false,
-    sourcemap: 'external',
-    outfile: 'bundle.js',
-    logLevel: 'silent',
-  });
+  const result = await build({ ...appBundle(entry), sourcemap: 'external', outfile: 'bundle.js' });
   const code = result.outputFiles.find((file) => file.path.endsWith('.js'));
   const map = result.outputFiles.find((file) => file.path.endsWith('.map'));
   if (code === undefined || map === undefined) throw new Error('esbuild wrote no bundle or no source map');
