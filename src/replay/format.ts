@@ -76,21 +76,24 @@ export class RecordingFormatError extends TypeError {
 
 type Line = Record<string, unknown>;
 
-const ARRIVAL_FIELDS = new Set([
-  't',
+/** The fields of an arrival line, in the order a line writes them. */
+const LINE_FIELDS = [
   'cost',
   'channel',
-  'process',
   'priority',
   'deadline',
   'maxWait',
+  'process',
   'sent',
   'dropped',
   'rejected',
   'ran',
   'outcome',
   'retryAfter',
-]);
+] as const;
+
+/** Every field an arrival line may hold: its time, then the rest in the order a line writes them. */
+const ARRIVAL_FIELDS = new Set<string>(['t', ...LINE_FIELDS]);
 const HEADER_FIELDS = new Set(['format', 'version', 'configuration', 'clock', 'startedAt', 'wallClock']);
 const OUTCOMES: readonly string[] = ['ok', 'error', '429'];
 
@@ -248,21 +251,6 @@ export function readArrival(text: string, line: number, after: number): Recorded
   return value as unknown as RecordedArrival;
 }
 
-/** The fields of an arrival line, in the order a line writes them. */
-const LINE_FIELDS = [
-  'cost',
-  'channel',
-  'priority',
-  'deadline',
-  'maxWait',
-  'process',
-  'sent',
-  'dropped',
-  'rejected',
-  'ran',
-  'outcome',
-  'retryAfter',
-] as const;
 
 /**
  * An arrival as its line, without the fields left undefined: what `JSON.stringify` writes, built field by
