@@ -158,16 +158,25 @@ async function step(clock: SimulatedClock, fleet: ReturnType<typeof fleetOf>, ma
   clock.increment(Math.max(0, to - clock.now()));
 }
 
+/** Four processes with `jobsEach` jobs queued each, run on the store for 1 s, then the store goes down. */
+async function busyFleetThenDown(
+  restart: ReturnType<typeof restartableStore>,
+  clock: SimulatedClock,
+  jobsEach: number,
+) {
+  const fleet = fleetOf(4, restart.store, clock);
+  const jobs = Array.from({ length: jobsEach }, (_, i) => ({ message: { type: 'job', n: i } }));
+  for (const t of fleet) t.actor.send({ type: 'QUEUE_BATCH', messages: jobs });
+  while (clock.now() < 1000) await step(clock, fleet, 50);
+  restart.goDown();
+  return { fleet, downAt: clock.now() };
+}
+
 describe("onStoreDown 'local': a process that never saw the store fail, granted by the store back empty", () => {
   it('keeps its local window in force: no window holds more than the limit', async () => {
     const clock = new SimulatedClock();
     const restart = restartableStore(clock);
-    const fleet = fleetOf(4, restart.store, clock);
-    const jobs = (n: number) => Array.from({ length: n }, (_, i) => ({ message: { type: 'job', n: i } }));
-    for (const t of fleet) t.actor.send({ type: 'QUEUE_BATCH', messages: jobs(60) });
-    while (clock.now() < 1000) await step(clock, fleet, 50);
-    restart.goDown();
-    const downAt = clock.now();
+    const { fleet, downAt } = await busyFleetThenDown(restart, clock, 60);
     while (clock.now() < downAt + 1500) await step(clock, fleet, 10);
     // Back empty: the first process's waiting call is answered at once; the others hear of it at their
     // next retry (within an interval: one that hears later is a documented exception, docs/redis.md).
@@ -222,12 +231,7 @@ describe("onStoreDown 'local': new rates", () => {
 async function laggingRestart(lagMs: number, reconnectWithinMs: number) {
   const clock = new SimulatedClock();
   const restart = restartableStore(clock, reconnectWithinMs);
-  const fleet = fleetOf(4, restart.store, clock);
-  const jobs = Array.from({ length: 150 }, (_, i) => ({ message: { type: 'job', n: i } }));
-  for (const t of fleet) t.actor.send({ type: 'QUEUE_BATCH', messages: jobs });
-  while (clock.now() < 1000) await step(clock, fleet, 50);
-  restart.goDown();
-  const downAt = clock.now();
+  const { fleet, downAt } = await busyFleetThenDown(restart, clock, 150);
   while (clock.now() < downAt + 1500) await step(clock, fleet, 10);
   restart.comeBack([1, 2]);
   const backAt = clock.now();
@@ -274,12 +278,7 @@ describe("onStoreDown 'local': processes still reconnecting after the store's re
 async function stalledReader(outcome: 'up' | 'failing') {
   const clock = new SimulatedClock();
   const restart = restartableStore(clock);
-  const fleet = fleetOf(4, restart.store, clock);
-  const jobs = Array.from({ length: 150 }, (_, i) => ({ message: { type: 'job', n: i } }));
-  for (const t of fleet) t.actor.send({ type: 'QUEUE_BATCH', messages: jobs });
-  while (clock.now() < 1000) await step(clock, fleet, 50);
-  restart.goDown();
-  const downAt = clock.now();
+  const { fleet, downAt } = await busyFleetThenDown(restart, clock, 150);
   while (clock.now() < downAt + 1400) await step(clock, fleet, 10);
   restart.stall(1);
   while (clock.now() < downAt + 1500) await step(clock, fleet, 10);
