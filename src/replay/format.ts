@@ -251,7 +251,6 @@ export function readArrival(text: string, line: number, after: number): Recorded
   return value as unknown as RecordedArrival;
 }
 
-
 /**
  * An arrival as its line, without the fields left undefined: what `JSON.stringify` writes, built field by
  * field (the recorder writes one a task, and this costs a third of it). A number that JSON cannot hold
