@@ -1,5 +1,6 @@
 /**
- * The engine's face: what the machine's clients beside it (the Redis store, the adapters) may use.
+ * The engine's face: what the machine's clients beside it (src/store/, src/redis/, src/adapters/, src/otel/)
+ * may use, and all of src/engine/ they may import.
  * The engine imports no XState (test/build/source-shape.test.ts): the queue, the clearance seam and
  * its local answer, the saved format, the options and the dispatcher. The machine asks it; a store
  * is a second answer to the same clearance seam.

@@ -1,3 +1,7 @@
+/**
+ * The control events, each checked (event-checks.ts), then applied or refused: SET_TARGET, SET_RATE, CANCEL,
+ * PAUSE, RESUME, SETTLED, ACTUAL_COST, TRY_ACQUIRE, and a store's STORE_STATUS, STORE_SLOW and STORE_REWOUND.
+ */
 import type { StoreConflict } from '../engine/clearance/clearance.js';
 import { settleActualCost } from '../engine/clearance/settle-actual.js';
 import { featureMissing } from '../engine/options/features-option.js';

@@ -1,3 +1,7 @@
+/**
+ * `createRedisStore`: the client and options checked once; `open` gives the raw limiter, `clearanceFor` a
+ * throttler's clearance (store/store-clearance.ts), `check` the adapters' early refusal, on one set of defaults.
+ */
 import type { ResolvedOptions, StoreHooks } from '../engine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { SharedLimiterConfig } from '../store/protocol.js';

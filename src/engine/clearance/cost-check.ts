@@ -6,7 +6,8 @@ import { type Cost, type Dimensions, type Rate, ThrottlerOptionError, validateCo
  * every dimension) no larger than the smallest limit; or, with rates in dimensions, a map of dimension to cost
  * resolved into the engine's vector (`Dimensions.resolve`), each dimension's no larger than that dimension's
  * smallest limit. `limitIn(index)`: the smallest limit of that dimension among the rates that apply,
- * undefined when none of them names it.
+ * undefined when none of them names it. The vector travels on the message (`QueuedMessage.cost`), so no
+ * later question looks a dimension name up.
  */
 export function checkedCost(
   cost: unknown,
