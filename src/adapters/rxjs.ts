@@ -188,6 +188,8 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
       });
       // A store that refuses this configuration (another process created it with other options) errors the stream.
       if (throttleOptions.store !== undefined) host.actor.on('storeConflict', (event) => subscriber.error(event.error));
+      // So does a strategy of one's own that broke its contract (`strategyError`).
+      if (resolved.strategyValue.own) host.actor.on('strategyError', (event) => subscriber.error(event.error));
       let ended: (() => void) | undefined | void;
       try {
         ended = onThrottler?.(host.actor as unknown as ThrottlerActor);
