@@ -289,7 +289,9 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
 
   /** Reports a breach of the contract to the throttler, or throws it where no throttler hears (a tool's policy). */
   private breach(call: string, requirement: string, value: unknown, cause?: unknown): void {
-    const error = new ThrottlerOptionError(`strategy "${this.setup.name}": ${call}`, requirement, value);
+    // A thrown Error is shown by its name and message (its own fields are few); the error itself is the cause.
+    const shown = cause instanceof Error ? `${cause.name}: ${cause.message}` : value;
+    const error = new ThrottlerOptionError(`strategy "${this.setup.name}": ${call}`, requirement, shown);
     if (cause !== undefined) error.cause = cause;
     if (this.setup.faults === undefined) throw error;
     this.setup.faults.report(error);

@@ -5,22 +5,31 @@
 import type { Rate } from '../../src/index.js';
 import { defineStrategy, type StrategyPolicy } from '../../src/strategies/index.js';
 
-/** At most `limit` (by cost) in each window [k × interval, (k + 1) × interval) of the clock, for every rate. */
+/**
+ * At most `limit` (by cost) in each window [origin + k × interval, origin + (k + 1) × interval) for every
+ * rate, the windows counted from when the policy was made.
+ */
 export class FixedWindowPolicy implements StrategyPolicy {
-  private rates: readonly Rate[];
+  private readonly rates: readonly Rate[];
+  private origin: number;
   private starts: number[];
   private used: number[];
 
-  constructor(rates: readonly Rate[]) {
+  constructor(rates: readonly Rate[], now: number) {
     this.rates = rates;
+    this.origin = now;
     this.starts = rates.map(() => Number.NEGATIVE_INFINITY);
     this.used = rates.map(() => 0);
+  }
+
+  private windowStart(at: number, interval: number): number {
+    return this.origin + Math.floor((at - this.origin) / interval) * interval;
   }
 
   earliestDelivery(now: number, cost: number): number {
     let earliest = now;
     for (const [index, { limit, interval }] of this.rates.entries()) {
-      const start = Math.floor(now / interval) * interval;
+      const start = this.windowStart(now, interval);
       const used = start === this.starts[index] ? (this.used[index] as number) : 0;
       if (used + cost > limit) earliest = Math.max(earliest, start + interval);
     }
@@ -29,7 +38,7 @@ export class FixedWindowPolicy implements StrategyPolicy {
 
   recordDelivery(at: number, cost: number): void {
     for (const [index, { interval }] of this.rates.entries()) {
-      const start = Math.floor(at / interval) * interval;
+      const start = this.windowStart(at, interval);
       if (start !== this.starts[index]) {
         this.starts[index] = start;
         this.used[index] = 0;
@@ -38,12 +47,14 @@ export class FixedWindowPolicy implements StrategyPolicy {
     }
   }
 
+  /** Every time shifted, as the contract asks: the windows keep their place on the new clock. */
   save(shift: number): unknown {
-    return { starts: this.starts.map((start) => start + shift), used: [...this.used] };
+    return { origin: this.origin + shift, starts: this.starts.map((start) => start + shift), used: [...this.used] };
   }
 
   load(saved: unknown, shift: number): void {
-    const { starts, used } = saved as { starts?: unknown; used?: unknown };
+    const { origin, starts, used } = saved as { origin?: unknown; starts?: unknown; used?: unknown };
+    if (typeof origin !== 'number' || !Number.isFinite(origin)) throw new Error('origin must be a finite time');
     if (!Array.isArray(starts) || !Array.isArray(used) || starts.length !== this.rates.length) {
       throw new Error('a fixed window state: starts and used, one per rate');
     }
@@ -52,6 +63,7 @@ export class FixedWindowPolicy implements StrategyPolicy {
         throw new Error(`used[${index}] must be a count within the limit`);
       }
     }
+    this.origin = origin + shift;
     // A start saved as -Infinity (no delivery yet) comes back as null from JSON.
     this.starts = starts.map((start) => (typeof start === 'number' ? start + shift : Number.NEGATIVE_INFINITY));
     this.used = [...used];
@@ -60,7 +72,7 @@ export class FixedWindowPolicy implements StrategyPolicy {
 
 export const fixedWindow = defineStrategy({
   name: 'fixed-window',
-  createPolicy: (rates) => new FixedWindowPolicy(rates),
+  createPolicy: (rates, now) => new FixedWindowPolicy(rates, now),
   // k at once count as k singly in the same window: the promise API may lease.
   leases: true,
 });

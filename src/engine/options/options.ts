@@ -280,11 +280,10 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const countUntil = checkOneOf('countUntil', COUNT_UNTIL, withDefault(options.countUntil, 'start'));
   // Read from the value (Strategy.settlesInFlight); the sliding window is the library's one that does.
   if (countUntil === 'done' && !strategyValue.settlesInFlight) {
-    throw new ThrottlerOptionError(
-      'countUntil',
-      `"start" unless the strategy settles in flight ("sliding-window"; strategy "${strategyValue.name}" does not)`,
-      countUntil,
-    );
+    const requirement = strategyValue.own
+      ? `"start" with strategy "${strategyValue.name}", which does not settle in flight (settlesInFlight)`
+      : '"start" unless strategy is "sliding-window"';
+    throw new ThrottlerOptionError('countUntil', requirement, countUntil);
   }
   const maxConcurrent = withDefault(options.maxConcurrent, Number.POSITIVE_INFINITY);
   if (maxConcurrent !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxConcurrent) || maxConcurrent <= 0)) {

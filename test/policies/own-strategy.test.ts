@@ -1,0 +1,318 @@
+import { createActor } from 'xstate';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createThrottler,
+  type Rate,
+  restoreThrottler,
+  type ThrottlerEmitted,
+  ThrottlerOptionError,
+  throttlerMachine,
+} from '../../src/index.js';
+import { throttleQueue } from '../../src/rxjs/index.js';
+import { createMemoryStore } from '../../src/store/index.js';
+import { defineStrategy, type StrategyPolicy } from '../../src/strategies/index.js';
+import { expectOptionError } from '../support/option-error.js';
+import { FixedWindowPolicy, fixedWindow, leakyBucket } from '../support/own-strategies.js';
+import { createRecorder } from '../support/recorder.js';
+import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+const policyOf = (rates: readonly Rate[], now: number) => new FixedWindowPolicy(rates, now);
+
+describe('defineStrategy checks every field where it is called', () => {
+  it.each<[string, unknown, string, string, unknown]>([
+    ['not an object', 5, 'strategy', 'an object with a name and a createPolicy function', 5],
+    ['no name', { createPolicy: policyOf }, 'strategy.name', 'a non-empty string', undefined],
+    ['an empty name', { name: '', createPolicy: policyOf }, 'strategy.name', 'a non-empty string', ''],
+    ['a number for a name', { name: 7, createPolicy: policyOf }, 'strategy.name', 'a non-empty string', 7],
+    [
+      "a library strategy's name",
+      { name: 'sliding-window', createPolicy: policyOf },
+      'strategy.name',
+      "a name that is not a library strategy's",
+      'sliding-window',
+    ],
+    ['no createPolicy', { name: 'mine' }, 'strategy.createPolicy', 'a function (rates, now) => policy', undefined],
+    [
+      'a policy for createPolicy',
+      { name: 'mine', createPolicy: {} },
+      'strategy.createPolicy',
+      'a function (rates, now) => policy',
+      {},
+    ],
+    [
+      'a string for leases',
+      { name: 'mine', createPolicy: policyOf, leases: 'yes' },
+      'strategy.leases',
+      'a boolean or absent',
+      'yes',
+    ],
+    [
+      'a number for settlesInFlight',
+      { name: 'mine', createPolicy: policyOf, settlesInFlight: 1 },
+      'strategy.settlesInFlight',
+      'a boolean or absent',
+      1,
+    ],
+    [
+      'a field it does not take',
+      { name: 'mine', createPolicy: policyOf, retimesLateGrants: true },
+      'strategy.retimesLateGrants',
+      'absent: a strategy takes name, createPolicy, leases, settlesInFlight',
+      true,
+    ],
+  ])('refuses %s', (_case, definition, option, requirement, value) => {
+    const error = `${option} must be ${requirement}, got `;
+    let thrown: unknown;
+    try {
+      defineStrategy(definition as never);
+    } catch (caught) {
+      thrown = caught;
+    }
+    expect(thrown).toBeInstanceOf(ThrottlerOptionError);
+    expect((thrown as ThrottlerOptionError).message.startsWith(error)).toBe(true);
+    expect((thrown as ThrottlerOptionError).option).toBe(option);
+    expect((thrown as ThrottlerOptionError).value).toEqual(value);
+  });
+
+  it('says what it supports, false unless declared, and is frozen', () => {
+    expect([fixedWindow.name, fixedWindow.leases, fixedWindow.settlesInFlight, fixedWindow.retimesLateGrants]).toEqual([
+      'fixed-window',
+      true,
+      false,
+      false,
+    ]);
+    expect([leakyBucket.leases, leakyBucket.settlesInFlight]).toEqual([false, false]);
+    expect(Object.isFrozen(fixedWindow)).toBe(true);
+  });
+
+  it('takes only the value it made: a copy or a look-alike is refused as the strategy option', () => {
+    expect(() => createThrottler({ rate: '1/1s', strategy: { ...fixedWindow } })).toThrow(
+      /^strategy must be one of .*, or a strategy value from xstate-throttler\/strategies \(one of your own made by defineStrategy\), got an object/,
+    );
+  });
+
+  it('a policy of the wrong shape is refused as the throttler is created, naming the method', () => {
+    const broken = defineStrategy({ name: 'broken', createPolicy: () => ({ earliestDelivery: () => 0 }) as never });
+    expectOptionError(() => createThrottler({ rate: '1/1s', strategy: broken }), {
+      message: 'strategy "broken": createPolicy(rates, 0).recordDelivery must be a function, got undefined',
+      option: 'strategy "broken": createPolicy(rates, 0).recordDelivery',
+      value: undefined,
+    });
+    const settling = defineStrategy({ name: 'settling', settlesInFlight: true, createPolicy: policyOf });
+    expect(() => createThrottler({ rate: '1/1s', strategy: settling, countUntil: 'done' })).toThrow(
+      'strategy "settling": createPolicy(rates, 0).holdInFlight must be a function (the strategy declares settlesInFlight), got undefined',
+    );
+  });
+
+  it('names are data: a strategy named __proto__ throttles as any other', () => {
+    const proto = defineStrategy({ name: '__proto__', createPolicy: policyOf });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '1/100ms', strategy: proto, target: target.ref },
+    }).start();
+    for (let i = 0; i < 3; i++) actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    advance(300);
+    expect(target.received.map(({ at }) => at)).toEqual([0, 100, 200]);
+    expect(proto.name).toBe('__proto__');
+  });
+});
+
+describe('what a strategy of your own cannot do is refused', () => {
+  it('a shared store', () => {
+    const store = createMemoryStore({ name: 'own' });
+    expectOptionError(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, store }), {
+      message:
+        'strategy must be "sliding-window" or "token-bucket" with a store, whose scripts run only the library\'s algorithms (a strategy of your own runs in one process), got "fixed-window"',
+      option: 'strategy',
+      value: 'fixed-window',
+    });
+  });
+
+  it("transit, pace and countUntil 'done' (it does not settle in flight)", () => {
+    expect(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, transit: '50ms' })).toThrow(
+      /a strategy of your own takes no transit spread \(strategy "fixed-window"\)/,
+    );
+    expect(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, pace: true })).toThrow(
+      /a strategy of your own spaces its deliveries itself/,
+    );
+    expectOptionError(() => createThrottler({ rate: '1/1s', strategy: leakyBucket, countUntil: 'done' }), {
+      message:
+        'countUntil must be "start" with strategy "leaky-bucket", which does not settle in flight (settlesInFlight), got "done"',
+      option: 'countUntil',
+      value: 'done',
+    });
+  });
+
+  it('saving a snapshot when its policies have no save and load', () => {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '1/1s', strategy: leakyBucket, target: target.ref },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(() => JSON.stringify(actor.getPersistedSnapshot())).toThrow(
+      'strategy must be a strategy whose policies have save and load to save a snapshot (strategy "leaky-bucket"\'s have not), got "leaky-bucket"',
+    );
+  });
+});
+
+describe('a snapshot of a strategy whose policies save and load', () => {
+  const saved = () => {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '2/1s', strategy: fixedWindow, target: target.ref },
+    }).start();
+    for (let i = 0; i < 3; i++) actor.send({ type: 'QUEUE', message: { type: 'm', i } });
+    const json = JSON.stringify(actor.getPersistedSnapshot());
+    actor.stop();
+    return { json, sent: target.received.length };
+  };
+
+  it('restores with the value given, keeping the window and the queue', () => {
+    const { json, sent } = saved();
+    expect(sent).toBe(2);
+    const target = createRecorder();
+    const restored = restoreThrottler(JSON.parse(json), { strategy: fixedWindow, target: target.ref });
+    advance(999);
+    expect(target.received).toEqual([]);
+    advance(1);
+    expect(target.received.map(({ message }) => message)).toEqual([{ type: 'm', i: 2 }]);
+    restored.stop();
+  });
+
+  it('refuses a restore without the value, with another strategy, or of a state its load refuses', () => {
+    const { json } = saved();
+    expectOptionError(() => restoreThrottler(JSON.parse(json)), {
+      message:
+        'strategy must be the value of the strategy the snapshot was saved with ("fixed-window", made by defineStrategy), got undefined',
+      option: 'strategy',
+      value: undefined,
+    });
+    expect(() => restoreThrottler(JSON.parse(json), { strategy: leakyBucket })).toThrow(
+      'strategy must be the strategy the snapshot was saved with, "fixed-window", got "leaky-bucket"',
+    );
+    const damaged = JSON.parse(json);
+    damaged.context.dispatcher.state.overall.state.used = [99];
+    let thrown: unknown;
+    try {
+      restoreThrottler(damaged, { strategy: fixedWindow });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ThrottlerOptionError);
+    expect((thrown as ThrottlerOptionError).message).toMatch(
+      /^persisted\.context\.dispatcher\.state\.overall\.state must be what strategy "fixed-window" loads \(used\[0\] must be a count within the limit\), got/,
+    );
+  });
+});
+
+/** A strategy whose policy answers `answer` from its `earliestDelivery` once `broken()` says so. */
+function breakable(answer: () => unknown) {
+  let broken = false;
+  const strategy = defineStrategy({
+    name: 'breakable',
+    createPolicy: (rates, at): StrategyPolicy => {
+      const inner = new FixedWindowPolicy(rates, at);
+      return {
+        earliestDelivery: (at, cost) => (broken ? (answer() as number) : inner.earliestDelivery(at, cost)),
+        recordDelivery: (at, cost) => inner.recordDelivery(at, cost),
+      };
+    },
+  });
+  return { strategy, breakNow: (is = true) => (broken = is) };
+}
+
+describe('a policy that breaks the contract at run time', () => {
+  it.each<[string, () => unknown, string]>([
+    ['NaN', () => Number.NaN, 'must be a time >= now (0), or Infinity, got NaN'],
+    ['a time before now', () => -5, 'must be a time >= now (0), or Infinity, got -5'],
+    ['a string', () => '10', 'must be a time >= now (0), or Infinity, got "10"'],
+    [
+      'a throw',
+      () => {
+        throw new Error('boom');
+      },
+      'must be a time, not a throw, got',
+    ],
+  ])('answering %s: nothing goes, strategyError is emitted, the queue stays and goes on once it answers again', (_case, answer, message) => {
+    const { strategy, breakNow } = breakable(answer);
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+    const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
+    actor.on('strategyError', (event) => errors.push(event));
+    actor.start();
+    breakNow();
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 2 } });
+    expect(target.received).toEqual([]);
+    expect(errors.length).toBeGreaterThan(0);
+    const [first] = errors;
+    expect(first?.error).toBeInstanceOf(ThrottlerOptionError);
+    expect(first?.error.message).toContain(`strategy "breakable": earliestDelivery(0, 1) ${message}`);
+    expect(first?.at).toBe(0);
+    if (_case === 'a throw') expect((first?.error as Error).cause).toEqual(new Error('boom'));
+    expect(actor.getSnapshot().status).toBe('active');
+    expect(actor.getSnapshot().context.counts.queued).toBe(2);
+    // Answering again, the queue goes on at the next event.
+    breakNow(false);
+    actor.send({ type: 'RESUME' });
+    advance(100);
+    expect(target.received.map(({ message: sent, at }) => [sent, at])).toEqual([
+      [{ type: 'm', i: 1 }, 0],
+      [{ type: 'm', i: 2 }, 100],
+    ]);
+    actor.stop();
+  });
+
+  it('a throwing recordDelivery is reported; the delivery stands and the throttler goes on', () => {
+    const strategy = defineStrategy({
+      name: 'throwing-record',
+      createPolicy: (rates, at) => {
+        const inner = new FixedWindowPolicy(rates, at);
+        return {
+          earliestDelivery: (at: number, cost: number) => inner.earliestDelivery(at, cost),
+          recordDelivery: () => {
+            throw new RangeError('full');
+          },
+        };
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+    const errors: Error[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error));
+    actor.start();
+    actor.send({ type: 'QUEUE_BATCH', messages: [{ message: { type: 'a' } }, { message: { type: 'b' } }] });
+    expect(target.received.length).toBe(2);
+    expect(errors.map((error) => error.message)).toEqual([
+      'strategy "throwing-record": recordDelivery must be a method that does not throw, got "RangeError: full"',
+    ]);
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('the promise API rejects its waiting tasks with the error; the RxJS operator errors its stream', async () => {
+    const { strategy, breakNow } = breakable(() => Number.NaN);
+    const throttler = createThrottler({ rate: '1/100ms', strategy });
+    const first = throttler.schedule(() => 'first');
+    breakNow();
+    const second = throttler.schedule(() => 'second');
+    await expect(first).resolves.toBe('first');
+    await expect(second).rejects.toThrow('strategy "breakable": earliestDelivery(');
+    expect(throttler.size).toBe(0);
+    throttler.stop();
+
+    const { strategy: streamStrategy, breakNow: breakStream } = breakable(() => -1);
+    const { of } = await import('rxjs');
+    breakStream();
+    const errors: unknown[] = [];
+    of(1, 2)
+      .pipe(throttleQueue({ rate: '1/100ms', strategy: streamStrategy }))
+      .subscribe({ error: (error) => errors.push(error) });
+    await Promise.resolve();
+    advance(0);
+    expect(String(errors[0])).toContain('strategy "breakable": earliestDelivery(');
+    expect(now()).toBe(0);
+  });
+});
