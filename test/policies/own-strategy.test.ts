@@ -1,5 +1,5 @@
-import { createActor } from 'xstate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
 import {
   createThrottler,
   type Rate,
@@ -236,35 +236,38 @@ describe('a policy that breaks the contract at run time', () => {
       },
       'must be a time, not a throw, got',
     ],
-  ])('answering %s: nothing goes, strategyError is emitted, the queue stays and goes on once it answers again', (_case, answer, message) => {
-    const { strategy, breakNow } = breakable(answer);
-    const target = createRecorder();
-    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
-    const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
-    actor.on('strategyError', (event) => errors.push(event));
-    actor.start();
-    breakNow();
-    actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
-    actor.send({ type: 'QUEUE', message: { type: 'm', i: 2 } });
-    expect(target.received).toEqual([]);
-    expect(errors.length).toBeGreaterThan(0);
-    const [first] = errors;
-    expect(first?.error).toBeInstanceOf(ThrottlerOptionError);
-    expect(first?.error.message).toContain(`strategy "breakable": earliestDelivery(0, 1) ${message}`);
-    expect(first?.at).toBe(0);
-    if (_case === 'a throw') expect((first?.error as Error).cause).toEqual(new Error('boom'));
-    expect(actor.getSnapshot().status).toBe('active');
-    expect(actor.getSnapshot().context.counts.queued).toBe(2);
-    // Answering again, the queue goes on at the next event.
-    breakNow(false);
-    actor.send({ type: 'RESUME' });
-    advance(100);
-    expect(target.received.map(({ message: sent, at }) => [sent, at])).toEqual([
-      [{ type: 'm', i: 1 }, 0],
-      [{ type: 'm', i: 2 }, 100],
-    ]);
-    actor.stop();
-  });
+  ])(
+    'answering %s: nothing goes, strategyError is emitted, the queue stays and goes on once it answers again',
+    (_case, answer, message) => {
+      const { strategy, breakNow } = breakable(answer);
+      const target = createRecorder();
+      const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+      const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
+      actor.on('strategyError', (event) => errors.push(event));
+      actor.start();
+      breakNow();
+      actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
+      actor.send({ type: 'QUEUE', message: { type: 'm', i: 2 } });
+      expect(target.received).toEqual([]);
+      expect(errors.length).toBeGreaterThan(0);
+      const [first] = errors;
+      expect(first?.error).toBeInstanceOf(ThrottlerOptionError);
+      expect(first?.error.message).toContain(`strategy "breakable": earliestDelivery(0, 1) ${message}`);
+      expect(first?.at).toBe(0);
+      if (_case === 'a throw') expect((first?.error as Error).cause).toEqual(new Error('boom'));
+      expect(actor.getSnapshot().status).toBe('active');
+      expect(actor.getSnapshot().context.counts.queued).toBe(2);
+      // Answering again, the queue goes on at the next event.
+      breakNow(false);
+      actor.send({ type: 'RESUME' });
+      advance(100);
+      expect(target.received.map(({ message: sent, at }) => [sent, at])).toEqual([
+        [{ type: 'm', i: 1 }, 0],
+        [{ type: 'm', i: 2 }, 100],
+      ]);
+      actor.stop();
+    },
+  );
 
   it('a throwing recordDelivery is reported; the delivery stands and the throttler goes on', () => {
     const strategy = defineStrategy({
