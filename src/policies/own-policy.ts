@@ -8,7 +8,7 @@
  * user's object. Only own strategies pay for the checks: the library's policies are held as they are.
  */
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { smallestLimitOf, type ThrottlePolicy } from './policy.js';
+import { type StrategyOptions, smallestLimitOf, type ThrottlePolicy } from './policy.js';
 import { field, readRecord } from './saved-fields.js';
 
 /**
@@ -94,8 +94,8 @@ export interface OwnPolicySetup {
   readonly settlesInFlight: boolean;
   /** The user's `createPolicy`, checked as it answers (checkedPolicy). */
   readonly create: (rates: readonly Rate[], now: number) => StrategyPolicy;
-  /** Where breaches go; absent outside a machine (a tool's own policy): they are thrown. */
-  readonly faults: PolicyFaults | undefined;
+  /** Where breaches go (a PolicyFaults); absent outside a machine (a tool's own policy): they are thrown. */
+  readonly faults: StrategyOptions['faults'];
 }
 
 const OPTIONAL_METHODS = [

@@ -1,5 +1,4 @@
 import type { Rate } from '../rate/index.js';
-import type { PolicyFaults } from './own-policy.js';
 
 /**
  * What the local clearance asks a strategy. A policy is a pure, clock-free object:
@@ -129,7 +128,7 @@ export interface StrategyOptions {
    * Where a strategy of one's own reports its policies' breaches of the contract (own-policy.ts): one per
    * throttler, made as its context is (machine/initial-context.ts). Never saved.
    */
-  readonly faults?: PolicyFaults | undefined;
+  readonly faults?: { report(error: Error): void } | undefined;
 }
 
 /**
