@@ -5,7 +5,6 @@ import type { ResolvedOptions } from '../engine/options/options.js';
 import { refusePaceWithStore } from '../engine/options/pace-option.js';
 import type { StrategyLookup } from '../engine/options/strategy-option.js';
 import { refuseMeasuredWithStore } from '../engine/options/transit-option.js';
-import { PolicyFaults } from '../policies/own-policy.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { DeliveryPacer } from './delivery-pacer.js';
 import { checkTarget } from './event-checks.js';
@@ -48,7 +47,7 @@ export function initialContext(
   { version = 0, deliveryGate, messageCheck, store, self }: ContextExtras = {},
 ): MachineContext {
   // A strategy of one's own reports its policies' breaches to this throttler's sink (policies/own-policy.ts).
-  const strategyFaults = given.strategyValue.own ? new PolicyFaults() : undefined;
+  const strategyFaults = given.strategyValue.createFaults?.();
   const options =
     strategyFaults === undefined
       ? given

@@ -8,7 +8,7 @@
  * its policies have `save` and `load`.
  */
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { OwnPolicy, type OwnPolicySetup, type StrategyPolicy } from './own-policy.js';
+import { OwnPolicy, type OwnPolicySetup, PolicyFaults, type StrategyPolicy } from './own-policy.js';
 import { STRATEGIES, type StrategyName } from './policy.js';
 import { markOwnStrategy, type Strategy, type StrategyImplementation } from './strategy.js';
 
@@ -81,6 +81,7 @@ export function defineStrategy<const TName extends string>(definition: StrategyD
     // A store refuses a strategy of one's own (strategy-option.ts), so it has no grant to retime.
     retimesLateGrants: false,
     own: true,
+    createFaults: () => new PolicyFaults(),
     createPolicy: (rates, options, now) => {
       const setup: OwnPolicySetup = { name, leases, settlesInFlight, create, faults: options.faults };
       return new OwnPolicy(setup, rates, now);

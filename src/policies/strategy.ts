@@ -1,6 +1,6 @@
 import type { Rate } from '../rate/index.js';
 import type { AllOfState } from './all-of.js';
-import type { OwnPolicyState } from './own-policy.js';
+import type { OwnPolicyState, PolicyFaults } from './own-policy.js';
 import { STRATEGIES, type StrategyName, type StrategyOptions, type ThrottlePolicy } from './policy.js';
 import type { SlidingWindowState } from './sliding-window.js';
 
@@ -61,6 +61,11 @@ export interface StrategyImplementation extends Strategy<string> {
   readonly paceRefusal?: string | undefined;
   /** A strategy of the user's own (defineStrategy): no store, its policies checked (own-policy.ts). */
   readonly own?: true | undefined;
+  /**
+   * A strategy of the user's own: a fresh sink for one throttler's breaches (PolicyFaults), made here so that
+   * only an app that defines a strategy bundles its code.
+   */
+  createFaults?(): PolicyFaults;
 }
 
 /** The strategies defineStrategy made: the exact values, so that a copy or a look-alike is never taken for one. */

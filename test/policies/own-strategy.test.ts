@@ -125,7 +125,7 @@ describe('what a strategy of your own cannot do is refused', () => {
     const store = createMemoryStore({ name: 'own' });
     expectOptionError(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, store }), {
       message:
-        'strategy must be "sliding-window" or "token-bucket" with a store, whose scripts run only the library\'s algorithms (a strategy of your own runs in one process), got "fixed-window"',
+        'strategy must be "sliding-window" or "token-bucket" with a store, whose scripts run only the library\'s algorithms, got "fixed-window"',
       option: 'strategy',
       value: 'fixed-window',
     });

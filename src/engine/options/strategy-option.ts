@@ -38,7 +38,7 @@ export function resolveStrategy(value: unknown, hasStore: boolean, lookup: Strat
   if (hasStore && value.own) {
     throw new ThrottlerOptionError(
       'strategy',
-      `"sliding-window" or "token-bucket" with a store, whose scripts run only the library's algorithms (a strategy of your own runs in one process)`,
+      `"sliding-window" or "token-bucket" with a store, whose scripts run only the library's algorithms`,
       value.name,
     );
   }
