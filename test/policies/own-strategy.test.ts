@@ -319,3 +319,127 @@ describe('a policy that breaks the contract at run time', () => {
     expect(now()).toBe(0);
   });
 });
+
+/** A policy that records what it is told, over a fixed window. */
+function recording(calls: string[], extra: Partial<StrategyPolicy> = {}) {
+  return (rates: readonly Rate[], at: number): StrategyPolicy => {
+    const inner = new FixedWindowPolicy(rates, at);
+    calls.push(`create ${rates.map((rate) => `${rate.limit}/${rate.interval}`).join(',')} at ${at}`);
+    return {
+      earliestDelivery: (now, cost) => inner.earliestDelivery(now, cost),
+      recordDelivery: (sentAt, cost) => {
+        calls.push(`record ${cost} at ${sentAt}`);
+        inner.recordDelivery(sentAt, cost);
+      },
+      ...extra,
+    };
+  };
+}
+
+describe('the optional parts of the contract', () => {
+  it('channels and keys each get a policy of their own, made as they are first used', () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({ name: 'per-scope', createPolicy: recording(calls) });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: {
+        rate: '10/1s',
+        channels: { search: '1/1s' },
+        keys: { rate: '2/1s' },
+        ordering: 'per-channel',
+        strategy,
+        target: target.ref,
+      },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 's1' }, channel: 'search' });
+    actor.send({ type: 'QUEUE', message: { type: 's2' }, channel: 'search' });
+    advance(10);
+    actor.send({ type: 'QUEUE', message: { type: 'k1' }, channel: 'customer-7' });
+    advance(990);
+    expect(target.received.map(({ message, at }) => [message.type, at])).toEqual([
+      ['s1', 0],
+      ['k1', 10],
+      ['s2', 1000],
+    ]);
+    expect(calls.filter((call) => call.startsWith('create'))).toEqual([
+      'create 10/1000 at 0',
+      'create 1/1000 at 0',
+      'create 2/1000 at 10',
+    ]);
+  });
+
+  it('without setRates a SET_RATE makes a new policy for the new rates; with it, the policy is told', () => {
+    const calls: string[] = [];
+    const fresh = defineStrategy({ name: 'fresh', createPolicy: recording(calls) });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/1s', strategy: fresh, target: target.ref } });
+    actor.start();
+    actor.send({ type: 'SET_RATE', rate: '5/1s' });
+    expect(calls).toEqual(['create 1/1000 at 0', 'create 5/1000 at 0']);
+    const told: string[] = [];
+    const keeping = defineStrategy({
+      name: 'keeping',
+      createPolicy: recording([], { setRates: (rates, at) => told.push(`${rates[0]?.limit} at ${at}`) }),
+    });
+    const other = createActor(throttlerMachine, { input: { rate: '1/1s', strategy: keeping, target: target.ref } });
+    other.start();
+    advance(5);
+    other.send({ type: 'SET_RATE', rate: '3/1s' });
+    expect(told).toEqual(['3 at 5']);
+  });
+
+  it('without settleDelivery an overrun is recorded at the time it is told; with it, the policy is told', () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({ name: 'overrun', createPolicy: recording(calls) });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '5/1s', strategy, target: target.ref } }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' }, id: 'a', cost: 1 });
+    advance(20);
+    actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 4 });
+    actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 1 });
+    expect(calls.filter((call) => call.startsWith('record'))).toEqual(['record 1 at 0', 'record 3 at 20']);
+    const settled: number[][] = [];
+    const told = defineStrategy({
+      name: 'told',
+      createPolicy: recording([], { settleDelivery: (...args) => settled.push(args) }),
+    });
+    const other = createActor(throttlerMachine, { input: { rate: '5/1s', strategy: told, target: target.ref } });
+    other.start();
+    other.send({ type: 'QUEUE', message: { type: 'm' }, id: 'b', cost: 2 });
+    advance(7);
+    other.send({ type: 'ACTUAL_COST', id: 'b', cost: 1 });
+    expect(settled).toEqual([[20, 2, 1, 27]]);
+  });
+
+  it('activate is called as the throttler becomes active, and a message goes only after it', () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({
+      name: 'activating',
+      createPolicy: recording(calls, { activate: (at) => calls.push(`activate at ${at}`) }),
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '5/1s', strategy, target: target.ref } }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(calls).toEqual(['create 5/1000 at 0', 'activate at 0', 'record 1 at 0']);
+  });
+
+  it("settlesInFlight: countUntil 'done' holds the cost until SETTLED, then releases it at that time", () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({
+      name: 'holding',
+      settlesInFlight: true,
+      createPolicy: recording(calls, {
+        holdInFlight: (cost) => calls.push(`hold ${cost}`),
+        releaseInFlight: (at, cost) => calls.push(`release ${cost} at ${at}`),
+      }),
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '5/1s', strategy, countUntil: 'done', target: target.ref },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' }, cost: 2 });
+    advance(30);
+    actor.send({ type: 'SETTLED', cost: 2 });
+    expect(calls.slice(1)).toEqual(['hold 2', 'release 2 at 30']);
+  });
+});
