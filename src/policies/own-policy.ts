@@ -110,9 +110,17 @@ const OPTIONAL_METHODS = [
   'load',
 ] as const;
 
-/** The user's policy for `rates`, its shape checked: a ThrottlerOptionError naming the strategy and what is wrong. */
-export function checkedPolicy(setup: OwnPolicySetup, rates: readonly Rate[], now: number): StrategyPolicy {
-  const where = `strategy "${setup.name}": createPolicy(rates, ${now})`;
+/**
+ * The user's policy for `rates` (the option they come from: `rate`, `channels.search`, ...), its shape checked: a
+ * ThrottlerOptionError naming the strategy and what is wrong.
+ */
+export function checkedPolicy(
+  setup: OwnPolicySetup,
+  rates: readonly Rate[],
+  now: number,
+  from = 'rate',
+): StrategyPolicy {
+  const where = `strategy "${setup.name}": createPolicy(${from})`;
   let policy: unknown;
   try {
     policy = setup.create(rates, now);
@@ -151,6 +159,12 @@ export function checkedPolicy(setup: OwnPolicySetup, rates: readonly Rate[], now
   return policy as StrategyPolicy;
 }
 
+/** What a scope whose policy could not be made answers: nothing goes, until an event. */
+const REFUSING: StrategyPolicy = {
+  earliestDelivery: () => Number.POSITIVE_INFINITY,
+  recordDelivery: () => {},
+};
+
 function withCause<T extends Error>(error: T, cause: unknown): T {
   error.cause = cause;
   return error;
@@ -169,7 +183,10 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
 
   constructor(setup: OwnPolicySetup, rates: readonly Rate[], now: number) {
     this.setup = setup;
-    this.inner = checkedPolicy(setup, rates, now);
+    this.inner = REFUSING;
+    // Every configured list was tried as the options were checked (own-strategy.ts): one that fails now (a
+    // key's, a SET_RATE's) is a breach, and its scope lets nothing go rather than end the actor.
+    this.guarded('createPolicy', () => (this.inner = checkedPolicy(setup, rates, now)));
     this.rateCount = rates.length;
     this.smallestLimit = smallestLimitOf(rates);
     this.startsPeriodsOnActivation = this.inner.activate !== undefined;
@@ -214,7 +231,11 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   setRates(rates: readonly Rate[], now: number): void {
     const { inner } = this;
     if (inner.setRates !== undefined) this.guarded('setRates', () => inner.setRates?.(rates, now));
-    else this.guarded('createPolicy', () => (this.inner = checkedPolicy(this.setup, rates, now)));
+    else {
+      // Failing, nothing goes: the old policy would let through what the old rates allowed.
+      this.inner = REFUSING;
+      this.guarded('createPolicy', () => (this.inner = checkedPolicy(this.setup, rates, now)));
+    }
     this.rateCount = rates.length;
     this.smallestLimit = smallestLimitOf(rates);
   }

@@ -8,7 +8,7 @@
  * its policies have `save` and `load`.
  */
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { OwnPolicy, type OwnPolicySetup, PolicyFaults, type StrategyPolicy } from './own-policy.js';
+import { checkedPolicy, OwnPolicy, type OwnPolicySetup, PolicyFaults, type StrategyPolicy } from './own-policy.js';
 import { STRATEGIES, type StrategyName } from './policy.js';
 import { markOwnStrategy, type Strategy, type StrategyImplementation } from './strategy.js';
 
@@ -74,6 +74,7 @@ export function defineStrategy<const TName extends string>(definition: StrategyD
     throw new ThrottlerOptionError('strategy.settlesInFlight', 'a boolean or absent', settlesInFlight);
   }
   const create = (rates: readonly Rate[], now: number) => createPolicy(rates, now);
+  const checked: OwnPolicySetup = { name, leases, settlesInFlight, create, faults: undefined };
   const implementation: StrategyImplementation = {
     name,
     leases,
@@ -85,6 +86,11 @@ export function defineStrategy<const TName extends string>(definition: StrategyD
     createPolicy: (rates, options, now) => {
       const setup: OwnPolicySetup = { name, leases, settlesInFlight, create, faults: options.faults };
       return new OwnPolicy(setup, rates, now);
+    },
+    // A policy made for every configured list as the options are checked, so that a bad one throws at the call.
+    checkOptions: (options, rateLists) => {
+      for (const [option, list] of rateLists) checkedPolicy(checked, list, 0, option);
+      return options;
     },
     transitRefusal: `a strategy of your own takes no transit spread (strategy "${name}")`,
     paceRefusal: `a strategy of your own spaces its deliveries itself (strategy "${name}")`,

@@ -97,13 +97,13 @@ describe('defineStrategy checks every field where it is called', () => {
   it('a policy of the wrong shape is refused as the throttler is created, naming the method', () => {
     const broken = defineStrategy({ name: 'broken', createPolicy: () => ({ earliestDelivery: () => 0 }) as never });
     expectOptionError(() => createThrottler({ rate: '1/1s', strategy: broken }), {
-      message: 'strategy "broken": createPolicy(rates, 0).recordDelivery must be a function, got undefined',
-      option: 'strategy "broken": createPolicy(rates, 0).recordDelivery',
+      message: 'strategy "broken": createPolicy(rate).recordDelivery must be a function, got undefined',
+      option: 'strategy "broken": createPolicy(rate).recordDelivery',
       value: undefined,
     });
     const settling = defineStrategy({ name: 'settling', settlesInFlight: true, createPolicy: policyOf });
     expect(() => createThrottler({ rate: '1/1s', strategy: settling, countUntil: 'done' })).toThrow(
-      'strategy "settling": createPolicy(rates, 0).holdInFlight must be a function (the strategy declares settlesInFlight), got undefined',
+      'strategy "settling": createPolicy(rate).holdInFlight must be a function (the strategy declares settlesInFlight), got undefined',
     );
   });
 
@@ -361,7 +361,12 @@ describe('the optional parts of the contract', () => {
       ['k1', 10],
       ['s2', 1000],
     ]);
+    // One for each configured list as the options are checked, so that a bad policy throws at the call; then
+    // the throttler's own, each channel's, and a key's as it is first used.
     expect(calls.filter((call) => call.startsWith('create'))).toEqual([
+      'create 10/1000 at 0',
+      'create 1/1000 at 0',
+      'create 2/1000 at 0',
       'create 10/1000 at 0',
       'create 1/1000 at 0',
       'create 2/1000 at 10',
@@ -375,7 +380,7 @@ describe('the optional parts of the contract', () => {
     const actor = createActor(throttlerMachine, { input: { rate: '1/1s', strategy: fresh, target: target.ref } });
     actor.start();
     actor.send({ type: 'SET_RATE', rate: '5/1s' });
-    expect(calls).toEqual(['create 1/1000 at 0', 'create 5/1000 at 0']);
+    expect(calls).toEqual(['create 1/1000 at 0', 'create 1/1000 at 0', 'create 5/1000 at 0']);
     const told: string[] = [];
     const keeping = defineStrategy({
       name: 'keeping',
@@ -420,7 +425,7 @@ describe('the optional parts of the contract', () => {
     const target = createRecorder();
     const actor = createActor(throttlerMachine, { input: { rate: '5/1s', strategy, target: target.ref } }).start();
     actor.send({ type: 'QUEUE', message: { type: 'm' } });
-    expect(calls).toEqual(['create 5/1000 at 0', 'activate at 0', 'record 1 at 0']);
+    expect(calls.slice(2)).toEqual(['activate at 0', 'record 1 at 0']);
   });
 
   it("settlesInFlight: countUntil 'done' holds the cost until SETTLED, then releases it at that time", () => {
@@ -440,6 +445,38 @@ describe('the optional parts of the contract', () => {
     actor.send({ type: 'QUEUE', message: { type: 'm' }, cost: 2 });
     advance(30);
     actor.send({ type: 'SETTLED', cost: 2 });
-    expect(calls.slice(1)).toEqual(['hold 2', 'release 2 at 30']);
+    expect(calls.slice(2)).toEqual(['hold 2', 'release 2 at 30']);
+  });
+});
+
+describe('a createPolicy that throws', () => {
+  const throwingFor = (limit: number) =>
+    defineStrategy({
+      name: 'picky',
+      createPolicy: (rates, at) => {
+        if (rates.some((rate) => rate.limit === limit)) throw new RangeError(`no limit of ${limit}`);
+        return new FixedWindowPolicy(rates, at);
+      },
+    });
+
+  it('for a configured list: refused as the throttler is created, naming the option', () => {
+    expect(() => createThrottler({ rate: '5/1s', channels: { search: '3/1s' }, strategy: throwingFor(3) })).toThrow(
+      'strategy "picky": createPolicy(channels.search) must be a function that returns a policy, not one that throws, got',
+    );
+  });
+
+  it('at run time (a SET_RATE): reported, and that scope lets nothing go; the actor runs on', () => {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '5/1s', strategy: throwingFor(3), target: target.ref },
+    });
+    const errors: string[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error.message));
+    actor.start();
+    actor.send({ type: 'SET_RATE', rate: '3/1s' });
+    actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(errors[0]).toMatch(/^strategy "picky": createPolicy must be a method that does not throw, got /);
+    expect(target.received).toEqual([]);
+    expect(actor.getSnapshot().status).toBe('active');
   });
 });
