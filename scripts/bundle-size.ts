@@ -90,6 +90,9 @@ export interface SizedEntry {
  * feature by itself and pays 0.9 kB for the mechanism (the option's check, the values' wrappers): 46.8 kB every
  * name, 44.0 createThrottler, 33.1 the machine; /rxjs 35.0 and /replay 39.3 the same way. Each budget the size plus
  * 0.3 kB. The 15 and 25 kB targets are not met yet: scripts/feature-sizes.ts says what is left, by feature.
+ * A strategy of one's own (defineStrategy, issue 35 §4): /strategies carries it and its policy's checks
+ * (own-policy.ts, 3.6 kB of its 7.5); the main entry pays 0.1 kB for the refusals, the restore's and the
+ * `strategyError` it emits (48.1 every name). Those two budgets the size plus 0.3 kB.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
@@ -103,7 +106,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 48_100,
+    budget: 48_400,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
@@ -153,7 +156,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 6_300,
+    budget: 7_800,
   },
   {
     name: 'xstate-throttler/rxjs',

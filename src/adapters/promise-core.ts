@@ -76,6 +76,9 @@ export class PromiseCore implements TaskParts {
     this.withStore = setup.throttleOptions.store !== undefined;
     if (this.withStore)
       this.host.actor.on('storeConflict', (event) => this.abortTasks(this.pending.waiting(), event.error));
+    // So does a strategy of one's own that broke its contract: they would wait on a policy that answers nothing.
+    if (resolved.strategyValue.own)
+      this.host.actor.on('strategyError', (event) => this.abortTasks(this.pending.waiting(), event.error));
     // Leases go only where the machine can grant them (it decides each one): asking elsewhere would cost an event a
     // stretch. Not with a bounded queue: its QUEUE goes at once, and from inside a leased task (the machine is not
     // busy delivering it) that would start the inner task inside the outer one. Only a strategy that says it

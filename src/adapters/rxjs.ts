@@ -39,6 +39,7 @@ import {
   type CommonOptions,
   checkOptionNames,
   optionHintsFeature,
+  type ResolvedOptions,
   refuseMeasuredTransit,
   resolveOptions,
 } from '../engine/index.js';
@@ -186,8 +187,8 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         discard: onDiscarded,
         deferFlush,
       });
-      // A store that refuses this configuration (another process created it with other options) errors the stream.
-      if (throttleOptions.store !== undefined) host.actor.on('storeConflict', (event) => subscriber.error(event.error));
+      // What no waiting can mend errors the stream (failsOn).
+      failsOn(host.actor, throttleOptions.store !== undefined, resolved, (error) => subscriber.error(error));
       let ended: (() => void) | undefined | void;
       try {
         ended = onThrottler?.(host.actor as unknown as ThrottlerActor);
@@ -230,4 +231,13 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         if (typeof ended === 'function') ended();
       };
     });
+}
+
+/**
+ * A store that refuses this configuration (another process created it with other options), and a strategy of
+ * one's own that broke its contract (`strategyError`): the stream fails with the error.
+ */
+function failsOn(actor: ThrottlerActor, withStore: boolean, resolved: ResolvedOptions, fail: (error: Error) => void) {
+  if (withStore) actor.on('storeConflict', (event) => fail(event.error));
+  if (resolved.strategyValue.own) actor.on('strategyError', (event) => fail(event.error));
 }

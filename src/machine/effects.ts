@@ -121,6 +121,9 @@ export function withEffects(
     body(context, event, effects, self);
     const fault = context.clock.takeFault();
     if (fault !== undefined) effects.emit({ type: 'invalidEvent', event, error: fault });
+    // A strategy of one's own that broke its contract (own-policy.ts): nothing went on its word, and it is told.
+    const breach = context.strategyFaults?.take();
+    if (breach !== undefined) effects.emit({ type: 'strategyError', error: breach, at: context.now() });
   });
 }
 

@@ -42,10 +42,16 @@ export interface ContextExtras {
  * when `now()` does not return a finite time, or the store cannot share the options.
  */
 export function initialContext(
-  options: ResolvedOptions,
+  given: ResolvedOptions,
   target: AnyActorRef | undefined,
   { version = 0, deliveryGate, messageCheck, store, self }: ContextExtras = {},
 ): MachineContext {
+  // A strategy of one's own reports its policies' breaches to this throttler's sink (policies/own-policy.ts).
+  const strategyFaults = given.strategyValue.createFaults?.();
+  const options =
+    strategyFaults === undefined
+      ? given
+      : { ...given, strategyOptions: { ...given.strategyOptions, faults: strategyFaults } };
   const clock = new MonotoneClock(options.now);
   // A store answers asynchronously: it wakes the actor with an event, never during one of its calls.
   const clearance = store?.store.clearanceFor(options, {
@@ -70,6 +76,7 @@ export function initialContext(
       heard(self, 'dequeued'),
     ),
     messageCheck,
+    strategyFaults,
     target,
     wakeAt: Number.POSITIVE_INFINITY,
     counts: { ...dispatcher.counts },

@@ -6,6 +6,7 @@
  */
 import type { AnyEventObject } from 'xstate';
 import type { Dispatcher } from '../engine/dispatcher.js';
+import type { PolicyFaults } from '../policies/own-policy.js';
 import type { DeliveryPacer } from './delivery-pacer.js';
 import type { MonotoneClock } from './monotone-clock.js';
 import type { OwnEvent } from './own-events.js';
@@ -22,6 +23,8 @@ export interface MachineContext extends ThrottlerContext {
   readonly pacer: DeliveryPacer;
   /** The adapter's check of a message's kind (MachineInput[MESSAGE_CHECK]); never saved. */
   readonly messageCheck: ((message: AnyEventObject) => Error | undefined) | undefined;
+  /** A strategy of one's own: its policies' breaches of the contract, until reported (`strategyError`); never saved. */
+  readonly strategyFaults: PolicyFaults | undefined;
 }
 
 /** Every event the machine handles: a user's, and its own (marked, own-events.ts). */

@@ -52,6 +52,7 @@ import { byAnyName, byValueOnly, type StrategyLookup } from '../engine/options/s
 import { refuseMeasuredTransit } from '../engine/options/transit-option.js';
 import { readPersisted, readState } from '../engine/saved/persisted-format.js';
 import type { Strategy } from '../policies/index.js';
+import { STRATEGIES, type StrategyName } from '../policies/policy.js';
 import { field, isRecord, readCount } from '../policies/saved-fields.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { checkTarget } from './event-checks.js';
@@ -80,9 +81,10 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
   store?: ThrottleStore | undefined;
   /**
    * The strategy the snapshot was saved with, as a value from xstate-throttler/strategies: required by
-   * xstate-throttler/lean's restoreThrottler, which knows no strategy by name; the main entry's reads the name.
+   * xstate-throttler/lean's restoreThrottler, which knows no strategy by name, and for a strategy of your own
+   * (defineStrategy) by either; the main entry's reads a library strategy's name.
    */
-  strategy?: Strategy | undefined;
+  strategy?: Strategy<string> | undefined;
   /**
    * xstate-throttler/lean: the features the restored throttler loads (`features: [audit]`), as createThrottler's
    * `features`; a snapshot saves none. The main entry's restoreThrottler loads every feature.
@@ -120,6 +122,14 @@ function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lo
   const givenName = (strategy as { name?: unknown } | null | undefined)?.name;
   if (strategy !== undefined && givenName !== savedName && typeof givenName === 'string') {
     throw new ThrottlerOptionError('strategy', `the strategy the snapshot was saved with, "${savedName}"`, givenName);
+  }
+  // A strategy of one's own is known by no entry: its value must come with the snapshot.
+  if (strategy === undefined && typeof savedName === 'string' && !STRATEGIES.includes(savedName as StrategyName)) {
+    throw new ThrottlerOptionError(
+      'strategy',
+      `the value of the strategy the snapshot was saved with ("${savedName}", made by defineStrategy)`,
+      strategy,
+    );
   }
   const given = { ...parts.options, strategy: strategy ?? savedName, now, weight, features };
   const resolved = resolveOptionsKnowing(given, lookup);

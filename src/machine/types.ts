@@ -167,6 +167,14 @@ export type ThrottlerEmitted<TMessage extends EventObject = AnyEventObject> =
   | { type: 'targetNotStarted'; target: AnyActorRef; waiting: number; at: number }
   | { type: 'invalidEvent'; event: EventObject; error: Error }
   /**
+   * A strategy of your own (defineStrategy) broke the policy contract: `earliestDelivery` answered something
+   * other than a time >= now, or a method threw (`error`, a ThrottlerOptionError naming the call, with the
+   * throw as its `cause`). Nothing went on that answer (it counts as "not until an event") and the queue
+   * stays; emitted after the event being handled, once per event. The promise API rejects its waiting tasks
+   * with `error`; the RxJS operator errors its stream.
+   */
+  | { type: 'strategyError'; error: Error; at: number }
+  /**
    * The store stopped answering (a call failed or timed out; while grants are being used and nothing
    * else calls it, a check every second finds out): with onStoreDown 'pause' nothing new is granted
    * until `storeUp`. The queue stays.

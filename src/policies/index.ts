@@ -1,6 +1,8 @@
 export { AllOfPolicies, type AllOfState, type PartState } from './all-of.js';
 export { type CostPolicy, type CostPolicyState, createCostPolicy, type SplitByDimension } from './cost-policy.js';
 export { DimensionsPolicy, type DimensionsState } from './dimensions.js';
+export { OwnPolicy, type OwnPolicyState, PolicyFaults, type StrategyPolicy } from './own-policy.js';
+export { defineStrategy, type StrategyDefinition } from './own-strategy.js';
 export type { StrategyName, StrategyOptions, ThrottlePolicy, TransitSpread } from './policy.js';
 export { STRATEGIES } from './policy.js';
 export { SlidingWindowPolicy, type SlidingWindowState } from './sliding-window.js';

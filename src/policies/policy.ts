@@ -124,6 +124,11 @@ export interface StrategyOptions {
    * interval widened by the transit spread, a number of ms over at most that. Absent: no spacing.
    */
   readonly pace?: true | number | undefined;
+  /**
+   * Where a strategy of one's own reports its policies' breaches of the contract (own-policy.ts): one per
+   * throttler, made as its context is (machine/initial-context.ts). Never saved.
+   */
+  readonly faults?: { report(error: Error): void } | undefined;
 }
 
 /**

@@ -4,6 +4,7 @@
  * throttler open the same one), and what a throttler does while the store does not answer.
  */
 import type { ResolvedOptions } from '../engine/index.js';
+import type { StrategyName } from '../policies/index.js';
 import { type DurationInput, parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { DEFAULT_GRANT_GRACE_MS, type DeclaredConfig, declareConfig } from './limiter-config.js';
 import type { SharedLimiterConfig } from './protocol.js';
@@ -27,7 +28,8 @@ export const DEFAULT_RECONNECT_WITHIN_MS = 2500;
 /** What a throttler opens the limiter with: its options (the store's reserve-ahead and grace are added by `declareWith`). */
 export function throttlerConfig(throttle: ResolvedOptions): SharedLimiterConfig {
   return {
-    strategy: throttle.strategy,
+    // A strategy of one's own is refused with a store (strategy-option.ts): this is a library strategy's name.
+    strategy: throttle.strategy as StrategyName,
     rates: throttle.rates,
     channels: throttle.channels,
     keys: throttle.keys?.rates,

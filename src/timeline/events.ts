@@ -22,7 +22,9 @@ export type TimelineEvent =
   | { type: 'activated'; at: number }
   | { type: 'idled'; at: number }
   /** The throttler's other events are accepted and ignored, so `actor.on('*', ...)` can feed a timeline. */
-  | { type: 'rejected' | 'targetLost' | 'targetNotStarted' | 'invalidEvent' | 'queued' | 'dequeued' };
+  | {
+      type: 'rejected' | 'targetLost' | 'targetNotStarted' | 'invalidEvent' | 'queued' | 'dequeued' | 'strategyError';
+    };
 
 /** The rates to measure the deliveries against: the same forms as the machine's `rate` and `channels`. */
 export interface TimelineRates {
@@ -76,6 +78,7 @@ const IGNORED: ReadonlySet<string> = new Set([
   'targetLost',
   'targetNotStarted',
   'invalidEvent',
+  'strategyError',
   'queued',
   'dequeued',
 ]);

@@ -166,7 +166,7 @@ describe('a wrong strategy', () => {
     expectOptionError(() => createThrottler({ rate: '1/1s', strategy: { name: 'fastest' } as never }), {
       message:
         'strategy must be one of "timer", "sliding-window", "token-bucket", "warming-up", or a strategy value from ' +
-        'xstate-throttler/strategies, got {"name":"fastest"}',
+        'xstate-throttler/strategies (one of your own made by defineStrategy), got {"name":"fastest"}',
       option: 'strategy',
       value: { name: 'fastest' },
     });

@@ -55,9 +55,10 @@ export interface CommonOptions {
   /**
    * Default `'timer'` (Akka's voucher timer); with a `store`, `'sliding-window'`, the strict one, which a
    * store shares exactly (it refuses `'timer'` and `'warming-up'`). Or the strategy as a value from
-   * `xstate-throttler/strategies` (`strategy: slidingWindow`), which xstate-throttler/lean requires.
+   * `xstate-throttler/strategies` (`strategy: slidingWindow`), which xstate-throttler/lean requires, or one of
+   * your own (`defineStrategy`, docs/strategies.md).
    */
-  strategy?: StrategyName | Strategy | undefined;
+  strategy?: StrategyName | Strategy<string> | undefined;
   /**
    * Per-channel rates, obeyed on top of the overall `rate`: `{ search: '3/1s', upload: '1/1s' }`, or a Map
    * of name to rate. Any name works, `__proto__` included (as a computed key, `{ ['__proto__']: '1/1s' }`).
@@ -161,8 +162,8 @@ export interface ResolvedOptions {
   readonly rates: Rate[];
   /** The dimensions `rate` names, numbered; undefined when it names none (costs are plain numbers). */
   readonly dimensions: Dimensions | undefined;
-  /** The strategy's name: what a saved snapshot and a store's configuration record. */
-  readonly strategy: StrategyName;
+  /** The strategy's name: what a saved snapshot and a store's configuration record (one's own: any string). */
+  readonly strategy: string;
   /** The strategy itself, which builds the policies. */
   readonly strategyValue: StrategyImplementation;
   readonly channels: ReadonlyMap<string, Rate[]>;
@@ -279,7 +280,10 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   const countUntil = checkOneOf('countUntil', COUNT_UNTIL, withDefault(options.countUntil, 'start'));
   // Read from the value (Strategy.settlesInFlight); the sliding window is the library's one that does.
   if (countUntil === 'done' && !strategyValue.settlesInFlight) {
-    throw new ThrottlerOptionError('countUntil', '"start" unless strategy is "sliding-window"', countUntil);
+    const requirement = strategyValue.own
+      ? `"start" with strategy "${strategyValue.name}", which does not settle in flight (settlesInFlight)`
+      : '"start" unless strategy is "sliding-window"';
+    throw new ThrottlerOptionError('countUntil', requirement, countUntil);
   }
   const maxConcurrent = withDefault(options.maxConcurrent, Number.POSITIVE_INFINITY);
   if (maxConcurrent !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(maxConcurrent) || maxConcurrent <= 0)) {

@@ -29,9 +29,20 @@ export interface StrategyLookup {
   readonly features?: readonly ThrottlerFeature[];
 }
 
-/** The strategy `value` stands for: a strategy value as it is, anything else as the entry's `lookup` reads it. */
+/**
+ * The strategy `value` stands for: a strategy value as it is, anything else as the entry's `lookup` reads it.
+ * A strategy of one's own is refused with a store: the store's scripts run the library's algorithms only.
+ */
 export function resolveStrategy(value: unknown, hasStore: boolean, lookup: StrategyLookup): StrategyImplementation {
-  return isStrategy(value) ? value : lookup(value, hasStore);
+  if (!isStrategy(value)) return lookup(value, hasStore);
+  if (hasStore && value.own) {
+    throw new ThrottlerOptionError(
+      'strategy',
+      `"sliding-window" or "token-bucket" with a store, whose scripts run only the library's algorithms`,
+      value.name,
+    );
+  }
+  return value;
 }
 
 /**
@@ -47,7 +58,7 @@ function anyName(value: unknown, hasStore: boolean): StrategyImplementation {
   const names = `one of ${STRATEGIES.map((known) => `"${known}"`).join(', ')}`;
   const requirement =
     typeof value === 'object' && value !== null
-      ? `${names}, or a strategy value from xstate-throttler/strategies`
+      ? `${names}, or a strategy value from xstate-throttler/strategies (one of your own made by defineStrategy)`
       : names;
   throw new ThrottlerOptionError('strategy', requirement, value);
 }

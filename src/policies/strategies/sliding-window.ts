@@ -3,7 +3,7 @@ import type { Strategy, StrategyImplementation } from '../strategy.js';
 
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
-  name: 'sliding-window',
+  name: 'sliding-window' as const,
   // Every delivery on one log with its time: a lease, a settle in flight and a retimed grant stay strict.
   leases: true,
   settlesInFlight: true,

@@ -5,7 +5,7 @@ import { VoucherTimerPolicy, type VoucherTimerState } from '../timer.js';
 
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
-  name: 'timer',
+  name: 'timer' as const,
   leases: false,
   settlesInFlight: false,
   retimesLateGrants: false,

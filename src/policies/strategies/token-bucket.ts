@@ -6,7 +6,7 @@ import { checkTransitCapacity, TokenBucketPolicy } from '../token-bucket.js';
 
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
-  name: 'token-bucket',
+  name: 'token-bucket' as const,
   leases: false,
   settlesInFlight: false,
   retimesLateGrants: false,

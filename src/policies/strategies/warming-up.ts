@@ -10,7 +10,7 @@ const DEFAULT_COLD_FACTOR = 3;
 
 /** How the strategy builds its policy and checks its options, out of its public type. */
 const implementation = {
-  name: 'warming-up',
+  name: 'warming-up' as const,
   leases: false,
   settlesInFlight: false,
   retimesLateGrants: false,

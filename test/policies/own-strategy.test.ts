@@ -1,0 +1,482 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createActor } from 'xstate';
+import {
+  createThrottler,
+  type Rate,
+  restoreThrottler,
+  type ThrottlerEmitted,
+  ThrottlerOptionError,
+  throttlerMachine,
+} from '../../src/index.js';
+import { throttleQueue } from '../../src/rxjs/index.js';
+import { createMemoryStore } from '../../src/store/index.js';
+import { defineStrategy, type StrategyPolicy } from '../../src/strategies/index.js';
+import { expectOptionError } from '../support/option-error.js';
+import { FixedWindowPolicy, fixedWindow, leakyBucket } from '../support/own-strategies.js';
+import { createRecorder } from '../support/recorder.js';
+import { advance, now, restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
+
+beforeEach(useVirtualTime);
+afterEach(restoreRealTime);
+
+const policyOf = (rates: readonly Rate[], now: number) => new FixedWindowPolicy(rates, now);
+
+describe('defineStrategy checks every field where it is called', () => {
+  it.each<[string, unknown, string, string, unknown]>([
+    ['not an object', 5, 'strategy', 'an object with a name and a createPolicy function', 5],
+    ['no name', { createPolicy: policyOf }, 'strategy.name', 'a non-empty string', undefined],
+    ['an empty name', { name: '', createPolicy: policyOf }, 'strategy.name', 'a non-empty string', ''],
+    ['a number for a name', { name: 7, createPolicy: policyOf }, 'strategy.name', 'a non-empty string', 7],
+    [
+      "a library strategy's name",
+      { name: 'sliding-window', createPolicy: policyOf },
+      'strategy.name',
+      "a name that is not a library strategy's",
+      'sliding-window',
+    ],
+    ['no createPolicy', { name: 'mine' }, 'strategy.createPolicy', 'a function (rates, now) => policy', undefined],
+    [
+      'a policy for createPolicy',
+      { name: 'mine', createPolicy: {} },
+      'strategy.createPolicy',
+      'a function (rates, now) => policy',
+      {},
+    ],
+    [
+      'a string for leases',
+      { name: 'mine', createPolicy: policyOf, leases: 'yes' },
+      'strategy.leases',
+      'a boolean or absent',
+      'yes',
+    ],
+    [
+      'a number for settlesInFlight',
+      { name: 'mine', createPolicy: policyOf, settlesInFlight: 1 },
+      'strategy.settlesInFlight',
+      'a boolean or absent',
+      1,
+    ],
+    [
+      'a field it does not take',
+      { name: 'mine', createPolicy: policyOf, retimesLateGrants: true },
+      'strategy.retimesLateGrants',
+      'absent: a strategy takes name, createPolicy, leases, settlesInFlight',
+      true,
+    ],
+  ])('refuses %s', (_case, definition, option, requirement, value) => {
+    const error = `${option} must be ${requirement}, got `;
+    let thrown: unknown;
+    try {
+      defineStrategy(definition as never);
+    } catch (caught) {
+      thrown = caught;
+    }
+    expect(thrown).toBeInstanceOf(ThrottlerOptionError);
+    expect((thrown as ThrottlerOptionError).message.startsWith(error)).toBe(true);
+    expect((thrown as ThrottlerOptionError).option).toBe(option);
+    expect((thrown as ThrottlerOptionError).value).toEqual(value);
+  });
+
+  it('says what it supports, false unless declared, and is frozen', () => {
+    expect([fixedWindow.name, fixedWindow.leases, fixedWindow.settlesInFlight, fixedWindow.retimesLateGrants]).toEqual([
+      'fixed-window',
+      true,
+      false,
+      false,
+    ]);
+    expect([leakyBucket.leases, leakyBucket.settlesInFlight]).toEqual([false, false]);
+    expect(Object.isFrozen(fixedWindow)).toBe(true);
+  });
+
+  it('takes only the value it made: a copy or a look-alike is refused as the strategy option', () => {
+    expect(() => createThrottler({ rate: '1/1s', strategy: { ...fixedWindow } })).toThrow(
+      /^strategy must be one of .*, or a strategy value from xstate-throttler\/strategies \(one of your own made by defineStrategy\), got \{"name":"fixed-window"/,
+    );
+  });
+
+  it('a policy of the wrong shape is refused as the throttler is created, naming the method', () => {
+    const broken = defineStrategy({ name: 'broken', createPolicy: () => ({ earliestDelivery: () => 0 }) as never });
+    expectOptionError(() => createThrottler({ rate: '1/1s', strategy: broken }), {
+      message: 'strategy "broken": createPolicy(rate).recordDelivery must be a function, got undefined',
+      option: 'strategy "broken": createPolicy(rate).recordDelivery',
+      value: undefined,
+    });
+    const settling = defineStrategy({ name: 'settling', settlesInFlight: true, createPolicy: policyOf });
+    expect(() => createThrottler({ rate: '1/1s', strategy: settling, countUntil: 'done' })).toThrow(
+      'strategy "settling": createPolicy(rate).holdInFlight must be a function (the strategy declares settlesInFlight), got undefined',
+    );
+  });
+
+  it('names are data: a strategy named __proto__ throttles as any other', () => {
+    const proto = defineStrategy({ name: '__proto__', createPolicy: policyOf });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '1/100ms', strategy: proto, target: target.ref },
+    }).start();
+    for (let i = 0; i < 3; i++) actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    advance(300);
+    expect(target.received.map(({ at }) => at)).toEqual([0, 100, 200]);
+    expect(proto.name).toBe('__proto__');
+  });
+});
+
+describe('what a strategy of your own cannot do is refused', () => {
+  it('a shared store', () => {
+    const store = createMemoryStore({ name: 'own' });
+    expectOptionError(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, store }), {
+      message:
+        'strategy must be "sliding-window" or "token-bucket" with a store, whose scripts run only the library\'s algorithms, got "fixed-window"',
+      option: 'strategy',
+      value: 'fixed-window',
+    });
+  });
+
+  it("transit, pace and countUntil 'done' (it does not settle in flight)", () => {
+    expect(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, transit: '50ms' })).toThrow(
+      /a strategy of your own takes no transit spread \(strategy "fixed-window"\)/,
+    );
+    expect(() => createThrottler({ rate: '1/1s', strategy: fixedWindow, pace: true })).toThrow(
+      /a strategy of your own spaces its deliveries itself/,
+    );
+    expectOptionError(() => createThrottler({ rate: '1/1s', strategy: leakyBucket, countUntil: 'done' }), {
+      message:
+        'countUntil must be "start" with strategy "leaky-bucket", which does not settle in flight (settlesInFlight), got "done"',
+      option: 'countUntil',
+      value: 'done',
+    });
+  });
+
+  it('saving a snapshot when its policies have no save and load', () => {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '1/1s', strategy: leakyBucket, target: target.ref },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(() => JSON.stringify(actor.getPersistedSnapshot())).toThrow(
+      'strategy must be a strategy whose policies have save and load to save a snapshot (strategy "leaky-bucket"\'s have not), got "leaky-bucket"',
+    );
+  });
+});
+
+describe('a snapshot of a strategy whose policies save and load', () => {
+  const saved = () => {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '2/1s', strategy: fixedWindow, target: target.ref },
+    }).start();
+    for (let i = 0; i < 3; i++) actor.send({ type: 'QUEUE', message: { type: 'm', i } });
+    const json = JSON.stringify(actor.getPersistedSnapshot());
+    actor.stop();
+    return { json, sent: target.received.length };
+  };
+
+  it('restores with the value given, keeping the window and the queue', () => {
+    const { json, sent } = saved();
+    expect(sent).toBe(2);
+    const target = createRecorder();
+    const restored = restoreThrottler(JSON.parse(json), { strategy: fixedWindow, target: target.ref });
+    advance(999);
+    expect(target.received).toEqual([]);
+    advance(1);
+    expect(target.received.map(({ message }) => message)).toEqual([{ type: 'm', i: 2 }]);
+    restored.stop();
+  });
+
+  it('refuses a restore without the value, with another strategy, or of a state its load refuses', () => {
+    const { json } = saved();
+    expectOptionError(() => restoreThrottler(JSON.parse(json)), {
+      message:
+        'strategy must be the value of the strategy the snapshot was saved with ("fixed-window", made by defineStrategy), got undefined',
+      option: 'strategy',
+      value: undefined,
+    });
+    expect(() => restoreThrottler(JSON.parse(json), { strategy: leakyBucket })).toThrow(
+      'strategy must be the strategy the snapshot was saved with, "fixed-window", got "leaky-bucket"',
+    );
+    const damaged = JSON.parse(json);
+    damaged.context.dispatcher.state.overall.state.used = [99];
+    let thrown: unknown;
+    try {
+      restoreThrottler(damaged, { strategy: fixedWindow });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ThrottlerOptionError);
+    expect((thrown as ThrottlerOptionError).message).toMatch(
+      /^persisted\.context\.dispatcher\.state\.overall\.state must be what strategy "fixed-window" loads \(used\[0\] must be a count within the limit\), got/,
+    );
+  });
+});
+
+/** A strategy whose policy answers `answer` from its `earliestDelivery` once `broken()` says so. */
+function breakable(answer: () => unknown) {
+  let broken = false;
+  const strategy = defineStrategy({
+    name: 'breakable',
+    createPolicy: (rates, at): StrategyPolicy => {
+      const inner = new FixedWindowPolicy(rates, at);
+      return {
+        earliestDelivery: (at, cost) => (broken ? (answer() as number) : inner.earliestDelivery(at, cost)),
+        recordDelivery: (at, cost) => inner.recordDelivery(at, cost),
+      };
+    },
+  });
+  return { strategy, breakNow: (is = true) => (broken = is) };
+}
+
+describe('a policy that breaks the contract at run time', () => {
+  it.each<[string, () => unknown, string]>([
+    ['NaN', () => Number.NaN, 'must be a time >= now (0), or Infinity, got NaN'],
+    ['a time before now', () => -5, 'must be a time >= now (0), or Infinity, got -5'],
+    ['a string', () => '10', 'must be a time >= now (0), or Infinity, got "10"'],
+    [
+      'a throw',
+      () => {
+        throw new Error('boom');
+      },
+      'must be a time, not a throw, got',
+    ],
+  ])(
+    'answering %s: nothing goes, strategyError is emitted, the queue stays and goes on once it answers again',
+    (_case, answer, message) => {
+      const { strategy, breakNow } = breakable(answer);
+      const target = createRecorder();
+      const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+      const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
+      actor.on('strategyError', (event) => errors.push(event));
+      actor.start();
+      breakNow();
+      actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
+      actor.send({ type: 'QUEUE', message: { type: 'm', i: 2 } });
+      expect(target.received).toEqual([]);
+      expect(errors.length).toBeGreaterThan(0);
+      const [first] = errors;
+      expect(first?.error).toBeInstanceOf(ThrottlerOptionError);
+      expect(first?.error.message).toContain(`strategy "breakable": earliestDelivery(0, 1) ${message}`);
+      expect(first?.at).toBe(0);
+      if (_case === 'a throw') expect((first?.error as Error).cause).toEqual(new Error('boom'));
+      expect(actor.getSnapshot().status).toBe('active');
+      expect(actor.getSnapshot().context.counts.queued).toBe(2);
+      // Answering again, the queue goes on at the next event.
+      breakNow(false);
+      actor.send({ type: 'RESUME' });
+      advance(100);
+      expect(target.received.map(({ message: sent, at }) => [sent, at])).toEqual([
+        [{ type: 'm', i: 1 }, 0],
+        [{ type: 'm', i: 2 }, 100],
+      ]);
+      actor.stop();
+    },
+  );
+
+  it('a throwing recordDelivery is reported; the delivery stands and the throttler goes on', () => {
+    const strategy = defineStrategy({
+      name: 'throwing-record',
+      createPolicy: (rates, at) => {
+        const inner = new FixedWindowPolicy(rates, at);
+        return {
+          earliestDelivery: (at: number, cost: number) => inner.earliestDelivery(at, cost),
+          recordDelivery: () => {
+            throw new RangeError('full');
+          },
+        };
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+    const errors: Error[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error));
+    actor.start();
+    actor.send({ type: 'QUEUE_BATCH', messages: [{ message: { type: 'a' } }, { message: { type: 'b' } }] });
+    expect(target.received.length).toBe(2);
+    expect(errors.map((error) => error.message)).toEqual([
+      'strategy "throwing-record": recordDelivery must be a method that does not throw, got "RangeError: full"',
+    ]);
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('the promise API rejects its waiting tasks with the error; the RxJS operator errors its stream', async () => {
+    const { strategy, breakNow } = breakable(() => Number.NaN);
+    const throttler = createThrottler({ rate: '1/100ms', strategy });
+    const first = throttler.schedule(() => 'first');
+    breakNow();
+    const second = throttler.schedule(() => 'second');
+    await expect(first).resolves.toBe('first');
+    await expect(second).rejects.toThrow('strategy "breakable": earliestDelivery(');
+    expect(throttler.size).toBe(0);
+    throttler.stop();
+
+    const { strategy: streamStrategy, breakNow: breakStream } = breakable(() => -1);
+    const { of } = await import('rxjs');
+    breakStream();
+    const errors: unknown[] = [];
+    of(1, 2)
+      .pipe(throttleQueue({ rate: '1/100ms', strategy: streamStrategy }))
+      .subscribe({ error: (error) => errors.push(error) });
+    await Promise.resolve();
+    advance(0);
+    expect(String(errors[0])).toContain('strategy "breakable": earliestDelivery(');
+    expect(now()).toBe(0);
+  });
+});
+
+/** A policy that records what it is told, over a fixed window. */
+function recording(calls: string[], extra: Partial<StrategyPolicy> = {}) {
+  return (rates: readonly Rate[], at: number): StrategyPolicy => {
+    const inner = new FixedWindowPolicy(rates, at);
+    calls.push(`create ${rates.map((rate) => `${rate.limit}/${rate.interval}`).join(',')} at ${at}`);
+    return {
+      earliestDelivery: (now, cost) => inner.earliestDelivery(now, cost),
+      recordDelivery: (sentAt, cost) => {
+        calls.push(`record ${cost} at ${sentAt}`);
+        inner.recordDelivery(sentAt, cost);
+      },
+      ...extra,
+    };
+  };
+}
+
+describe('the optional parts of the contract', () => {
+  it('channels and keys each get a policy of their own, made as they are first used', () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({ name: 'per-scope', createPolicy: recording(calls) });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: {
+        rate: '10/1s',
+        channels: { search: '1/1s' },
+        keys: { rate: '2/1s' },
+        ordering: 'per-channel',
+        strategy,
+        target: target.ref,
+      },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 's1' }, channel: 'search' });
+    actor.send({ type: 'QUEUE', message: { type: 's2' }, channel: 'search' });
+    advance(10);
+    actor.send({ type: 'QUEUE', message: { type: 'k1' }, channel: 'customer-7' });
+    advance(990);
+    expect(target.received.map(({ message, at }) => [message.type, at])).toEqual([
+      ['s1', 0],
+      ['k1', 10],
+      ['s2', 1000],
+    ]);
+    // One for each configured list as the options are checked, so that a bad policy throws at the call; then
+    // the throttler's own, each channel's, and a key's as it is first used.
+    expect(calls.filter((call) => call.startsWith('create'))).toEqual([
+      'create 10/1000 at 0',
+      'create 1/1000 at 0',
+      'create 2/1000 at 0',
+      'create 10/1000 at 0',
+      'create 1/1000 at 0',
+      'create 2/1000 at 10',
+    ]);
+  });
+
+  it('without setRates a SET_RATE makes a new policy for the new rates; with it, the policy is told', () => {
+    const calls: string[] = [];
+    const fresh = defineStrategy({ name: 'fresh', createPolicy: recording(calls) });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/1s', strategy: fresh, target: target.ref } });
+    actor.start();
+    actor.send({ type: 'SET_RATE', rate: '5/1s' });
+    expect(calls).toEqual(['create 1/1000 at 0', 'create 1/1000 at 0', 'create 5/1000 at 0']);
+    const told: string[] = [];
+    const keeping = defineStrategy({
+      name: 'keeping',
+      createPolicy: recording([], { setRates: (rates, at) => told.push(`${rates[0]?.limit} at ${at}`) }),
+    });
+    const other = createActor(throttlerMachine, { input: { rate: '1/1s', strategy: keeping, target: target.ref } });
+    other.start();
+    advance(5);
+    other.send({ type: 'SET_RATE', rate: '3/1s' });
+    expect(told).toEqual(['3 at 5']);
+  });
+
+  it('without settleDelivery an overrun is recorded at the time it is told; with it, the policy is told', () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({ name: 'overrun', createPolicy: recording(calls) });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '5/1s', strategy, target: target.ref } }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' }, id: 'a', cost: 1 });
+    advance(20);
+    actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 4 });
+    actor.send({ type: 'ACTUAL_COST', id: 'a', cost: 1 });
+    expect(calls.filter((call) => call.startsWith('record'))).toEqual(['record 1 at 0', 'record 3 at 20']);
+    const settled: number[][] = [];
+    const told = defineStrategy({
+      name: 'told',
+      createPolicy: recording([], { settleDelivery: (...args) => settled.push(args) }),
+    });
+    const other = createActor(throttlerMachine, { input: { rate: '5/1s', strategy: told, target: target.ref } });
+    other.start();
+    other.send({ type: 'QUEUE', message: { type: 'm' }, id: 'b', cost: 2 });
+    advance(7);
+    other.send({ type: 'ACTUAL_COST', id: 'b', cost: 1 });
+    expect(settled).toEqual([[20, 2, 1, 27]]);
+  });
+
+  it('activate is called as the throttler becomes active, and a message goes only after it', () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({
+      name: 'activating',
+      createPolicy: recording(calls, { activate: (at) => calls.push(`activate at ${at}`) }),
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '5/1s', strategy, target: target.ref } }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(calls.slice(2)).toEqual(['activate at 0', 'record 1 at 0']);
+  });
+
+  it("settlesInFlight: countUntil 'done' holds the cost until SETTLED, then releases it at that time", () => {
+    const calls: string[] = [];
+    const strategy = defineStrategy({
+      name: 'holding',
+      settlesInFlight: true,
+      createPolicy: recording(calls, {
+        holdInFlight: (cost) => calls.push(`hold ${cost}`),
+        releaseInFlight: (at, cost) => calls.push(`release ${cost} at ${at}`),
+      }),
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '5/1s', strategy, countUntil: 'done', target: target.ref },
+    }).start();
+    actor.send({ type: 'QUEUE', message: { type: 'm' }, cost: 2 });
+    advance(30);
+    actor.send({ type: 'SETTLED', cost: 2 });
+    expect(calls.slice(2)).toEqual(['hold 2', 'release 2 at 30']);
+  });
+});
+
+describe('a createPolicy that throws', () => {
+  const throwingFor = (limit: number) =>
+    defineStrategy({
+      name: 'picky',
+      createPolicy: (rates, at) => {
+        if (rates.some((rate) => rate.limit === limit)) throw new RangeError(`no limit of ${limit}`);
+        return new FixedWindowPolicy(rates, at);
+      },
+    });
+
+  it('for a configured list: refused as the throttler is created, naming the option', () => {
+    expect(() => createThrottler({ rate: '5/1s', channels: { search: '3/1s' }, strategy: throwingFor(3) })).toThrow(
+      'strategy "picky": createPolicy(channels.search) must be a function that returns a policy, not one that throws, got',
+    );
+  });
+
+  it('at run time (a SET_RATE): reported, and that scope lets nothing go; the actor runs on', () => {
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '5/1s', strategy: throwingFor(3), target: target.ref },
+    });
+    const errors: string[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error.message));
+    actor.start();
+    actor.send({ type: 'SET_RATE', rate: '3/1s' });
+    actor.send({ type: 'QUEUE', message: { type: 'm' } });
+    expect(errors[0]).toMatch(/^strategy "picky": createPolicy must be a method that does not throw, got /);
+    expect(target.received).toEqual([]);
+    expect(actor.getSnapshot().status).toBe('active');
+  });
+});
