@@ -19,6 +19,11 @@ export const SLOW_SUITES = [
   'test/machine/many-channels.test.ts',
   // Linear-time enqueueing: 300,000 messages timed in CPU time.
   'test/machine/queue-linear-time.test.ts',
+  // The Stately inspector's package fed a throttler holding 100,000 messages (0.7 s of CPU; inspection.test.ts
+  // keeps summarizeInspection in the quick tier); every picture drawn and parsed back as SVG, 100,000 deliveries
+  // among them (1.4 s; the other timeline suites stay quick).
+  'test/machine/stately-inspector.test.ts',
+  'test/timeline/render.test.ts',
   'test/adapters/promise-load.test.ts',
   // Thousands of messages over 50 windows per run, per strategy: the use of the limit with settled costs.
   'test/properties/actual-cost.property.test.ts',
