@@ -95,6 +95,10 @@ function projects(): TestProjectInlineConfiguration[] {
 
 export default defineConfig({
   test: {
+    // Each module's transform kept on disk (node_modules/.experimental-vitest-cache, keyed by its content and
+    // the config) for the next run: a rerun of the quick tier transforms only what changed (Vitest's "transform"
+    // 5.4 s, then 1.6 s). `npx vitest --clearCache` empties it.
+    experimental: { fsModuleCache: true },
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: projects(),

@@ -32,8 +32,8 @@ describe('the test tiers', () => {
       scripts: Record<string, string>;
     };
     expect(scripts.test).toBe('vitest run');
-    // The edit loop makes a fifth of each property's runs (test/support/property-runs.ts); npm test makes all.
-    expect(scripts['test:quick']).toBe('PROPERTY_RUNS=0.2 vitest run --project node');
+    // The edit loop makes a tenth of each property's runs (test/support/property-runs.ts); npm test makes all.
+    expect(scripts['test:quick']).toBe('PROPERTY_RUNS=0.1 vitest run --project node');
     expect(readFileSync(join(repo, '.ci', 'run'), 'utf8')).toMatch(/^npm test\b/m);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * How many runs a property makes: its full count scaled by the environment variable PROPERTY_RUNS, a
- * factor in (0, 1] (default 1), never fewer than one. `npm run test:quick`, the edit loop, sets 0.2;
+ * factor in (0, 1] (default 1), never fewer than one. `npm run test:quick`, the edit loop, sets 0.1;
  * `npm test` and CI run every property in full. Browsers have no process.env: full there too.
  */
 const factor = readFactor();

@@ -6,18 +6,35 @@
  * every listed file exists.
  */
 
-/** Suites that are slow by nature: soak, memory, scale, bench, fleet, other processes, build. */
+/**
+ * Suites that are slow by nature: soak, memory, scale, bench, fleet, other processes, build, the examples at
+ * their documented size. The quick tier's budget: under 25 s of CPU (user + sys of `npm run test:quick`), so
+ * that beside a second `npm test`, which leaves it about one core, it takes under 30 s; a file of a second or
+ * more of CPU that a change to src/ rarely breaks alone belongs here (the per-file CPU: process.cpuUsage()
+ * around each file, in a setup file).
+ */
 export const SLOW_SUITES = [
   // Soak and scale: a million messages, a cost per message against 10 and 10,000 channels, 100k tasks.
   'test/machine/soak.test.ts',
   'test/machine/many-channels.test.ts',
   // Linear-time enqueueing: 300,000 messages timed in CPU time.
   'test/machine/queue-linear-time.test.ts',
+  // The Stately inspector's package fed a throttler holding 100,000 messages (0.7 s of CPU; inspection.test.ts
+  // keeps summarizeInspection in the quick tier); every picture drawn and parsed back as SVG, 100,000 deliveries
+  // among them (1.4 s; the other timeline suites stay quick).
+  'test/machine/stately-inspector.test.ts',
+  'test/timeline/render.test.ts',
   'test/adapters/promise-load.test.ts',
   // Thousands of messages over 50 windows per run, per strategy: the use of the limit with settled costs.
   'test/properties/actual-cost.property.test.ts',
   'test/dimensions/settle.property.test.ts',
   'test/redis/settle-use.test.ts',
+  // Likewise across a fleet: three throttlers on one memory store, tokens settled late, the share of the token
+  // quota used over the steady part (1 s of CPU).
+  'test/store/fleet-late-settles.test.ts',
+  // Regions sharing one limit against a brute force over long virtual spans: swaps of demand, partitions, leases
+  // (1 s of CPU; region-shares.test.ts keeps the regions in the quick tier).
+  'test/store/regions/shares.property.test.ts',
   // Memory, each in a process of its own with --expose-gc.
   'test/machine/keyed-limits-memory.test.ts',
   'test/machine/cancel-memory.test.ts',
@@ -52,6 +69,16 @@ export const SLOW_SUITES = [
   'test/server-limits/adaptive-socket.test.ts',
   // The mock providers over real sockets with injected delay: 15-45 s of real time.
   'test/examples/provider-sockets.test.ts',
+  // The examples' scenarios at their documented size, in virtual time but CPU-bound: a seeded day of traffic
+  // replayed three ways (3 s of CPU), each mock provider paced and settled over the simulated network (3 s).
+  'test/examples/replay-day.test.ts',
+  'test/examples/provider-pace.test.ts',
+  'test/examples/provider-accounting.test.ts',
+  // Other processes started with tsx (about a second of CPU each): the replay CLI as a user runs it, a
+  // process that must exit after its last task, scripts/timeline.ts --check.
+  'test/replay/cli.test.ts',
+  'test/machine/timer-periods.test.ts',
+  'test/timeline/committed-picture.test.ts',
   // Rates in dimensions on the store: properties over processes and throttlers sharing one limiter.
   'test/redis/store-dimensions.property.test.ts',
   // Two throttlers on one Redis store against the mock provider over sockets: real time, about 20 s.
@@ -73,6 +100,11 @@ export const SLOW_SUITES = [
   // The compiler over every TypeScript block of README.md and docs/, twice (node16 and bundler).
   'test/build/doc-snippets.test.ts',
   'test/build/bundle-size.test.ts',
+  // The compiler over the public entries (the API report) and over every source file (functions' length and
+  // parameters, the layout's imports): 6 of the quick tier's 43 s of CPU, for what changes rarely in an edit
+  // loop; `npm test` and CI run them.
+  'test/build/api-report.test.ts',
+  'test/build/source-shape.test.ts',
   // The built package in every runtime (Node 22 and 24, Bun, Deno, workerd), each installed from the registry.
   'test/runtimes/runtimes.test.ts',
 ];
@@ -82,7 +114,9 @@ export const PAGE_SUITES = ['test/examples/browser-page.test.ts'];
 
 /**
  * How the quick tier runs: two files at a time on two cores, in processes the files share
- * (`isolate: false`: half the CPU of a process per file, the difference being startup). A file that
+ * (`isolate: false`: half the CPU of a process per file, the difference being startup). Forks, not
+ * threads: structured-field.test.ts measures CPU time with process.cpuUsage() (cpu-time.ts), which a
+ * thread would share with the other worker. A file that
  * leaves a global replaced would break the files after it in its process: shared-process.ts fails the
  * next file naming it (the cause of the Redis store's tests that once hung late in such a run: a spy
  * on setTimeout that Vitest restored, at the file's end, to the fake timers of a finished test).
