@@ -275,10 +275,19 @@ export function jsonNumber(value: number): string {
   const micros = Math.round(value * 1000);
   if (micros / 1000 !== value || !Number.isSafeInteger(micros)) return Number.isFinite(value) ? String(value) : 'null';
   const size = micros < 0 ? -micros : micros;
-  let fraction = String(1000 + (size % 1000)).slice(1);
-  while (fraction.endsWith('0')) fraction = fraction.slice(0, -1);
-  return `${micros < 0 ? '-' : ''}${Math.floor(size / 1000)}.${fraction}`;
+  const whole = `${micros < 0 ? '-' : ''}${Math.floor(size / 1000)}.`;
+  // The fraction's digits without its trailing zeros, told by arithmetic rather than by trimming text.
+  const thousandths = size % 1000;
+  if (thousandths % 100 === 0) return whole + FRACTION_DIGITS[thousandths / 100];
+  if (thousandths % 10 === 0) return whole + (FRACTION_DIGITS[thousandths / 10 + 10] as string);
+  return whole + (thousandths < 10 ? '00' : thousandths < 100 ? '0' : '') + thousandths;
 }
+
+/** The digits of a fraction: tenths (0-9) as "1".."9", hundredths (10-109) as "01".."99". */
+const FRACTION_DIGITS: readonly string[] = [
+  ...Array.from({ length: 10 }, (_, tenths) => String(tenths)),
+  ...Array.from({ length: 100 }, (_, hundredths) => String(100 + hundredths).slice(1)),
+];
 
 /**
  * Options as JSON can hold them, for a header or a report: functions (`now`, a weight function, a

@@ -98,4 +98,34 @@ describe('recordThrottler over typed arrays', () => {
     throttler.stop();
     expect(lines).toHaveLength(5); // its end came after it was written: ignored; close writes the two held
   });
+
+  it('times a task started inside its own schedule call at its arrival, one scheduled inside it at its own', async () => {
+    useVirtualTime();
+    const configuration = { rate: '2/1s', strategy: 'sliding-window' } as const;
+    const throttler = createThrottler(configuration);
+    let text = '';
+    const recording = recordThrottler(throttler, { to: (line) => (text += line), configuration });
+    await vi.advanceTimersByTimeAsync(5);
+    const inner: Promise<unknown>[] = [];
+    const outer = recording.schedule(() => {
+      vi.advanceTimersByTime(3); // the task runs 3 ms, then schedules two more: they start after it, the second
+      // when the window lets it
+      inner.push(
+        recording.schedule(() => 'first inner'),
+        recording.schedule(() => 'second inner'),
+      );
+      vi.advanceTimersByTime(2);
+      return 'outer';
+    });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(await Promise.all([outer, ...inner])).toEqual(['outer', 'first inner', 'second inner']);
+    recording.close();
+    throttler.stop();
+    const arrivals = await arrivalsOf(text);
+    expect(arrivals).toEqual([
+      { t: 5, sent: 5, ran: 5, outcome: 'ok' },
+      { t: 8, sent: 10, ran: 0, outcome: 'ok' },
+      { t: 8, sent: 1010, ran: 0, outcome: 'ok' },
+    ]);
+  });
 });
