@@ -9,6 +9,8 @@
  */
 import { arrivalLine, jsonNumber, type RecordedArrival, type RecordedOutcome, type RecordingHeader } from './format.js';
 
+/** A writable is handed the lines at hand as one text of about this many characters at most. */
+const JOINED_CHARS = 1 << 16;
 const CHUNK_BITS = 12;
 const CHUNK = 1 << CHUNK_BITS;
 
@@ -75,6 +77,8 @@ export class ArrivalColumns {
     private readonly maxPending: number,
     header: RecordingHeader,
     process: string | undefined,
+    /** Lines written together as one text (a writable), not one call each (a function, handed each line). */
+    private readonly joins = false,
   ) {
     write(`${JSON.stringify(header)}\n`);
     this.quotedProcess = process === undefined ? undefined : JSON.stringify(process);
@@ -201,7 +205,9 @@ export class ArrivalColumns {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    while (this.head < this.next) this.writeHead();
+    let text = '';
+    while (this.head < this.next) text = this.emit(text, this.takeHead());
+    if (text !== '') this.write(text);
   }
 
   private mark(index: number, bits: number): void {
@@ -215,24 +221,40 @@ export class ArrivalColumns {
   }
 
   private flush(): void {
+    let text = '';
     while (this.head < this.next) {
       const state = (this.chunkAt(this.head) as Chunk).state[this.head & (CHUNK - 1)] as number;
       if ((state & COMPLETE) === 0 && this.next - this.head <= this.maxPending) break;
-      this.writeHead();
+      text = this.emit(text, this.takeHead());
     }
+    if (text !== '') this.write(text);
   }
 
-  private writeHead(): void {
+  /** A line written, or (joins) added to the text at hand, which is written once it is long enough; the text left. */
+  private emit(text: string, line: string): string {
+    if (!this.joins) {
+      this.write(line);
+      return '';
+    }
+    const joined = text + line;
+    if (joined.length < JOINED_CHARS) return joined;
+    this.write(joined);
+    return '';
+  }
+
+  /** The oldest arrival held, taken out as its line. */
+  private takeHead(): string {
     const index = this.head++;
-    const object = this.objects.get(index);
+    const object = this.objects.size === 0 ? undefined : this.objects.get(index);
     if (object !== undefined) this.objects.delete(index);
-    this.write(object === undefined ? this.lineAt(index) : `${arrivalLine(object)}\n`);
-    this.reasons.delete(index);
+    const line = object === undefined ? this.lineAt(index) : `${arrivalLine(object)}\n`;
+    if (this.reasons.size > 0) this.reasons.delete(index);
     // A chunk all written goes back to the spares: memory bounded by the arrivals held, not the recording.
     if ((this.head & (CHUNK - 1)) === 0 && this.head - this.base >= CHUNK) {
       this.spare.push(this.chunks.shift() as Chunk);
       this.base += CHUNK;
     }
+    return line;
   }
 
   /** The arrival's line from the columns, as `arrivalLine` writes it (its fields in the format's order). */

@@ -8,7 +8,14 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { ArrivalColumns, type ColumnFields } from './arrival-columns.js';
-import { ArrivalLog, checkMaxPending, checkSink, type LogEntry, type RecordingSink } from './arrival-log.js';
+import {
+  ArrivalLog,
+  checkMaxPending,
+  checkSink,
+  joinsLines,
+  type LogEntry,
+  type RecordingSink,
+} from './arrival-log.js';
 import {
   jsonConfiguration,
   RECORDING_FORMAT,
@@ -21,7 +28,10 @@ import { defaultOutcome, type OutcomeReader, reasonOfFailure } from './outcome.j
 
 /** What both recorders take. */
 export interface RecorderOptions {
-  /** Where the lines go: a function handed each line (with its newline), or a writable (`createWriteStream(path)`). */
+  /**
+   * Where the lines go: a function handed each line (with its newline), or a writable (`createWriteStream(path)`),
+   * which `recordThrottler` hands the lines at hand together, as one text of about 64 KiB.
+   */
   to: RecordingSink;
   /** The options the throttler was created with, for the header (what JSON can hold of them): a replay's default. */
   configuration: object;
@@ -284,7 +294,8 @@ export function recordThrottler<T extends RecordableThrottler>(
   options: RecorderOptions,
 ): ThrottlerRecording<T['schedule']> {
   const started = start(options, clockOf(throttler?.actor, 'throttler'));
-  const columns = new ArrivalColumns(started.write, started.maxPending, started.header, started.process);
+  const joins = joinsLines(options.to);
+  const columns = new ArrivalColumns(started.write, started.maxPending, started.header, started.process, joins);
   const fields: ColumnFields = { t: 0, cost: 0, channel: undefined, priority: -1, deadline: 0, maxWait: 0 };
   const recording: ColumnRecording = { ...started, columns, fields, scheduling: -1, arrivedAt: 0 };
   const failures = new WeakMap<object, 'dropped' | 'rejected'>();
