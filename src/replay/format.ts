@@ -112,7 +112,8 @@ function parseLine(text: string, line: number): Line {
 }
 
 function unknownField(fields: ReadonlySet<string>, value: Line, line: number): void {
-  for (const name of Object.keys(value)) {
+  // for...in, not Object.keys: no array a line (JSON.parse makes plain objects, with own fields only).
+  for (const name in value) {
     if (!fields.has(name)) {
       throw new RecordingFormatError(line, name, `not a field of this format (known: ${[...fields].join(', ')})`);
     }
@@ -187,9 +188,13 @@ function checkCost(cost: unknown, line: number): void {
   }
 }
 
+const DECISIONS = ['sent', 'dropped', 'rejected'] as const;
+const NON_NEGATIVE_TIMES = ['maxWait', 'sent', 'ran', 'retryAfter'] as const;
+
 function checkDecision(value: Line, line: number): void {
-  const decided = ['sent', 'dropped', 'rejected'].filter((field) => value[field] !== undefined);
-  if (decided.length > 1) {
+  const given = +(value.sent !== undefined) + +(value.dropped !== undefined) + +(value.rejected !== undefined);
+  if (given > 1) {
+    const decided = DECISIONS.filter((field) => value[field] !== undefined);
     throw new RecordingFormatError(
       line,
       decided[1],
@@ -244,7 +249,7 @@ export function readArrival(text: string, line: number, after: number): Recorded
   if (value.deadline !== undefined && (typeof value.deadline !== 'number' || Number.isNaN(value.deadline))) {
     throw new RecordingFormatError(line, 'deadline', `must be a number, got ${describeValue(value.deadline)}`);
   }
-  for (const field of ['maxWait', 'sent', 'ran', 'retryAfter']) finiteAtLeast(value, field, 0, line);
+  for (const field of NON_NEGATIVE_TIMES) finiteAtLeast(value, field, 0, line);
   nonEmptyString(value, 'dropped', line);
   nonEmptyString(value, 'rejected', line);
   checkDecision(value, line);

@@ -69,8 +69,9 @@ interface ArrivalMessage {
   readonly retryAfter: number | undefined;
 }
 
-/** An arrival as the QUEUE_BATCH entry (or the QUEUE) that carries it. */
+/** An arrival as the QUEUE that carries it, or as its QUEUE_BATCH entry (the same object: `type` is not read there). */
 interface Entry {
+  readonly type: 'QUEUE';
   message: ArrivalMessage;
   channel: string | undefined;
   cost: RecordedArrival['cost'];
@@ -182,7 +183,7 @@ export class ReplayRun {
       retryAfter: recorded.retryAfter,
     };
     this.tally.arrived(channel, t);
-    const entry = { message, channel, cost, priority, deadline, maxWait };
+    const entry: Entry = { type: 'QUEUE', message, channel, cost, priority, deadline, maxWait };
     if (this.store === undefined) {
       this.batch.push(entry);
       return undefined;
@@ -196,21 +197,22 @@ export class ReplayRun {
     const batch = this.batch;
     this.batch = [];
     const { actor } = this.laneOf(undefined);
-    withoutStacks(() => {
+    // As withoutStacks, without a closure an arrival.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
       this.clock.runUntil(this.batchAt);
-      if (batch.length === 1) {
-        const { message, channel, cost, priority, deadline, maxWait } = batch[0] as Entry;
-        actor.send({ type: 'QUEUE', message, channel, cost, priority, deadline, maxWait });
-      } else actor.send({ type: 'QUEUE_BATCH', messages: batch });
-    });
+      actor.send(batch.length === 1 ? (batch[0] as Entry) : { type: 'QUEUE_BATCH', messages: batch });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
 
   /** A fleet's arrival: every timer before it fired one at a time, each answer of the store landed. */
   private async stepFleet(entry: Entry): Promise<void> {
     await this.fleetUntil(entry.message.t);
-    const { message, channel, cost, priority, deadline, maxWait } = entry;
-    const { actor } = withoutStacks(() => this.laneOf(message.process));
-    withoutStacks(() => actor.send({ type: 'QUEUE', message, channel, cost, priority, deadline, maxWait }));
+    const { actor } = withoutStacks(() => this.laneOf(entry.message.process));
+    withoutStacks(() => actor.send(entry));
     await storeAnswers();
   }
 
