@@ -5,8 +5,15 @@
  * the sink's cost, not the recorder's). Timed in CPU time as well as on the wall clock: the machine is
  * shared, and tasks per CPU second is what recording costs whatever the neighbours do.
  *
- *   node --expose-gc --import tsx bench/w1-recording.ts [--size 200000] [--rounds 7]
+ * With `--file`, the lines go to a file instead (`createWriteStream` on a temporary file, awaited as the run
+ * stops): what a recording to disk costs, the stream's writes included.
+ *
+ *   node --expose-gc --import tsx bench/w1-recording.ts [--size 200000] [--rounds 7] [--file]
  */
+import { once } from 'node:events';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createThrottler } from '../src/index.js';
 import { recordThrottler } from '../src/replay/index.js';
 import type { Contender, Instance, RateSpec } from './contenders.js';
@@ -20,6 +27,9 @@ function flag(name: string, fallback: number): number {
 
 let written = 0;
 let bytes = 0;
+const toFile = process.argv.includes('--file');
+const file = join(tmpdir(), `xstate-throttler-w1-recording-${process.pid}.ndjson`);
+let fileBytes = 0;
 
 function promiseContender(recorded: boolean): Contender {
   return {
@@ -36,16 +46,21 @@ function promiseContender(recorded: boolean): Contender {
         written++;
         bytes += line.length;
       };
-      const recording = recorded ? recordThrottler(throttler, { to, configuration }) : undefined;
+      const out: WriteStream | undefined = recorded && toFile ? createWriteStream(file) : undefined;
+      const recording = recorded ? recordThrottler(throttler, { to: out ?? to, configuration }) : undefined;
       const schedule = recording?.schedule ?? throttler.schedule;
       return {
         task: (index) => () => onStart(index),
         submit(tasks, promises) {
           for (let index = 0; index < tasks.length; index++) promises[index] = schedule(tasks[index] as () => void);
         },
-        stop() {
+        async stop() {
           recording?.close();
           throttler.stop();
+          if (out === undefined) return;
+          out.end();
+          await once(out, 'finish');
+          fileBytes = out.bytesWritten;
         },
         stoppable: true,
       };
@@ -73,13 +88,17 @@ const [plain, recorded] = contenders.map((contender) => {
   return { seconds: median(own.map((run) => run.seconds)), cpuSeconds: median(own.map((run) => run.cpuSeconds)) };
 }) as [{ seconds: number; cpuSeconds: number }, { seconds: number; cpuSeconds: number }];
 const share = (a: number, b: number) => `${((a / b - 1) * 100).toFixed(1)}%`;
+if (toFile) rmSync(file, { force: true });
 console.log(
   JSON.stringify(
     {
       size,
       rounds,
-      linesWritten: written,
-      meanLineBytes: Math.round(bytes / Math.max(1, written)),
+      ...(toFile
+        ? { sink: 'file', lastFileBytes: fileBytes }
+        : { sink: 'function', linesWritten: written, meanLineBytes: Math.round(bytes / Math.max(1, written)) }),
+      plainCpuNsPerTask: Math.round((plain.cpuSeconds / size) * 1e9),
+      recordedCpuNsPerTask: Math.round((recorded.cpuSeconds / size) * 1e9),
       plain: {
         tasksPerSecond: Math.round(size / plain.seconds),
         tasksPerCpuSecond: Math.round(size / plain.cpuSeconds),

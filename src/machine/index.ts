@@ -22,3 +22,4 @@ export { clockFor, preciseClock, turnClock, unrefTimeout } from './precise-clock
 export { withResolvedOptions } from './resolved-input.js';
 export { internalThrottlerMachine, leanThrottlerMachine } from './throttler-machine.js';
 export type { Clock, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
+export { listeningTarget } from './xstate-internals.js';

@@ -28,6 +28,11 @@ export function checkSink(sink: unknown): (line: string) => void {
   throw new ThrottlerOptionError('to', 'a function (line) => void or a writable (anything with write(text))', sink);
 }
 
+/** A writable takes the lines of a run as one text (`write` per line is most of what a file stream costs). */
+export function joinsLines(sink: RecordingSink): boolean {
+  return typeof sink !== 'function';
+}
+
 export function checkMaxPending(value: unknown): number {
   if (value === undefined) return DEFAULT_MAX_PENDING;
   if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;

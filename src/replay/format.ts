@@ -112,7 +112,8 @@ function parseLine(text: string, line: number): Line {
 }
 
 function unknownField(fields: ReadonlySet<string>, value: Line, line: number): void {
-  for (const name of Object.keys(value)) {
+  // for...in, not Object.keys: no array a line (JSON.parse makes plain objects, with own fields only).
+  for (const name in value) {
     if (!fields.has(name)) {
       throw new RecordingFormatError(line, name, `not a field of this format (known: ${[...fields].join(', ')})`);
     }
@@ -187,9 +188,13 @@ function checkCost(cost: unknown, line: number): void {
   }
 }
 
+const DECISIONS = ['sent', 'dropped', 'rejected'] as const;
+const NON_NEGATIVE_TIMES = ['maxWait', 'sent', 'ran', 'retryAfter'] as const;
+
 function checkDecision(value: Line, line: number): void {
-  const decided = ['sent', 'dropped', 'rejected'].filter((field) => value[field] !== undefined);
-  if (decided.length > 1) {
+  const given = +(value.sent !== undefined) + +(value.dropped !== undefined) + +(value.rejected !== undefined);
+  if (given > 1) {
+    const decided = DECISIONS.filter((field) => value[field] !== undefined);
     throw new RecordingFormatError(
       line,
       decided[1],
@@ -244,7 +249,7 @@ export function readArrival(text: string, line: number, after: number): Recorded
   if (value.deadline !== undefined && (typeof value.deadline !== 'number' || Number.isNaN(value.deadline))) {
     throw new RecordingFormatError(line, 'deadline', `must be a number, got ${describeValue(value.deadline)}`);
   }
-  for (const field of ['maxWait', 'sent', 'ran', 'retryAfter']) finiteAtLeast(value, field, 0, line);
+  for (const field of NON_NEGATIVE_TIMES) finiteAtLeast(value, field, 0, line);
   nonEmptyString(value, 'dropped', line);
   nonEmptyString(value, 'rejected', line);
   checkDecision(value, line);
@@ -275,10 +280,19 @@ export function jsonNumber(value: number): string {
   const micros = Math.round(value * 1000);
   if (micros / 1000 !== value || !Number.isSafeInteger(micros)) return Number.isFinite(value) ? String(value) : 'null';
   const size = micros < 0 ? -micros : micros;
-  let fraction = String(1000 + (size % 1000)).slice(1);
-  while (fraction.endsWith('0')) fraction = fraction.slice(0, -1);
-  return `${micros < 0 ? '-' : ''}${Math.floor(size / 1000)}.${fraction}`;
+  const whole = `${micros < 0 ? '-' : ''}${Math.floor(size / 1000)}.`;
+  // The fraction's digits without its trailing zeros, told by arithmetic rather than by trimming text.
+  const thousandths = size % 1000;
+  if (thousandths % 100 === 0) return whole + FRACTION_DIGITS[thousandths / 100];
+  if (thousandths % 10 === 0) return whole + (FRACTION_DIGITS[thousandths / 10 + 10] as string);
+  return whole + (thousandths < 10 ? '00' : thousandths < 100 ? '0' : '') + thousandths;
 }
+
+/** The digits of a fraction: tenths (0-9) as "1".."9", hundredths (10-109) as "01".."99". */
+const FRACTION_DIGITS: readonly string[] = [
+  ...Array.from({ length: 10 }, (_, tenths) => String(tenths)),
+  ...Array.from({ length: 100 }, (_, hundredths) => String(100 + hundredths).slice(1)),
+];
 
 /**
  * Options as JSON can hold them, for a header or a report: functions (`now`, a weight function, a

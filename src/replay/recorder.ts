@@ -8,7 +8,14 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { parseDuration, ThrottlerOptionError } from '../rate/index.js';
 import { ArrivalColumns, type ColumnFields } from './arrival-columns.js';
-import { ArrivalLog, checkMaxPending, checkSink, type LogEntry, type RecordingSink } from './arrival-log.js';
+import {
+  ArrivalLog,
+  checkMaxPending,
+  checkSink,
+  joinsLines,
+  type LogEntry,
+  type RecordingSink,
+} from './arrival-log.js';
 import {
   jsonConfiguration,
   RECORDING_FORMAT,
@@ -21,7 +28,10 @@ import { defaultOutcome, type OutcomeReader, reasonOfFailure } from './outcome.j
 
 /** What both recorders take. */
 export interface RecorderOptions {
-  /** Where the lines go: a function handed each line (with its newline), or a writable (`createWriteStream(path)`). */
+  /**
+   * Where the lines go: a function handed each line (with its newline), or a writable (`createWriteStream(path)`),
+   * which `recordThrottler` hands the lines at hand together, as one text of about 64 KiB.
+   */
   to: RecordingSink;
   /** The options the throttler was created with, for the header (what JSON can hold of them): a replay's default. */
   configuration: object;
@@ -171,6 +181,9 @@ function ended(recording: Start, entry: LogEntry, end: TaskEnd): void {
 interface ColumnRecording extends Start {
   columns: ArrivalColumns;
   fields: ColumnFields;
+  /** The arrival whose `schedule` call is under way (-1: none), and its time: a task started inside it started then. */
+  scheduling: number;
+  arrivedAt: number;
 }
 
 /** The task's end in the columns: its run time from its first start, and its outcome; with `complete`, its last news. */
@@ -189,11 +202,16 @@ function returned(recording: ColumnRecording, value: unknown): TaskEnd | undefin
   return plain ? undefined : recording.readOutcome(value, undefined, false);
 }
 
-/** The task as the throttler runs it, recording its start, its run time and its end; as synchronous as the task. */
+/**
+ * The task as the throttler runs it, recording its start, its run time and its end; as synchronous as the task.
+ * A task that starts inside its own `schedule` call (the promise API's lease: nothing waits and the rate
+ * allows it) started at its arrival's reading, so its start reads no clock of its own.
+ */
 function recordedRun(task: Task, recording: ColumnRecording, index: number, endsOnce: boolean): Task {
-  const { now, startedAt, readOutcome, columns } = recording;
   return (context) => {
-    columns.started(index, toMicroseconds(now() - startedAt));
+    const { now, startedAt, readOutcome, columns } = recording;
+    const sent = recording.scheduling === index ? recording.arrivedAt : toMicroseconds(now() - startedAt);
+    columns.started(index, sent);
     let result: unknown;
     try {
       result = task(context);
@@ -202,7 +220,11 @@ function recordedRun(task: Task, recording: ColumnRecording, index: number, ends
       throw error;
     }
     if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') {
-      endedAt(recording, index, returned(recording, result), endsOnce);
+      const end = returned(recording, result);
+      // The common case in one call: ran from this start, ended 'ok', complete.
+      const ok =
+        end === undefined && endsOnce && columns.endedOk(index, sent, toMicroseconds(now() - startedAt - sent));
+      if (!ok) endedAt(recording, index, end, endsOnce);
       return result;
     }
     return Promise.resolve(result).then(
@@ -246,6 +268,7 @@ function columnFields(options: Record<string, unknown>, recording: ColumnRecordi
 /** An arrival opened in the columns: as numbers, or as its object where they cannot hold it. */
 function openArrival(recording: ColumnRecording, options: object | undefined): number {
   const t = toMicroseconds(recording.now() - recording.startedAt);
+  recording.arrivedAt = t;
   const { columns, fields } = recording;
   if (options === undefined) {
     fields.t = t;
@@ -271,9 +294,10 @@ export function recordThrottler<T extends RecordableThrottler>(
   options: RecorderOptions,
 ): ThrottlerRecording<T['schedule']> {
   const started = start(options, clockOf(throttler?.actor, 'throttler'));
-  const columns = new ArrivalColumns(started.write, started.maxPending, started.header, started.process);
+  const joins = joinsLines(options.to);
+  const columns = new ArrivalColumns(started.write, started.maxPending, started.header, started.process, joins);
   const fields: ColumnFields = { t: 0, cost: 0, channel: undefined, priority: -1, deadline: 0, maxWait: 0 };
-  const recording: ColumnRecording = { ...started, columns, fields };
+  const recording: ColumnRecording = { ...started, columns, fields, scheduling: -1, arrivedAt: 0 };
   const failures = new WeakMap<object, 'dropped' | 'rejected'>();
   const onDropped = (error: Error) => failures.set(error, 'dropped');
   const onRejected = (error: Error) => failures.set(error, 'rejected');
@@ -290,10 +314,19 @@ export function recordThrottler<T extends RecordableThrottler>(
   };
   // Options passed on as given: none keeps the promise API's fast paths (a lease: the task runs at once).
   const schedule = (task: Task, taskOptions?: object): Promise<unknown> => {
+    // A schedule call inside a task's (or a task's run inside a schedule call) restores the outer one's after.
+    const { scheduling: outer, arrivedAt: outerAt } = recording;
     const index = openArrival(recording, taskOptions);
     // Without retry a task's end is its arrival's last news: complete then, not a turn later at its promise.
     const endsOnce = (taskOptions as { retry?: unknown } | undefined)?.retry === undefined;
-    const result = throttler.schedule(recordedRun(task, recording, index, endsOnce), taskOptions);
+    recording.scheduling = index;
+    let result: Promise<unknown>;
+    try {
+      result = throttler.schedule(recordedRun(task, recording, index, endsOnce), taskOptions);
+    } finally {
+      recording.scheduling = outer;
+      recording.arrivedAt = outerAt;
+    }
     // A task that started at once (the promise API's lease path) and ends once is completed by its wrapper:
     // only one that waits, or may retry, needs its promise watched (the reaction is most of what it costs).
     if (!endsOnce || Number.isNaN(columns.sentAt(index))) {

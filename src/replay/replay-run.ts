@@ -4,15 +4,16 @@
  * a recording may hold millions (bench/replay-scale.ts):
  *
  * - the message sent is the arrival's own record, so a delivery or a drop finds it without a lookup;
- * - deliveries are heard at the target (a callback actor: its clock reads the delivery's time), not as
- *   `delivered` events, so an arrival that passes straight through takes the machine's quiet path;
+ * - deliveries are heard at the target (its clock reads the delivery's time), not as `delivered` events,
+ *   so an arrival that passes straight through takes the machine's quiet path; the target hands each one
+ *   over as it is relayed (`listeningTarget`), with no actor step of its own per delivery;
  * - with `sameInstant: 'batch'`, arrivals at one instant are handed over as one QUEUE_BATCH;
  * - a fleet (`fleet`) runs a throttler per recorded process over one store (fleet.ts), one step at a time;
  * - errors made while it runs (a dropped message's ThrottlerExpiredError) take no stack trace.
  */
 import { type Actor, type AnyActorRef, createActor, fromCallback } from 'xstate';
 import type { CommonOptions } from '../machine/index.js';
-import { auditThrottler, type ThrottlerAuditReport, throttlerMachine } from '../machine/index.js';
+import { auditThrottler, listeningTarget, type ThrottlerAuditReport, throttlerMachine } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { auditEvery, type FleetOf, type FleetStore, fleetStore, storeAnswers } from './fleet.js';
 import { jsonConfiguration, type RecordedArrival, type RecordedOutcome } from './format.js';
@@ -69,8 +70,9 @@ interface ArrivalMessage {
   readonly retryAfter: number | undefined;
 }
 
-/** An arrival as the QUEUE_BATCH entry (or the QUEUE) that carries it. */
+/** An arrival as the QUEUE that carries it, or as its QUEUE_BATCH entry (the same object: `type` is not read there). */
 interface Entry {
+  readonly type: 'QUEUE';
   message: ArrivalMessage;
   channel: string | undefined;
   cost: RecordedArrival['cost'];
@@ -143,7 +145,8 @@ export class ReplayRun {
     const known = this.lanes.get(name);
     if (known !== undefined) return known;
     const delivered = (message: ArrivalMessage) => this.delivered(message);
-    const target = createActor(fromCallback(({ receive }) => receive(delivered as never))).start();
+    // Deliveries heard as they are relayed, without a callback actor's mailbox and snapshot each.
+    const target = listeningTarget(createActor(fromCallback(() => undefined)).start(), delivered as never);
     const input = { ...this.options, now: this.clock.now, target, ...(this.store && { store: this.store }) };
     const actor = createActor(throttlerMachine, { input, clock: this.clock });
     actor.on('dropped', (event) => this.removed(event.message as ArrivalMessage, 'dropped', event.reason));
@@ -182,7 +185,7 @@ export class ReplayRun {
       retryAfter: recorded.retryAfter,
     };
     this.tally.arrived(channel, t);
-    const entry = { message, channel, cost, priority, deadline, maxWait };
+    const entry: Entry = { type: 'QUEUE', message, channel, cost, priority, deadline, maxWait };
     if (this.store === undefined) {
       this.batch.push(entry);
       return undefined;
@@ -196,21 +199,22 @@ export class ReplayRun {
     const batch = this.batch;
     this.batch = [];
     const { actor } = this.laneOf(undefined);
-    withoutStacks(() => {
+    // As withoutStacks, without a closure an arrival.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
       this.clock.runUntil(this.batchAt);
-      if (batch.length === 1) {
-        const { message, channel, cost, priority, deadline, maxWait } = batch[0] as Entry;
-        actor.send({ type: 'QUEUE', message, channel, cost, priority, deadline, maxWait });
-      } else actor.send({ type: 'QUEUE_BATCH', messages: batch });
-    });
+      actor.send(batch.length === 1 ? (batch[0] as Entry) : { type: 'QUEUE_BATCH', messages: batch });
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
   }
 
   /** A fleet's arrival: every timer before it fired one at a time, each answer of the store landed. */
   private async stepFleet(entry: Entry): Promise<void> {
     await this.fleetUntil(entry.message.t);
-    const { message, channel, cost, priority, deadline, maxWait } = entry;
-    const { actor } = withoutStacks(() => this.laneOf(message.process));
-    withoutStacks(() => actor.send({ type: 'QUEUE', message, channel, cost, priority, deadline, maxWait }));
+    const { actor } = withoutStacks(() => this.laneOf(entry.message.process));
+    withoutStacks(() => actor.send(entry));
     await storeAnswers();
   }
 

@@ -18,7 +18,9 @@ export interface ReplayOptions {
    * Arrivals at one instant: `'one-by-one'` (default) sends each as its own QUEUE, as a machine's sender
    * does; `'batch'` hands them over as one QUEUE_BATCH, as the promise API does with the calls of one
    * synchronous stretch (faster, and for a log with times in whole seconds the only order there is; in
-   * an idle throttler a batch goes in priority order, where QUEUEs one by one let the first pass at once).
+   * an idle throttler a batch goes in priority order, where QUEUEs one by one let the first pass at once,
+   * and with a full queue a message a drop lets go waits for the batch's end, where a later arrival of it
+   * may displace it).
    */
   sameInstant?: 'one-by-one' | 'batch' | undefined;
 }

@@ -5,6 +5,7 @@ import { type AnyActorRef, createActor, createMachine, fromCallback } from 'xsta
 import {
   hasNotStarted,
   idleSnapshot,
+  listeningTarget,
   listensTo,
   relay,
   wasStopped,
@@ -79,6 +80,19 @@ describe(`XState internals (checked against ${XSTATE_CHECKED_VERSION})`, () => {
     expect(typeof (source.system as { _relay?: unknown })._relay).toBe('function');
     relay(source, target as AnyActorRef, { type: 'hello' });
     expect(received).toEqual([{ type: 'hello' }]);
+  });
+
+  it('a listening target hears what the system relays through _send, and runs as long as its host', () => {
+    const received: unknown[] = [];
+    const host = createActor(fromCallback(() => undefined)).start();
+    const target = listeningTarget(host, (event) => received.push(event));
+    const source = createActor(createMachine({})).start();
+    relay(source, target, { type: 'hello' });
+    expect(received).toEqual([{ type: 'hello' }]);
+    expect(target.getSnapshot().status).toBe('active');
+    expect(wasStopped(target)).toBe(false);
+    target.stop();
+    expect(wasStopped(target)).toBe(true);
   });
 
   it('a hand-built idle snapshot restores with its context as given, and runs', () => {

@@ -111,4 +111,31 @@ describe('compare', () => {
     expect(oneByOne.filter((at) => at === 0)).toHaveLength(3);
     expect(await sentTimes('batch')).toEqual(oneByOne);
   });
+
+  it("decides otherwise with sameInstant: 'batch' when the queue is full: a message a drop lets go waits for the batch's end", async () => {
+    // Found by a property (one by one against batch, random traffic without priorities). At 10 the queue holds
+    // a1, c2, a3 (capacity 3); a4 displaces a1, which lets c2 go. One by one, c2 goes at 10 before a5 arrives;
+    // in a batch it is sent only after the batch's last message, and a5 displaces it first.
+    const arrivals: RecordedArrival[] = ['a', 'a', 'c', 'a', 'a', 'a'].map((channel, n) => ({
+      t: n < 4 ? 0 : 10,
+      channel,
+    }));
+    const configuration = {
+      rate: '1/10ms',
+      strategy: 'sliding-window',
+      keys: { rate: '1/50ms' },
+      capacity: 3,
+      overflow: 'drop-oldest',
+    } as const;
+    const fateOfC = async (sameInstant: 'one-by-one' | 'batch') => {
+      const fates: (number | string | undefined)[] = [];
+      await replay(recording(arrivals), configuration, {
+        sameInstant,
+        onDecision: (decision) => (fates[decision.arrival] = decision.sent ?? decision.dropped),
+      });
+      return fates[2];
+    };
+    expect(await fateOfC('one-by-one')).toBe(10);
+    expect(await fateOfC('batch')).toBe('drop-oldest');
+  });
 });

@@ -102,4 +102,13 @@ describe('writing an arrival line', () => {
     // 0.1 + 0.2 is not a whole count of microseconds: written as JSON writes it.
     expect(arrivalLine({ t: 0.1 + 0.2 })).toBe('{"t":0.30000000000000004}');
   });
+
+  it('writes every count of microseconds, each fraction from .001 to .999, as JSON.stringify does', () => {
+    for (const whole of [0, 7, 123_456, -3, 9_007_199_254]) {
+      for (let micros = 0; micros < 1000; micros++) {
+        const t = Math.round((whole + (whole < 0 ? -micros : micros) / 1000) * 1000) / 1000;
+        expect(arrivalLine({ t, sent: t, ran: t })).toBe(JSON.stringify({ t, sent: t, ran: t }));
+      }
+    }
+  });
 });

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createThrottler } from '../../src/index.js';
 import { arrivalLine } from '../../src/replay/format.js';
-import { type RecordedArrival, readRecording, recordThrottler } from '../../src/replay/index.js';
+import { type RecordedArrival, type RecordingSink, readRecording, recordThrottler } from '../../src/replay/index.js';
 import { restoreRealTime, useVirtualTime } from '../support/virtual-time.js';
 
 afterEach(restoreRealTime);
@@ -97,5 +97,63 @@ describe('recordThrottler over typed arrays', () => {
     recording.close();
     throttler.stop();
     expect(lines).toHaveLength(5); // its end came after it was written: ignored; close writes the two held
+  });
+
+  it('times a task started inside its own schedule call at its arrival, one scheduled inside it at its own', async () => {
+    useVirtualTime();
+    const configuration = { rate: '2/1s', strategy: 'sliding-window' } as const;
+    const throttler = createThrottler(configuration);
+    let text = '';
+    const recording = recordThrottler(throttler, { to: (line) => (text += line), configuration });
+    await vi.advanceTimersByTimeAsync(5);
+    const inner: Promise<unknown>[] = [];
+    const outer = recording.schedule(() => {
+      vi.advanceTimersByTime(3); // the task runs 3 ms, then schedules two more: they start after it, the second
+      // when the window lets it
+      inner.push(
+        recording.schedule(() => 'first inner'),
+        recording.schedule(() => 'second inner'),
+      );
+      vi.advanceTimersByTime(2);
+      return 'outer';
+    });
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(await Promise.all([outer, ...inner])).toEqual(['outer', 'first inner', 'second inner']);
+    recording.close();
+    throttler.stop();
+    const arrivals = await arrivalsOf(text);
+    expect(arrivals).toEqual([
+      { t: 5, sent: 5, ran: 5, outcome: 'ok' },
+      { t: 8, sent: 10, ran: 0, outcome: 'ok' },
+      { t: 8, sent: 1010, ran: 0, outcome: 'ok' },
+    ]);
+  });
+
+  it('hands a writable the lines at hand as one text of about 64 KiB, the same text a function gets line by line', async () => {
+    useVirtualTime();
+    const configuration = { rate: '100000/1s', strategy: 'sliding-window', keys: { rate: '100000/1s' } } as const;
+    const record = async (to: RecordingSink) => {
+      const throttler = createThrottler(configuration);
+      const recording = recordThrottler(throttler, { to, configuration });
+      const tasks: Promise<unknown>[] = [];
+      for (let n = 0; n < 5000; n++)
+        tasks.push(recording.schedule(() => n, n % 2 === 0 ? undefined : { channel: 'k' }));
+      await vi.advanceTimersByTimeAsync(10);
+      await Promise.all(tasks);
+      recording.close();
+      throttler.stop();
+    };
+    const lines: string[] = [];
+    await record((line) => {
+      lines.push(line);
+    });
+    const writes: string[] = [];
+    await record({ write: (text: string) => writes.push(text) });
+    const header = (text: string) => text.replace(/"startedAt":.*"wallClock":"[^"]*"/, '');
+    expect(header(writes.join(''))).toBe(header(lines.join('')));
+    expect(lines).toHaveLength(5001);
+    expect(writes.length).toBeLessThan(10);
+    // Written once it holds 64 KiB: at most that and one line.
+    for (const text of writes) expect(text.length).toBeLessThan((1 << 16) + 100);
   });
 });
