@@ -37,6 +37,12 @@ export class RunningTask implements TaskContext {
   transit: TransitTicket | undefined = undefined;
   /** When it started, on the throttler's clock (for `runningTasks`). */
   startTime = 0;
+  /**
+   * Its neighbours among the running attempts, oldest first (TaskRunner's list for `runningTasks`): two
+   * fields written as it starts and as it finishes, where a Set of attempts cost a hash entry a task.
+   */
+  older: RunningTask | undefined = undefined;
+  newer: RunningTask | undefined = undefined;
   private controller: AbortController | undefined;
   private unlisten: (() => void) | undefined;
 

@@ -92,17 +92,42 @@ export class TaskActivity {
    * task settling later is (its promise settles in one), so `pending` reads the same on every path.
    */
   settledSoon(failed: boolean, outcome: unknown, id: TaskId | undefined): void {
-    if (this.settlingSoon.length === 0) queueMicrotask(this.settleSoon);
-    this.settlingSoon.push(failed, outcome, id);
+    const settling = this.settlingSoon;
+    const length = settling.length;
+    if (length === 0) queueMicrotask(this.settleSoon);
+    // A plain success (no outcome, no id), the most common, adds to the run of them at the end: no entry a task.
+    if (!failed && outcome === undefined && id === undefined) {
+      if (length > 0 && settling[length - 3] === PLAIN_RUN) {
+        (settling[length - 2] as number) += 1;
+        return;
+      }
+      settling.push(PLAIN_RUN, 1, undefined);
+      return;
+    }
+    settling.push(failed, outcome, id);
   }
 
-  /** Outcomes of `settledSoon`, three entries each (failed, outcome, id): one array for a burst, no object per task. */
+  /**
+   * Outcomes of `settledSoon`, three entries each (failed, outcome, id), or (PLAIN_RUN, count, undefined) for
+   * that many plain successes in a row: one array for a burst, no object per task.
+   */
   private settlingSoon: unknown[] = [];
   private readonly settleSoon = (): void => {
     const settling = this.settlingSoon;
     this.settlingSoon = [];
     for (let at = 0; at < settling.length; at += 3) {
-      this.settled(settling[at] as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
+      const failed = settling[at];
+      if (failed !== PLAIN_RUN) {
+        this.settled(failed as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
+        continue;
+      }
+      let count = settling[at + 1] as number;
+      // Nobody hears 'completed': the run but its last settles as one step (`running` cannot reach 0 before it).
+      if (!this.events.hears('completed')) {
+        this.running -= count - 1;
+        count = 1;
+      }
+      for (; count > 0; count--) this.settled(false, undefined, undefined);
     }
   };
 
@@ -122,6 +147,9 @@ export class TaskActivity {
     this.events.emit('idle');
   }
 }
+
+/** Marks a run of plain successes in `settlingSoon`. */
+const PLAIN_RUN = Symbol('plain run');
 
 function resolveAll(waiters: Array<() => void>): Array<() => void> {
   for (const resolve of waiters) resolve();

@@ -57,8 +57,9 @@ export class TaskRunner {
   private heldBack = false;
   /** Running attempts whose function read its signal, which stop() aborts. */
   private readonly withSignal = new Set<RunningTask>();
-  /** Every attempt started and not finished: `runningTasks` reads it, O(running). */
-  private readonly attempts = new Set<RunningTask>();
+  /** Every attempt started and not finished, oldest first, linked through them: `runningTasks` reads it, O(running). */
+  private oldest: RunningTask | undefined = undefined;
+  private newest: RunningTask | undefined = undefined;
   private readonly keeper: TaskKeeper;
   private readonly reportsSettling: boolean;
   private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
@@ -155,7 +156,31 @@ export class TaskRunner {
   /** A snapshot of every running attempt, oldest first (`runningTasks`). */
   runningTasks(): RunningTaskInfo[] {
     const now = this.setup.now();
-    return Array.from(this.attempts, (attempt) => describeAttempt(attempt, now));
+    const running: RunningTaskInfo[] = [];
+    for (let attempt = this.oldest; attempt !== undefined; attempt = attempt.newer) {
+      running.push(describeAttempt(attempt, now));
+    }
+    return running;
+  }
+
+  /** The attempt joins the running ones, as the newest. */
+  private link(attempt: RunningTask): void {
+    const newest = this.newest;
+    attempt.older = newest;
+    if (newest === undefined) this.oldest = attempt;
+    else newest.newer = attempt;
+    this.newest = attempt;
+  }
+
+  /** The attempt leaves the running ones. */
+  private unlink(attempt: RunningTask): void {
+    const { older, newer } = attempt;
+    if (older === undefined) this.oldest = newer;
+    else older.newer = newer;
+    if (newer === undefined) this.newest = older;
+    else newer.older = older;
+    attempt.older = undefined;
+    attempt.newer = undefined;
   }
 
   /** Aborts the signal of every running task that read it (stop()). */
@@ -169,7 +194,7 @@ export class TaskRunner {
     if (plan === undefined || plan.attempt === 1) this.retries?.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
     attempt.startTime = this.setup.now();
-    this.attempts.add(attempt);
+    this.link(attempt);
     attempt.transit = this.setup.transitMeter?.started(attempt.startTime);
     let result: unknown;
     this.running = true;
@@ -212,7 +237,7 @@ export class TaskRunner {
     if (attempt.finished) return;
     const ownSignal = attempt.ownSignal;
     attempt.release();
-    this.attempts.delete(attempt);
+    this.unlink(attempt);
     this.timeouts.disarm(attempt);
     // A timeout ends the round trip too: past it, the meter would count a request that may never arrive.
     if (attempt.transit !== undefined) this.setup.transitMeter?.finished(attempt.transit, this.setup.now());

@@ -75,6 +75,78 @@ describe('createThrottler: runningTasks', () => {
   });
 });
 
+describe('createThrottler: tasks that settle inside the call that started them', () => {
+  it("count as running until the next microtask and report 'completed' and 'error' in order, to a listener added after them", async () => {
+    const throttler = createThrottler({ rate: '100/1s', strategy: 'sliding-window' });
+    const outcomes: unknown[] = [
+      undefined,
+      undefined,
+      7,
+      undefined,
+      new Error('sync'),
+      undefined,
+      undefined,
+      undefined,
+      'x',
+      undefined,
+    ];
+    const promises = outcomes.map((outcome) =>
+      throttler.schedule(() => {
+        if (outcome instanceof Error) throw outcome;
+        return outcome;
+      }),
+    );
+    const heard: unknown[] = [];
+    throttler.on('completed', (value) => heard.push(value));
+    throttler.on('error', (error) => heard.push(`error: ${(error as Error).message}`));
+    let pendingZero = false;
+    void throttler.onPendingZero().then(() => {
+      pendingZero = true;
+    });
+    expect([throttler.pending, throttler.size, pendingZero]).toEqual([10, 0, false]);
+    const settled = await Promise.allSettled(promises);
+    expect(settled.map((one) => one.status)).toEqual(
+      outcomes.map((o) => (o instanceof Error ? 'rejected' : 'fulfilled')),
+    );
+    expect(heard).toEqual(outcomes.map((o) => (o instanceof Error ? `error: ${o.message}` : o)));
+    expect([throttler.pending, pendingZero]).toEqual([0, true]);
+    await throttler.stop();
+  });
+
+  it('without a listener, a run of them frees every count at once and the throttler is idle after the last', async () => {
+    const throttler = createThrottler({ rate: '1000/1s', strategy: 'sliding-window' });
+    let idle = 0;
+    throttler.on('idle', () => {
+      idle += 1;
+    });
+    const promises = Array.from({ length: 300 }, () => throttler.schedule(() => undefined));
+    expect(throttler.pending).toBe(300);
+    await Promise.all(promises);
+    expect([throttler.pending, idle]).toEqual([0, 1]);
+    await throttler.stop();
+  });
+});
+
+describe('createThrottler: runningTasks order', () => {
+  it('lists the running attempts oldest first as attempts finish out of order', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const lengths = [300, 100, 200, 400];
+    const promises = lengths.map((ms, index) => throttler.schedule(() => sleep(ms), { id: `t${index}` }));
+    await advance(0);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t0', 't1', 't2', 't3']);
+    await advance(150);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t0', 't2', 't3']);
+    await advance(100);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t0', 't3']);
+    await advance(100);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t3']);
+    await advance(100);
+    expect(throttler.runningTasks).toEqual([]);
+    await Promise.all(promises);
+    await throttler.stop();
+  });
+});
+
 describe('createThrottler: isRateLimited, isSaturated, onRateLimit, rateLimit events', () => {
   it('is not rate-limited while every slot is taken and the wake-up is for a deadline', async () => {
     const throttler = createThrottler({ rate: '100/1s', maxConcurrent: 1 });
