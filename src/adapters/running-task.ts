@@ -14,7 +14,10 @@ import type { TaskContext, TaskPlan } from './task-plan.js';
 export interface RunningTaskInfo {
   /** The task's `id`, when it was given one. */
   readonly id: TaskId | undefined;
-  /** When the attempt started, on the throttler's clock (`now`, performance.now() by default). */
+  /**
+   * When the attempt started, on the throttler's clock (`now`, performance.now() by default). The clock is read
+   * at each start once `runningTasks` has been read; before that, as the function returns or at the read.
+   */
   readonly startTime: number;
   /** Its priority (0-9; 5 when not given). */
   readonly priority: number;
@@ -35,8 +38,11 @@ export class RunningTask implements TaskContext {
   timer: unknown = undefined;
   /** With a measured transit: its start, held by the meter until its outcome. */
   transit: TransitTicket | undefined = undefined;
-  /** When it started, on the throttler's clock (for `runningTasks`). */
-  startTime = 0;
+  /**
+   * When it started, on the throttler's clock (for `runningTasks`); undefined until read (TaskRunner.execute:
+   * a clock reading was a third of a task's cost, and an attempt that settles inside its call is never listed).
+   */
+  startTime: number | undefined = undefined;
   /**
    * Its neighbours among the running attempts, oldest first (TaskRunner's list for `runningTasks`): two
    * fields written as it starts and as it finishes, where a Set of attempts cost a hash entry a task.
@@ -97,11 +103,11 @@ export function describeAttempt(attempt: RunningTask, now: number): RunningTaskI
   const timeout = plan?.timeout;
   return {
     id: plan?.id,
-    startTime: attempt.startTime,
+    startTime: attempt.startTime as number,
     priority: levelOf({ priority: task?.priority }),
     channel: task?.channel,
     attempt: plan?.attempt ?? 1,
     timeout,
-    timeoutRemaining: timeout === undefined ? undefined : Math.max(0, attempt.startTime + timeout - now),
+    timeoutRemaining: timeout === undefined ? undefined : Math.max(0, (attempt.startTime as number) + timeout - now),
   };
 }

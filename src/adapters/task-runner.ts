@@ -55,6 +55,12 @@ export class TaskRunner {
   private holdingPass = false;
   /** The gate said no while closed: a pass is held, and reopening must tell the throttler. */
   private heldBack = false;
+  /**
+   * Whether each attempt's start is read as it starts: with a transit meter (which needs it), or once
+   * `runningTasks` has been read (a reader then sees exact starts; before, an attempt's start is read as its
+   * function returns).
+   */
+  private readsStarts: boolean;
   /** Running attempts whose function read its signal, which stop() aborts. */
   private readonly withSignal = new Set<RunningTask>();
   /** Every attempt started and not finished, oldest first, linked through them: `runningTasks` reads it, O(running). */
@@ -77,6 +83,7 @@ export class TaskRunner {
       retries: this.retries,
     } = setup);
     this.timeouts = new TaskTimeouts(setup.clock);
+    this.readsStarts = setup.transitMeter !== undefined;
   }
 
   /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
@@ -156,8 +163,12 @@ export class TaskRunner {
   /** A snapshot of every running attempt, oldest first (`runningTasks`). */
   runningTasks(): RunningTaskInfo[] {
     const now = this.setup.now();
+    // Read once: from now on every attempt's start is read as it starts.
+    this.readsStarts = true;
     const running: RunningTaskInfo[] = [];
     for (let attempt = this.oldest; attempt !== undefined; attempt = attempt.newer) {
+      // Running in this very call (the reader is its function, or what it called): it started now, as far as anyone saw.
+      attempt.startTime ??= now;
       running.push(describeAttempt(attempt, now));
     }
     return running;
@@ -193,9 +204,12 @@ export class TaskRunner {
     // The budget weighs retries against first attempts: a retry counted as traffic would raise its own allowance.
     if (plan === undefined || plan.attempt === 1) this.retries?.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
-    attempt.startTime = this.setup.now();
+    // Its start is read now only where it may be seen: once `runningTasks` was read, or by the transit meter.
+    // Otherwise as its function returns, if it still runs then; one that settled inside its call is never listed.
+    if (this.readsStarts) attempt.startTime = this.setup.now();
     this.link(attempt);
-    attempt.transit = this.setup.transitMeter?.started(attempt.startTime);
+    const meter = this.setup.transitMeter;
+    if (meter !== undefined) attempt.transit = meter.started(attempt.startTime as number);
     let result: unknown;
     this.running = true;
     try {
@@ -220,6 +234,8 @@ export class TaskRunner {
       this.finish(attempt, false, result, true, true);
       return;
     }
+    // It runs on past its call (a timeout may have ended it already): its start is read, if it was not.
+    if (attempt.startTime === undefined && !attempt.finished) attempt.startTime = this.setup.now();
     // What the server said is heard before anything else may start on the slot this task frees.
     Promise.resolve(result).then(
       (value) => this.finish(attempt, false, value, true),

@@ -127,6 +127,43 @@ describe('createThrottler: tasks that settle inside the call that started them',
   });
 });
 
+describe('createThrottler: runningTasks start times', () => {
+  it('are the clock at the start: read inside the task, after its function returned, and once read, for later starts', async () => {
+    let clock = 1_000;
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', now: () => clock });
+    let seenInside: number[] = [];
+    const first = throttler.schedule(async () => {
+      seenInside = throttler.runningTasks.map((task) => task.startTime);
+      clock += 5; // its synchronous part took 5 ms
+      await sleep(100);
+    });
+    expect(seenInside).toEqual([1_000]);
+    expect(throttler.runningTasks.map((task) => task.startTime)).toEqual([1_000]);
+    clock = 1_020;
+    const second = throttler.schedule(async () => {
+      clock += 5;
+      await sleep(100);
+    });
+    expect(throttler.runningTasks.map((task) => task.startTime)).toEqual([1_000, 1_020]);
+    await advance(200);
+    await Promise.all([first, second]);
+    await throttler.stop();
+  });
+
+  it('of a task started before any read are read as its function returns', async () => {
+    let clock = 0;
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', now: () => clock });
+    const task = throttler.schedule(async () => {
+      await sleep(100);
+    });
+    clock = 30;
+    expect(throttler.runningTasks.map((one) => one.startTime)).toEqual([0]);
+    await advance(200);
+    await task;
+    await throttler.stop();
+  });
+});
+
 describe('createThrottler: runningTasks order', () => {
   it('lists the running attempts oldest first as attempts finish out of order', async () => {
     const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
