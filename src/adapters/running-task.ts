@@ -31,11 +31,15 @@ export interface RunningTaskInfo {
   readonly timeoutRemaining: number | undefined;
 }
 
+/**
+ * How to stop listening to an attempt's own signal, for the few attempts whose function read `signal` while
+ * their task had one (a field would cost every attempt).
+ */
+const unlisteners = new WeakMap<RunningTask, () => void>();
+
 export class RunningTask implements TaskContext {
   /** It settled (or timed out): nothing more of it counts. */
   finished = false;
-  /** Its timeout's timer, while armed. */
-  timer: unknown = undefined;
   /** With a measured transit: its start, held by the meter until its outcome. */
   transit: TransitTicket | undefined = undefined;
   /**
@@ -50,12 +54,10 @@ export class RunningTask implements TaskContext {
   older: RunningTask | undefined = undefined;
   newer: RunningTask | undefined = undefined;
   private controller: AbortController | undefined;
-  private unlisten: (() => void) | undefined;
 
   constructor(
     /** The queued task it came from; undefined for one started on a leased permit (no Task). */
     readonly task: Task | undefined,
-    readonly plan: TaskPlan | undefined,
     /** Set later for a leased task that did not settle within its call (TaskRunner.runNow). */
     public resolve: (value: any) => void,
     public reject: (reason: unknown) => void,
@@ -64,6 +66,11 @@ export class RunningTask implements TaskContext {
     /** The attempts whose signal was read, which `stop()` aborts. */
     private readonly withSignal: Set<RunningTask>,
   ) {}
+
+  /** Its task's id, timeout and retry, if it was given any (its task's: not a field, every field costs every task). */
+  get plan(): TaskPlan | undefined {
+    return this.task?.plan;
+  }
 
   get signal(): AbortSignal {
     if (this.controller !== undefined) return this.controller.signal;
@@ -76,7 +83,7 @@ export class RunningTask implements TaskContext {
     } else if (own !== undefined) {
       const listener = (): void => controller.abort(own.reason);
       own.addEventListener('abort', listener, { once: true });
-      this.unlisten = () => own.removeEventListener('abort', listener);
+      unlisteners.set(this, () => own.removeEventListener('abort', listener));
     }
     this.withSignal.add(this);
     return controller.signal;
@@ -92,8 +99,8 @@ export class RunningTask implements TaskContext {
     this.finished = true;
     if (this.controller === undefined) return;
     this.withSignal.delete(this);
-    this.unlisten?.();
-    this.unlisten = undefined;
+    unlisteners.get(this)?.();
+    unlisteners.delete(this);
   }
 }
 

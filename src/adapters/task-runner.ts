@@ -121,7 +121,7 @@ export class TaskRunner {
     }
     const { run, resolve, reject, plan } = task;
     if (plan?.retry !== undefined) this.retries?.starting(task, plan);
-    const attempt = new RunningTask(task, plan, resolve, reject, signal, this.withSignal);
+    const attempt = new RunningTask(task, resolve, reject, signal, this.withSignal);
     // Counted running before it stops waiting: 'idle' is never seen in between.
     this.activity.starting();
     task.leave(this.keeper);
@@ -134,7 +134,7 @@ export class TaskRunner {
    * for a delivered task, with no Task and no settling to report (no lease is asked for with settling).
    */
   runNow<R>(run: (context: TaskContext) => R | PromiseLike<R>): Promise<Awaited<R>> {
-    const attempt = new RunningTask(undefined, undefined, this.keepValue, this.keepError, undefined, this.withSignal);
+    const attempt = new RunningTask(undefined, this.keepValue, this.keepError, undefined, this.withSignal);
     this.activity.starting();
     this.execute(run, attempt);
     // Settled within the call (the common case): no promise of its own and no closures to make.
