@@ -31,12 +31,6 @@ export interface RunningTaskInfo {
   readonly timeoutRemaining: number | undefined;
 }
 
-/**
- * How to stop listening to an attempt's own signal, for the few attempts whose function read `signal` while
- * their task had one (a field would cost every attempt).
- */
-const unlisteners = new WeakMap<RunningTask, () => void>();
-
 export class RunningTask implements TaskContext {
   /** It settled (or timed out): nothing more of it counts. */
   finished = false;
@@ -54,6 +48,7 @@ export class RunningTask implements TaskContext {
   older: RunningTask | undefined = undefined;
   newer: RunningTask | undefined = undefined;
   private controller: AbortController | undefined;
+  private unlisten: (() => void) | undefined;
 
   constructor(
     /** The queued task it came from; undefined for one started on a leased permit (no Task). */
@@ -83,7 +78,7 @@ export class RunningTask implements TaskContext {
     } else if (own !== undefined) {
       const listener = (): void => controller.abort(own.reason);
       own.addEventListener('abort', listener, { once: true });
-      unlisteners.set(this, () => own.removeEventListener('abort', listener));
+      this.unlisten = () => own.removeEventListener('abort', listener);
     }
     this.withSignal.add(this);
     return controller.signal;
@@ -99,8 +94,8 @@ export class RunningTask implements TaskContext {
     this.finished = true;
     if (this.controller === undefined) return;
     this.withSignal.delete(this);
-    unlisteners.get(this)?.();
-    unlisteners.delete(this);
+    this.unlisten?.();
+    this.unlisten = undefined;
   }
 }
 

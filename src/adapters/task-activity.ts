@@ -95,33 +95,27 @@ export class TaskActivity {
     const settling = this.settlingSoon;
     const length = settling.length;
     if (length === 0) queueMicrotask(this.settleSoon);
-    // A plain success (no outcome, no id), the most common, adds to the run of them at the end: no entry a task.
-    if (!failed && outcome === undefined && id === undefined) {
-      if (length > 0 && settling[length - 3] === PLAIN_RUN) {
-        (settling[length - 2] as number) += 1;
-        return;
-      }
-      settling.push(PLAIN_RUN, 1, undefined);
-      return;
-    }
-    settling.push(failed, outcome, id);
+    // A plain success (no outcome, no id), the most common, counts in the run of them at the end: no entries.
+    if (failed || outcome !== undefined || id !== undefined) settling.push(failed, outcome, id);
+    else if (typeof settling[length - 3] === 'number') (settling[length - 3] as number) += 1;
+    else settling.push(1, undefined, undefined);
   }
 
   /**
-   * Outcomes of `settledSoon`, three entries each (failed, outcome, id), or (PLAIN_RUN, count, undefined) for
-   * that many plain successes in a row: one array for a burst, no object per task.
+   * Outcomes of `settledSoon`, three entries each (failed, outcome, id), or (n, undefined, undefined) for a
+   * run of n plain successes: one array for a burst, no object per task.
    */
   private settlingSoon: unknown[] = [];
   private readonly settleSoon = (): void => {
     const settling = this.settlingSoon;
     this.settlingSoon = [];
     for (let at = 0; at < settling.length; at += 3) {
-      const failed = settling[at];
-      if (failed !== PLAIN_RUN) {
-        this.settled(failed as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
+      const first = settling[at];
+      if (typeof first !== 'number') {
+        this.settled(first as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
         continue;
       }
-      let count = settling[at + 1] as number;
+      let count = first;
       // Nobody hears 'completed': the run but its last settles as one step (`running` cannot reach 0 before it).
       if (!this.events.hears('completed')) {
         this.running -= count - 1;
@@ -147,9 +141,6 @@ export class TaskActivity {
     this.events.emit('idle');
   }
 }
-
-/** Marks a run of plain successes in `settlingSoon`. */
-const PLAIN_RUN = Symbol('plain run');
 
 function resolveAll(waiters: Array<() => void>): Array<() => void> {
   for (const resolve of waiters) resolve();

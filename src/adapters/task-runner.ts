@@ -190,8 +190,7 @@ export class TaskRunner {
     else older.newer = newer;
     if (newer === undefined) this.newest = older;
     else newer.older = older;
-    attempt.older = undefined;
-    attempt.newer = undefined;
+    attempt.older = attempt.newer = undefined;
   }
 
   /** Aborts the signal of every running task that read it (stop()). */

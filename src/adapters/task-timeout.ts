@@ -49,7 +49,6 @@ export class TaskTimeouts {
   }
 
   disarm(attempt: RunningTask): void {
-    if (this.armed.size === 0) return;
     const timer = this.armed.get(attempt);
     if (timer === undefined) return;
     timer.cancel();
