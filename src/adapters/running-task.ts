@@ -14,7 +14,10 @@ import type { TaskContext, TaskPlan } from './task-plan.js';
 export interface RunningTaskInfo {
   /** The task's `id`, when it was given one. */
   readonly id: TaskId | undefined;
-  /** When the attempt started, on the throttler's clock (`now`, performance.now() by default). */
+  /**
+   * When the attempt started, on the throttler's clock (`now`, performance.now() by default). The clock is read
+   * at each start once `runningTasks` has been read; before that, as the function returns or at the read.
+   */
   readonly startTime: number;
   /** Its priority (0-9; 5 when not given). */
   readonly priority: number;
@@ -31,19 +34,25 @@ export interface RunningTaskInfo {
 export class RunningTask implements TaskContext {
   /** It settled (or timed out): nothing more of it counts. */
   finished = false;
-  /** Its timeout's timer, while armed. */
-  timer: unknown = undefined;
   /** With a measured transit: its start, held by the meter until its outcome. */
   transit: TransitTicket | undefined = undefined;
-  /** When it started, on the throttler's clock (for `runningTasks`). */
-  startTime = 0;
+  /**
+   * When it started, on the throttler's clock (for `runningTasks`); undefined until read (TaskRunner.execute:
+   * a clock reading was a third of a task's cost, and an attempt that settles inside its call is never listed).
+   */
+  startTime: number | undefined = undefined;
+  /**
+   * Its neighbours among the running attempts, oldest first (TaskRunner's list for `runningTasks`): two
+   * fields written as it starts and as it finishes, where a Set of attempts cost a hash entry a task.
+   */
+  older: RunningTask | undefined = undefined;
+  newer: RunningTask | undefined = undefined;
   private controller: AbortController | undefined;
   private unlisten: (() => void) | undefined;
 
   constructor(
     /** The queued task it came from; undefined for one started on a leased permit (no Task). */
     readonly task: Task | undefined,
-    readonly plan: TaskPlan | undefined,
     /** Set later for a leased task that did not settle within its call (TaskRunner.runNow). */
     public resolve: (value: any) => void,
     public reject: (reason: unknown) => void,
@@ -52,6 +61,11 @@ export class RunningTask implements TaskContext {
     /** The attempts whose signal was read, which `stop()` aborts. */
     private readonly withSignal: Set<RunningTask>,
   ) {}
+
+  /** Its task's id, timeout and retry, if it was given any (its task's: not a field, every field costs every task). */
+  get plan(): TaskPlan | undefined {
+    return this.task?.plan;
+  }
 
   get signal(): AbortSignal {
     if (this.controller !== undefined) return this.controller.signal;
@@ -91,11 +105,11 @@ export function describeAttempt(attempt: RunningTask, now: number): RunningTaskI
   const timeout = plan?.timeout;
   return {
     id: plan?.id,
-    startTime: attempt.startTime,
+    startTime: attempt.startTime as number,
     priority: levelOf({ priority: task?.priority }),
     channel: task?.channel,
     attempt: plan?.attempt ?? 1,
     timeout,
-    timeoutRemaining: timeout === undefined ? undefined : Math.max(0, attempt.startTime + timeout - now),
+    timeoutRemaining: timeout === undefined ? undefined : Math.max(0, (attempt.startTime as number) + timeout - now),
   };
 }

@@ -92,17 +92,36 @@ export class TaskActivity {
    * task settling later is (its promise settles in one), so `pending` reads the same on every path.
    */
   settledSoon(failed: boolean, outcome: unknown, id: TaskId | undefined): void {
-    if (this.settlingSoon.length === 0) queueMicrotask(this.settleSoon);
-    this.settlingSoon.push(failed, outcome, id);
+    const settling = this.settlingSoon;
+    const length = settling.length;
+    if (length === 0) queueMicrotask(this.settleSoon);
+    // A plain success (no outcome, no id), the most common, counts in the run of them at the end: no entries.
+    if (failed || outcome !== undefined || id !== undefined) settling.push(failed, outcome, id);
+    else if (typeof settling[length - 3] === 'number') (settling[length - 3] as number) += 1;
+    else settling.push(1, undefined, undefined);
   }
 
-  /** Outcomes of `settledSoon`, three entries each (failed, outcome, id): one array for a burst, no object per task. */
+  /**
+   * Outcomes of `settledSoon`, three entries each (failed, outcome, id), or (n, undefined, undefined) for a
+   * run of n plain successes: one array for a burst, no object per task.
+   */
   private settlingSoon: unknown[] = [];
   private readonly settleSoon = (): void => {
     const settling = this.settlingSoon;
     this.settlingSoon = [];
     for (let at = 0; at < settling.length; at += 3) {
-      this.settled(settling[at] as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
+      const first = settling[at];
+      if (typeof first !== 'number') {
+        this.settled(first as boolean, settling[at + 1], settling[at + 2] as TaskId | undefined);
+        continue;
+      }
+      let count = first;
+      // Nobody hears 'completed': the run but its last settles as one step (`running` cannot reach 0 before it).
+      if (!this.events.hears('completed')) {
+        this.running -= count - 1;
+        count = 1;
+      }
+      for (; count > 0; count--) this.settled(false, undefined, undefined);
     }
   };
 

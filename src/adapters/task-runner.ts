@@ -55,10 +55,17 @@ export class TaskRunner {
   private holdingPass = false;
   /** The gate said no while closed: a pass is held, and reopening must tell the throttler. */
   private heldBack = false;
+  /**
+   * Whether each attempt's start is read as it starts: with a transit meter (which needs it), or once
+   * `runningTasks` has been read (a reader then sees exact starts; before, an attempt's start is read as its
+   * function returns).
+   */
+  private readsStarts: boolean;
   /** Running attempts whose function read its signal, which stop() aborts. */
   private readonly withSignal = new Set<RunningTask>();
-  /** Every attempt started and not finished: `runningTasks` reads it, O(running). */
-  private readonly attempts = new Set<RunningTask>();
+  /** Every attempt started and not finished, oldest first, linked through them: `runningTasks` reads it, O(running). */
+  private oldest: RunningTask | undefined = undefined;
+  private newest: RunningTask | undefined = undefined;
   private readonly keeper: TaskKeeper;
   private readonly reportsSettling: boolean;
   private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
@@ -76,6 +83,7 @@ export class TaskRunner {
       retries: this.retries,
     } = setup);
     this.timeouts = new TaskTimeouts(setup.clock);
+    this.readsStarts = setup.transitMeter !== undefined;
   }
 
   /** The throttler's delivery gate: closed while a task's change to its own throttler waits in the mailbox. */
@@ -113,7 +121,7 @@ export class TaskRunner {
     }
     const { run, resolve, reject, plan } = task;
     if (plan?.retry !== undefined) this.retries?.starting(task, plan);
-    const attempt = new RunningTask(task, plan, resolve, reject, signal, this.withSignal);
+    const attempt = new RunningTask(task, resolve, reject, signal, this.withSignal);
     // Counted running before it stops waiting: 'idle' is never seen in between.
     this.activity.starting();
     task.leave(this.keeper);
@@ -126,7 +134,7 @@ export class TaskRunner {
    * for a delivered task, with no Task and no settling to report (no lease is asked for with settling).
    */
   runNow<R>(run: (context: TaskContext) => R | PromiseLike<R>): Promise<Awaited<R>> {
-    const attempt = new RunningTask(undefined, undefined, this.keepValue, this.keepError, undefined, this.withSignal);
+    const attempt = new RunningTask(undefined, this.keepValue, this.keepError, undefined, this.withSignal);
     this.activity.starting();
     this.execute(run, attempt);
     // Settled within the call (the common case): no promise of its own and no closures to make.
@@ -155,7 +163,34 @@ export class TaskRunner {
   /** A snapshot of every running attempt, oldest first (`runningTasks`). */
   runningTasks(): RunningTaskInfo[] {
     const now = this.setup.now();
-    return Array.from(this.attempts, (attempt) => describeAttempt(attempt, now));
+    // Read once: from now on every attempt's start is read as it starts.
+    this.readsStarts = true;
+    const running: RunningTaskInfo[] = [];
+    for (let attempt = this.oldest; attempt !== undefined; attempt = attempt.newer) {
+      // Running in this very call (the reader is its function, or what it called): it started now, as far as anyone saw.
+      attempt.startTime ??= now;
+      running.push(describeAttempt(attempt, now));
+    }
+    return running;
+  }
+
+  /** The attempt joins the running ones, as the newest. */
+  private link(attempt: RunningTask): void {
+    const newest = this.newest;
+    attempt.older = newest;
+    if (newest === undefined) this.oldest = attempt;
+    else newest.newer = attempt;
+    this.newest = attempt;
+  }
+
+  /** The attempt leaves the running ones. */
+  private unlink(attempt: RunningTask): void {
+    const { older, newer } = attempt;
+    if (older === undefined) this.oldest = newer;
+    else older.newer = newer;
+    if (newer === undefined) this.newest = older;
+    else newer.older = older;
+    attempt.older = attempt.newer = undefined;
   }
 
   /** Aborts the signal of every running task that read it (stop()). */
@@ -168,9 +203,12 @@ export class TaskRunner {
     // The budget weighs retries against first attempts: a retry counted as traffic would raise its own allowance.
     if (plan === undefined || plan.attempt === 1) this.retries?.ledger?.firstAttemptStarted();
     this.activity.started(plan?.id);
-    attempt.startTime = this.setup.now();
-    this.attempts.add(attempt);
-    attempt.transit = this.setup.transitMeter?.started(attempt.startTime);
+    // Its start is read now only where it may be seen: once `runningTasks` was read, or by the transit meter.
+    // Otherwise as its function returns, if it still runs then; one that settled inside its call is never listed.
+    if (this.readsStarts) attempt.startTime = this.setup.now();
+    this.link(attempt);
+    const meter = this.setup.transitMeter;
+    if (meter !== undefined) attempt.transit = meter.started(attempt.startTime as number);
     let result: unknown;
     this.running = true;
     try {
@@ -195,6 +233,8 @@ export class TaskRunner {
       this.finish(attempt, false, result, true, true);
       return;
     }
+    // It runs on past its call (a timeout may have ended it already): its start is read, if it was not.
+    if (attempt.startTime === undefined && !attempt.finished) attempt.startTime = this.setup.now();
     // What the server said is heard before anything else may start on the slot this task frees.
     Promise.resolve(result).then(
       (value) => this.finish(attempt, false, value, true),
@@ -212,7 +252,7 @@ export class TaskRunner {
     if (attempt.finished) return;
     const ownSignal = attempt.ownSignal;
     attempt.release();
-    this.attempts.delete(attempt);
+    this.unlink(attempt);
     this.timeouts.disarm(attempt);
     // A timeout ends the round trip too: past it, the meter would count a request that may never arrive.
     if (attempt.transit !== undefined) this.setup.transitMeter?.finished(attempt.transit, this.setup.now());

@@ -28,14 +28,14 @@ export class ThrottlerTimeoutError extends Error {
  * task if the process lives on.
  */
 export class TaskTimeouts {
-  private readonly armed = new Set<RunningTask>();
+  /** Each armed attempt's timer (here, not on the attempt: a field would cost every attempt). */
+  private readonly armed = new Map<RunningTask, LongTimer>();
 
   constructor(private readonly clock: Clock) {}
 
   /** Arms the attempt's timeout; `timedOut` is called with the error if it fires first. */
   arm(attempt: RunningTask, timeout: number, timedOut: (error: ThrottlerTimeoutError) => void): void {
-    this.armed.add(attempt);
-    attempt.timer = new LongTimer(
+    const timer = new LongTimer(
       this.clock,
       () => {
         this.armed.delete(attempt);
@@ -45,17 +45,18 @@ export class TaskTimeouts {
       },
       timeout,
     );
+    this.armed.set(attempt, timer);
   }
 
   disarm(attempt: RunningTask): void {
-    if (attempt.timer === undefined) return;
-    (attempt.timer as LongTimer).cancel();
-    attempt.timer = undefined;
+    const timer = this.armed.get(attempt);
+    if (timer === undefined) return;
+    timer.cancel();
     this.armed.delete(attempt);
   }
 
   /** The throttler stopped: no timeout armed holds the process open from now on. */
   releaseAll(): void {
-    for (const attempt of this.armed) (attempt.timer as LongTimer).release();
+    for (const timer of this.armed.values()) timer.release();
   }
 }

@@ -59,7 +59,8 @@ export function passesQuietly(context: MachineContext, event: MachineEvent): boo
 /** `passThrough` without effects: sent, recorded, published. */
 export function passQuietly(context: MachineContext, event: MachineEvent, self: AnyActorRef) {
   const target = context.target as AnyActorRef;
-  const arrivedAt = context.now();
+  // Its guard (passesQuietly, passesAheadQuietly) read the clock just now, cleanly: it arrived then.
+  const arrivedAt = context.clock.latest;
   const send = sendRecord(context, NO_EFFECTS, self, target, false);
   sendNow(straightThrough(send, event as QueueEvent<AnyEventObject>, arrivedAt), arrivedAt);
   return publishedUpdate(context, target, context.wakeAt);
@@ -115,7 +116,8 @@ export function queueQuietly(context: MachineContext, event: MachineEvent) {
   const { message, channel, cost, id } = event as QueueEvent<AnyEventObject>;
   const { dispatcher } = context;
   const checkedCost = dispatcher.clearance.checkMessage(channel, cost);
-  const arrivedAt = context.now();
+  // queuesQuietly read the clock just now, cleanly: it arrived then.
+  const arrivedAt = context.clock.latest;
   const deadline = checkDeadline(event as QueueEvent<AnyEventObject>, arrivedAt);
   dispatcher.enqueue(message, channel, checkedCost, id, arrivedAt, undefined, deadline);
   return publishedUpdate(context, context.target, context.wakeAt);

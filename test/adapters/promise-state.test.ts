@@ -75,6 +75,115 @@ describe('createThrottler: runningTasks', () => {
   });
 });
 
+describe('createThrottler: tasks that settle inside the call that started them', () => {
+  it("count as running until the next microtask and report 'completed' and 'error' in order, to a listener added after them", async () => {
+    const throttler = createThrottler({ rate: '100/1s', strategy: 'sliding-window' });
+    const outcomes: unknown[] = [
+      undefined,
+      undefined,
+      7,
+      undefined,
+      new Error('sync'),
+      undefined,
+      undefined,
+      undefined,
+      'x',
+      undefined,
+    ];
+    const promises = outcomes.map((outcome) =>
+      throttler.schedule(() => {
+        if (outcome instanceof Error) throw outcome;
+        return outcome;
+      }),
+    );
+    const heard: unknown[] = [];
+    throttler.on('completed', (value) => heard.push(value));
+    throttler.on('error', (error) => heard.push(`error: ${(error as Error).message}`));
+    let pendingZero = false;
+    void throttler.onPendingZero().then(() => {
+      pendingZero = true;
+    });
+    expect([throttler.pending, throttler.size, pendingZero]).toEqual([10, 0, false]);
+    const settled = await Promise.allSettled(promises);
+    expect(settled.map((one) => one.status)).toEqual(
+      outcomes.map((o) => (o instanceof Error ? 'rejected' : 'fulfilled')),
+    );
+    expect(heard).toEqual(outcomes.map((o) => (o instanceof Error ? `error: ${o.message}` : o)));
+    expect([throttler.pending, pendingZero]).toEqual([0, true]);
+    await throttler.stop();
+  });
+
+  it('without a listener, a run of them frees every count at once and the throttler is idle after the last', async () => {
+    const throttler = createThrottler({ rate: '1000/1s', strategy: 'sliding-window' });
+    let idle = 0;
+    throttler.on('idle', () => {
+      idle += 1;
+    });
+    const promises = Array.from({ length: 300 }, () => throttler.schedule(() => undefined));
+    expect(throttler.pending).toBe(300);
+    await Promise.all(promises);
+    expect([throttler.pending, idle]).toEqual([0, 1]);
+    await throttler.stop();
+  });
+});
+
+describe('createThrottler: runningTasks start times', () => {
+  it('are the clock at the start: read inside the task, after its function returned, and once read, for later starts', async () => {
+    let clock = 1_000;
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', now: () => clock });
+    let seenInside: number[] = [];
+    const first = throttler.schedule(async () => {
+      seenInside = throttler.runningTasks.map((task) => task.startTime);
+      clock += 5; // its synchronous part took 5 ms
+      await sleep(100);
+    });
+    expect(seenInside).toEqual([1_000]);
+    expect(throttler.runningTasks.map((task) => task.startTime)).toEqual([1_000]);
+    clock = 1_020;
+    const second = throttler.schedule(async () => {
+      clock += 5;
+      await sleep(100);
+    });
+    expect(throttler.runningTasks.map((task) => task.startTime)).toEqual([1_000, 1_020]);
+    await advance(200);
+    await Promise.all([first, second]);
+    await throttler.stop();
+  });
+
+  it('of a task started before any read are read as its function returns', async () => {
+    let clock = 0;
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window', now: () => clock });
+    const task = throttler.schedule(async () => {
+      await sleep(100);
+    });
+    clock = 30;
+    expect(throttler.runningTasks.map((one) => one.startTime)).toEqual([0]);
+    await advance(200);
+    await task;
+    await throttler.stop();
+  });
+});
+
+describe('createThrottler: runningTasks order', () => {
+  it('lists the running attempts oldest first as attempts finish out of order', async () => {
+    const throttler = createThrottler({ rate: '10/1s', strategy: 'sliding-window' });
+    const lengths = [300, 100, 200, 400];
+    const promises = lengths.map((ms, index) => throttler.schedule(() => sleep(ms), { id: `t${index}` }));
+    await advance(0);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t0', 't1', 't2', 't3']);
+    await advance(150);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t0', 't2', 't3']);
+    await advance(100);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t0', 't3']);
+    await advance(100);
+    expect(throttler.runningTasks.map((task) => task.id)).toEqual(['t3']);
+    await advance(100);
+    expect(throttler.runningTasks).toEqual([]);
+    await Promise.all(promises);
+    await throttler.stop();
+  });
+});
+
 describe('createThrottler: isRateLimited, isSaturated, onRateLimit, rateLimit events', () => {
   it('is not rate-limited while every slot is taken and the wake-up is for a deadline', async () => {
     const throttler = createThrottler({ rate: '100/1s', maxConcurrent: 1 });

@@ -256,7 +256,6 @@ const LONG_FUNCTION_DEBTS: readonly Debt[] = [
 
 /** Functions with more than 5 parameters when the cap came in (issue 35): each to take a record instead. */
 const MANY_PARAMETER_DEBTS: readonly Debt[] = [
-  ['src/adapters/running-task.ts', 'RunningTask.constructor', 6],
   ['src/engine/clearance/local-clearance.ts', 'LocalClearance.settleDelivery', 6],
   ['src/engine/dispatcher.ts', 'Dispatcher.enqueue', 7],
   ['src/engine/queue/message-queues.ts', 'MessageQueues.enqueue', 7],
