@@ -5,7 +5,7 @@
  * with what every other method does first (`sendWaiting`).
  */
 import type { Features, ResolvedOptions } from '../engine/index.js';
-import { type Clock, type ThrottlerCounts, WAKE_EVENT } from '../machine/index.js';
+import { type Clock, type InternalMachine, type ThrottlerCounts, WAKE_EVENT } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { scheduledFor } from './caller-frames.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -40,6 +40,8 @@ export interface PromiseSetup {
   readonly defaults: TaskDefaults | undefined;
   /** With the runner reporting every task's settling (maxConcurrent, countUntil 'done'). */
   readonly reportsSettling: boolean;
+  /** The entry's chart (the main entry's has its descriptions): host.ts's default without. */
+  readonly machine?: InternalMachine | undefined;
 }
 
 /** The parts, which stop() and clear() reach as they are (TaskParts). */
@@ -119,6 +121,7 @@ export class PromiseCore implements TaskParts {
   private newHost(): ThrottlerHost<Task> {
     const { throttleOptions, resolved, clock, inspect } = this.setup;
     return new ThrottlerHost<Task>({
+      machine: this.setup.machine,
       options: throttleOptions,
       resolved,
       clock,

@@ -38,7 +38,7 @@ import {
   type StrategyLookup,
   tracksInFlight,
 } from '../engine/index.js';
-import { checkStoreFits, clockFor } from '../machine/index.js';
+import { checkStoreFits, clockFor, type InternalMachine } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
 import { PromiseCore, type PromiseSetup } from './promise-core.js';
@@ -107,8 +107,9 @@ export function createThrottlerKnowing(
   options: ThrottlerOptions,
   lookup: StrategyLookup,
   entryRetry?: FeatureValue<'retry'>,
+  machine?: InternalMachine,
 ): Throttler {
-  const core = new PromiseCore(readSetup(options, lookup, entryRetry));
+  const core = new PromiseCore({ ...readSetup(options, lookup, entryRetry), machine });
   const throttler = throttlerFace(core);
   core.hear = core.setup.serverLimits?.bind(throttler);
   return throttler;

@@ -43,7 +43,7 @@ import {
   resolveOptions,
 } from '../engine/index.js';
 import type { Clock, ThrottlerActor } from '../machine/index.js';
-import { checkStoreFits, clockFor } from '../machine/index.js';
+import { checkStoreFits, clockFor, internalThrottlerMachine } from '../machine/index.js';
 import { type DurationInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import type { DeferFlush } from './queue-batcher.js';
@@ -174,6 +174,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         }
       };
       const host = new ThrottlerHost<BatchEntry<T>>({
+        machine: internalThrottlerMachine,
         options: throttleOptions,
         resolved,
         clock,

@@ -20,5 +20,10 @@ export { LEASE_END_EVENT, leaseEvent, type OwnEvent, WAKE_EVENT } from './own-ev
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
 export { clockFor, preciseClock, turnClock, unrefTimeout } from './precise-clock.js';
 export { withResolvedOptions } from './resolved-input.js';
-export { internalThrottlerMachine, leanThrottlerMachine } from './throttler-machine.js';
+export {
+  type InternalMachine,
+  internalThrottlerMachine,
+  leanInternalMachine,
+  leanThrottlerMachine,
+} from './throttler-machine.js';
 export type { Clock, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
