@@ -4,17 +4,17 @@
  * a value only, so that a bundle holds the strategies the app imports and no other.
  */
 import { byAnyName, byValueOnly } from '../engine/index.js';
-import { internalThrottlerMachine } from '../machine/index.js';
+import { exactTimers, internalThrottlerMachine } from '../machine/index.js';
 import { createThrottlerKnowing } from './promise.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
 import { retry } from './retry-feature.js';
 
 /**
  * A throttled task queue over the throttler machine. Options are validated now; a bad one throws. Every
- * feature loaded: the engine's by byAnyName, the promise API's own (retry) here; the chart with its descriptions.
+ * feature loaded: the engine's by byAnyName, the promise API's own (retry, exact timers) here; the chart with its descriptions.
  */
 export function createThrottler(options: ThrottlerOptions): Throttler {
-  return createThrottlerKnowing(options, byAnyName, retry, internalThrottlerMachine);
+  return createThrottlerKnowing(options, byAnyName, { retry, exactTimers, machine: internalThrottlerMachine });
 }
 
 /** xstate-throttler/lean's createThrottler: `strategy` is required, as a value (`strategy: slidingWindow`). */

@@ -100,30 +100,35 @@ function checkThrottlerOptionNames(
 }
 
 /**
+ * What an entry's createThrottler brings of its own beyond the engine's lookup: the main entry's the promise
+ * API's features (retry, exact timers) and the chart with its descriptions; the lean entry's none of them.
+ */
+export interface EntryParts {
+  readonly retry?: FeatureValue<'retry'> | undefined;
+  readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
+  readonly machine?: InternalMachine | undefined;
+}
+
+/**
  * A throttled task queue over the throttler machine, a strategy that is not a value read by `lookup` (by
  * any name, or by none: the lean entry's). Options are validated now; a bad one throws.
  */
 export function createThrottlerKnowing(
   options: ThrottlerOptions,
   lookup: StrategyLookup,
-  entryRetry?: FeatureValue<'retry'>,
-  machine?: InternalMachine,
+  entry?: EntryParts,
 ): Throttler {
-  const core = new PromiseCore({ ...readSetup(options, lookup, entryRetry), machine });
+  const core = new PromiseCore({ ...readSetup(options, lookup, entry), machine: entry?.machine });
   const throttler = throttlerFace(core);
   core.hear = core.setup.serverLimits?.bind(throttler);
   return throttler;
 }
 
 /** createThrottler's options read and checked, each error naming its option; the common ones resolved. */
-function readSetup(
-  options: ThrottlerOptions,
-  lookup: StrategyLookup,
-  entryRetry?: FeatureValue<'retry'>,
-): PromiseSetup {
+function readSetup(options: ThrottlerOptions, lookup: StrategyLookup, entry: EntryParts | undefined): PromiseSetup {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
-  const features = checkThrottlerOptionNames(options, lookup, entryRetry);
+  const features = checkThrottlerOptionNames(options, lookup, entry?.retry);
   const { clock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
   const defaults = resolveTaskDefaults(taskDefaults, features);
@@ -135,7 +140,7 @@ function readSetup(
     features,
     resolved,
     throttleOptions,
-    clock: clock ?? clockFor(resolved),
+    clock: clock ?? clockFor(resolved, entry?.exactTimers),
     inspect,
     serverLimits,
     onHandlerError,

@@ -43,7 +43,7 @@ import {
   resolveOptions,
 } from '../engine/index.js';
 import type { Clock, ThrottlerActor } from '../machine/index.js';
-import { checkStoreFits, clockFor, internalThrottlerMachine } from '../machine/index.js';
+import { checkStoreFits, clockFor, exactTimers, internalThrottlerMachine } from '../machine/index.js';
 import { type DurationInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import type { DeferFlush } from './queue-batcher.js';
@@ -144,7 +144,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
   const resolved = refuseMeasuredTransit(resolveOptions(throttleOptions), 'throttleQueue');
   checkStoreFits(throttleOptions.store, resolved);
   // A scheduler keeps its own time, whatever timerPrecision says.
-  const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);
+  const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved, exactTimers);
   // Values of a synchronous stretch go as one batch: in a microtask, or in an action of the scheduler.
   const deferFlush: DeferFlush | undefined = scheduler === undefined ? undefined : (flush) => scheduler.schedule(flush);
 

@@ -17,4 +17,5 @@ export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { optionHints } from '../engine/options/option-hints.js';
 export { transit } from '../engine/options/transit-feature.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';
+export { exactTimers } from '../machine/precise-clock.js';
 export { leanThrottlerMachine as throttlerMachine } from '../machine/throttler-machine.js';

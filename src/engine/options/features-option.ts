@@ -19,12 +19,14 @@ import type { TransitFeature } from './transit-feature.js';
 export type ThrottlerFeature = FeatureValue;
 
 /**
- * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry
- * feature by name only: the promise API reads it (adapters/retry-feature.ts).
+ * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry and
+ * exact-timers features by name only: the promise API reads the one (adapters/retry-feature.ts), the clock
+ * the adapters arm the other (machine/precise-clock.ts).
  */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
   readonly dimensions?: DimensionsFeature | undefined;
+  readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
   readonly fairness?: FairnessFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
@@ -36,6 +38,7 @@ export interface Features {
 const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   audit: ['create'],
   dimensions: ['of'],
+  exactTimers: ['clock'],
   fairness: ['share', 'before', 'weightOf'],
   optionHints: ['meant'],
   retry: ['resolve', 'tracker'],
