@@ -7,14 +7,20 @@ import { byAnyName, byValueOnly } from '../engine/index.js';
 import { exactTimers, internalThrottlerMachine } from '../machine/index.js';
 import { createThrottlerKnowing } from './promise.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
+import { rateLimitWatch } from './rate-limit-watch.js';
 import { retry } from './retry-feature.js';
 
 /**
  * A throttled task queue over the throttler machine. Options are validated now; a bad one throws. Every
- * feature loaded: the engine's by byAnyName, the promise API's own (retry, exact timers) here; the chart with its descriptions.
+ * feature loaded: the engine's by byAnyName, the promise API's own (retry, the rate-limit watch, exact timers) here; the chart with its descriptions.
  */
 export function createThrottler(options: ThrottlerOptions): Throttler {
-  return createThrottlerKnowing(options, byAnyName, { retry, exactTimers, machine: internalThrottlerMachine });
+  return createThrottlerKnowing(options, byAnyName, {
+    retry,
+    rateLimitWatch,
+    exactTimers,
+    machine: internalThrottlerMachine,
+  });
 }
 
 /** xstate-throttler/lean's createThrottler: `strategy` is required, as a value (`strategy: slidingWindow`). */

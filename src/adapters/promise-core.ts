@@ -13,7 +13,7 @@ import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
 import { notATaskError, stopDrainsOrRefusal, withCostByName } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
-import { RateLimitWatch } from './rate-limit-watch.js';
+import type { RateLimitWatch, RateLimitWatchFeature } from './rate-limit-watch.js';
 import type { RetryFeature } from './retry-feature.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
@@ -27,9 +27,15 @@ import { TaskRunner } from './task-runner.js';
 /** What a schedule call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
+/** The features a promise API loaded: the engine's, and its own two (the engine knows them by name only). */
+export type PromiseFeatures = Omit<Features, 'retry' | 'rateLimitWatch'> & {
+  readonly retry: RetryFeature | undefined;
+  readonly rateLimitWatch: RateLimitWatchFeature | undefined;
+};
+
 /** createThrottler's options, read and checked (promise.ts): what the parts are built from. */
 export interface PromiseSetup {
-  readonly features: Omit<Features, 'retry'> & { readonly retry: RetryFeature | undefined };
+  readonly features: PromiseFeatures;
   readonly resolved: ResolvedOptions;
   /** The common options and the store, as given (the host's input). */
   readonly throttleOptions: ThrottlerOptions;
@@ -60,7 +66,8 @@ export class PromiseCore implements TaskParts {
   readonly runner: TaskRunner;
   readonly host: ThrottlerHost<Task>;
   readonly taskLease: TaskLease | undefined;
-  readonly rateLimits: RateLimitWatch;
+  /** Without the rate-limit-watch feature (xstate-throttler/lean), undefined: its readers refuse. */
+  readonly rateLimits: RateLimitWatch | undefined;
   readonly intake: TaskIntake;
   readonly withStore: boolean;
 
@@ -89,7 +96,12 @@ export class PromiseCore implements TaskParts {
       !this.withStore
         ? new TaskLease((event) => this.host.send(event))
         : undefined;
-    this.rateLimits = new RateLimitWatch(this.host.actor, resolved.maxConcurrent, this.events, () => this.stopped);
+    this.rateLimits = features.rateLimitWatch?.watch(
+      this.host.actor,
+      resolved.maxConcurrent,
+      this.events,
+      () => this.stopped,
+    );
     this.intake = new TaskIntake(this.host, this.pending, this.activity, this.events, this.withStore);
   }
 
@@ -242,6 +254,6 @@ export class PromiseCore implements TaskParts {
     if (this.stopped) return;
     clearTasks(this);
     // As p-queue's: the queue emptied now, so the rate no longer holds anything now.
-    this.rateLimits.tell();
+    this.rateLimits?.tell();
   }
 }

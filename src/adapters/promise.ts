@@ -30,7 +30,6 @@
 import {
   type CommonOptions,
   checkOptionNames,
-  type Features,
   type FeatureValue,
   type ResolvedOptions,
   resolveFeatures,
@@ -41,7 +40,7 @@ import {
 import { checkStoreFits, clockFor, type InternalMachine } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
-import { PromiseCore, type PromiseSetup } from './promise-core.js';
+import { PromiseCore, type PromiseFeatures, type PromiseSetup } from './promise-core.js';
 import {
   busyError,
   checkServerLimits,
@@ -51,6 +50,7 @@ import {
   rateEvent,
   tryAcquireNow,
 } from './promise-requests.js';
+import type { RateLimitWatchFeature } from './rate-limit-watch.js';
 import type { RetryFeature } from './retry-feature.js';
 import { resolveTaskDefaults } from './task-defaults.js';
 import { type TaskReaderNames, taskReaders } from './task-readers.js';
@@ -91,20 +91,25 @@ function resolveThrottleOptions(
 function checkThrottlerOptionNames(
   options: ThrottlerOptions,
   lookup: StrategyLookup,
-  entryRetry: FeatureValue<'retry'> | undefined,
-): Omit<Features, 'retry'> & { readonly retry: RetryFeature | undefined } {
+  entry: EntryParts | undefined,
+): PromiseFeatures {
   const features = resolveFeatures(options.features, lookup.features);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true, features.optionHints);
-  // The retry feature is the promise API's own: the engine checks it by name only (RetryFeatureName).
-  return { ...features, retry: (features.retry ?? entryRetry) as RetryFeature | undefined };
+  // Retries and the rate-limit watch are the promise API's own: the engine checks them by name only.
+  return {
+    ...features,
+    retry: (features.retry ?? entry?.retry) as RetryFeature | undefined,
+    rateLimitWatch: (features.rateLimitWatch ?? entry?.rateLimitWatch) as RateLimitWatchFeature | undefined,
+  };
 }
 
 /**
  * What an entry's createThrottler brings of its own beyond the engine's lookup: the main entry's the promise
- * API's features (retry, exact timers) and the chart with its descriptions; the lean entry's none of them.
+ * API's features (retry, the rate-limit watch, exact timers) and the chart with its descriptions; the lean entry's none of them.
  */
 export interface EntryParts {
   readonly retry?: FeatureValue<'retry'> | undefined;
+  readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
   readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
   readonly machine?: InternalMachine | undefined;
 }
@@ -128,7 +133,7 @@ export function createThrottlerKnowing(
 function readSetup(options: ThrottlerOptions, lookup: StrategyLookup, entry: EntryParts | undefined): PromiseSetup {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
-  const features = checkThrottlerOptionNames(options, lookup, entry?.retry);
+  const features = checkThrottlerOptionNames(options, lookup, entry);
   const { clock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
   const defaults = resolveTaskDefaults(taskDefaults, features);
@@ -186,7 +191,8 @@ function throttlerFace(core: PromiseCore): Throttler {
     actor,
   };
   const { activity, rateLimits, events } = core;
-  const readers = taskReaders({ activity, runner, rateLimits, events, maxConcurrent: resolved.maxConcurrent });
+  const { maxConcurrent } = resolved;
+  const readers = taskReaders({ activity, runner, rateLimits, events, maxConcurrent, features: setup.features });
   return Object.defineProperties(throttlerBase, Object.getOwnPropertyDescriptors(readers)) as Throttler;
 }
 

@@ -8,6 +8,7 @@
  * usual. api/lean.api.txt lists the names here.
  */
 export { leanCreateThrottler as createThrottler } from '../adapters/index.js';
+export { rateLimitWatch } from '../adapters/rate-limit-watch.js';
 export { retry } from '../adapters/retry-feature.js';
 export { audit } from '../engine/audit/audit-feature.js';
 export { dimensions } from '../engine/clearance/dimensions-feature.js';

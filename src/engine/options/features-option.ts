@@ -19,9 +19,10 @@ import type { TransitFeature } from './transit-feature.js';
 export type ThrottlerFeature = FeatureValue;
 
 /**
- * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry and
- * exact-timers features by name only: the promise API reads the one (adapters/retry-feature.ts), the clock
- * the adapters arm the other (machine/precise-clock.ts).
+ * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry,
+ * rate-limit-watch and exact-timers features by name only: the promise API reads the first two
+ * (adapters/retry-feature.ts, adapters/rate-limit-watch.ts), the clock the adapters arm the last
+ * (machine/precise-clock.ts).
  */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
@@ -29,6 +30,7 @@ export interface Features {
   readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
   readonly fairness?: FairnessFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
+  readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly settle?: SettleFeature | undefined;
   readonly transit?: TransitFeature | undefined;
@@ -41,6 +43,7 @@ const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   exactTimers: ['clock'],
   fairness: ['share', 'before', 'weightOf'],
   optionHints: ['meant'],
+  rateLimitWatch: ['watch'],
   retry: ['resolve', 'tracker'],
   settle: ['book'],
   transit: ['resolve'],
