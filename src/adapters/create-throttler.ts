@@ -9,14 +9,16 @@ import { createThrottlerKnowing } from './promise.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
 import { rateLimitWatch } from './rate-limit-watch.js';
 import { retry } from './retry-feature.js';
+import { timeout } from './task-timeout.js';
 
 /**
  * A throttled task queue over the throttler machine. Options are validated now; a bad one throws. Every
- * feature loaded: the engine's by byAnyName, the promise API's own (retry, the rate-limit watch, exact timers) here; the chart with its descriptions.
+ * feature loaded: the engine's by byAnyName, the promise API's own (retry, timeout, the rate-limit watch, exact timers) here; the chart with its descriptions.
  */
 export function createThrottler(options: ThrottlerOptions): Throttler {
   return createThrottlerKnowing(options, byAnyName, {
     retry,
+    timeout,
     rateLimitWatch,
     exactTimers,
     machine: internalThrottlerMachine,

@@ -23,13 +23,15 @@ import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import { type TaskContext, type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRunner } from './task-runner.js';
+import type { TimeoutFeature } from './task-timeout.js';
 
 /** What a schedule call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
-/** The features a promise API loaded: the engine's, and its own two (the engine knows them by name only). */
-export type PromiseFeatures = Omit<Features, 'retry' | 'rateLimitWatch'> & {
+/** The features a promise API loaded: the engine's, and its own three (the engine knows them by name only). */
+export type PromiseFeatures = Omit<Features, 'retry' | 'rateLimitWatch' | 'timeout'> & {
   readonly retry: RetryFeature | undefined;
+  readonly timeout: TimeoutFeature | undefined;
   readonly rateLimitWatch: RateLimitWatchFeature | undefined;
 };
 
@@ -124,7 +126,7 @@ export class PromiseCore implements TaskParts {
       drop: this.drop,
       activity: this.activity,
       retries: this.retries,
-      clock,
+      timeouts: this.setup.features.timeout?.timeouts(clock),
       now: resolved.now,
       transitMeter: resolved.transitMeter,
     });

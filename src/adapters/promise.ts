@@ -55,6 +55,7 @@ import type { RetryFeature } from './retry-feature.js';
 import { resolveTaskDefaults } from './task-defaults.js';
 import { type TaskReaderNames, taskReaders } from './task-readers.js';
 import { acquireWith, wrapWith } from './task-shorthands.js';
+import type { TimeoutFeature } from './task-timeout.js';
 
 /** createThrottler's own options, on top of the common ones. */
 const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError', 'taskDefaults'];
@@ -95,21 +96,23 @@ function checkThrottlerOptionNames(
 ): PromiseFeatures {
   const features = resolveFeatures(options.features, lookup.features);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true, features.optionHints);
-  // Retries and the rate-limit watch are the promise API's own: the engine checks them by name only.
+  // Retries, timeouts and the rate-limit watch are the promise API's own: the engine checks them by name only.
   return {
     ...features,
     retry: (features.retry ?? entry?.retry) as RetryFeature | undefined,
     rateLimitWatch: (features.rateLimitWatch ?? entry?.rateLimitWatch) as RateLimitWatchFeature | undefined,
+    timeout: (features.timeout ?? entry?.timeout) as TimeoutFeature | undefined,
   };
 }
 
 /**
  * What an entry's createThrottler brings of its own beyond the engine's lookup: the main entry's the promise
- * API's features (retry, the rate-limit watch, exact timers) and the chart with its descriptions; the lean entry's none of them.
+ * API's features (retry, timeout, the rate-limit watch, exact timers) and the chart with its descriptions; the lean entry's none of them.
  */
 export interface EntryParts {
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
+  readonly timeout?: FeatureValue<'timeout'> | undefined;
   readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
   readonly machine?: InternalMachine | undefined;
 }

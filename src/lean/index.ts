@@ -10,6 +10,7 @@
 export { leanCreateThrottler as createThrottler } from '../adapters/index.js';
 export { rateLimitWatch } from '../adapters/rate-limit-watch.js';
 export { retry } from '../adapters/retry-feature.js';
+export { timeout } from '../adapters/task-timeout.js';
 export { audit } from '../engine/audit/audit-feature.js';
 export { dimensions } from '../engine/clearance/dimensions-feature.js';
 export { settle } from '../engine/clearance/settle-book.js';

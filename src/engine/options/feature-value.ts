@@ -16,4 +16,5 @@ export type FeatureName =
   | 'rateLimitWatch'
   | 'retry'
   | 'settle'
+  | 'timeout'
   | 'transit';

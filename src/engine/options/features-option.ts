@@ -20,9 +20,9 @@ export type ThrottlerFeature = FeatureValue;
 
 /**
  * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry,
- * rate-limit-watch and exact-timers features by name only: the promise API reads the first two
- * (adapters/retry-feature.ts, adapters/rate-limit-watch.ts), the clock the adapters arm the last
- * (machine/precise-clock.ts).
+ * timeout, rate-limit-watch and exact-timers features by name only: the promise API reads the first three
+ * (adapters/retry-feature.ts, adapters/task-timeout.ts, adapters/rate-limit-watch.ts), the clock the
+ * adapters arm the last (machine/precise-clock.ts).
  */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
@@ -33,6 +33,7 @@ export interface Features {
   readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly settle?: SettleFeature | undefined;
+  readonly timeout?: FeatureValue<'timeout'> | undefined;
   readonly transit?: TransitFeature | undefined;
 }
 
@@ -46,6 +47,7 @@ const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   rateLimitWatch: ['watch'],
   retry: ['resolve', 'tracker'],
   settle: ['book'],
+  timeout: ['timeouts'],
   transit: ['resolve'],
 };
 const FEATURE_NAMES = Object.keys(FEATURE_FUNCTIONS) as FeatureName[];
