@@ -90,12 +90,21 @@ export interface SizedEntry {
  * feature by itself and pays 0.9 kB for the mechanism (the option's check, the values' wrappers): 46.8 kB every
  * name, 44.0 createThrottler, 33.1 the machine; /rxjs 35.0 and /replay 39.3 the same way. Each budget the size plus
  * 0.3 kB. The 15 and 25 kB targets are not met yet: scripts/feature-sizes.ts says what is left, by feature.
+ * Issue 35's second round (each budget the size plus 0.3 kB, rounded up to 0.1): three more features as values on
+ * the lean entry (a task's `timeout`, the p-queue rate-limit readers `rateLimitWatch`, and `exactTimers`, the
+ * clock of timerPrecision 'exact'), and the chart's descriptions (what the Stately visualizer shows) kept off the
+ * lean entry's machines (machine/chart-descriptions.ts). The lean createThrottler with one strategy went from
+ * 34.9 to 33.4 kB (descriptions 0.8, timeout 0.3, rate-limit watch 0.2, exact timers 0.2), with every feature
+ * 42.2 to 41.8, its machine 25.4 to 24.7. The main entry pays for the seams: 48.5 kB every name (was 47.8), 45.6
+ * createThrottler (45.0), 34.2 the machine (33.9), 36.2 /rxjs and 44.7 /replay, most of it (0.3 kB) the texts
+ * kept apart and put on by describeChart.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
 /** Every feature value the lean entry exports, as an app that loads them all imports them. */
 const LEAN_EVERY_FEATURE =
-  "export { audit, dimensions, fairness, optionHints, retry, settle, transit } from './src/lean/index.ts';";
+  'export { audit, dimensions, exactTimers, fairness, optionHints, rateLimitWatch, retry, settle, timeout, transit } ' +
+  "from './src/lean/index.ts';";
 
 export const ENTRIES: readonly SizedEntry[] = [
   {
@@ -103,42 +112,42 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 48_100,
+    budget: 48_800,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 45_300,
+    budget: 46_000,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 34_200,
+    budget: 34_600,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_800,
+    budget: 42_300,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 35_200,
+    budget: 33_800,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow), every feature',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts'; ${LEAN_EVERY_FEATURE}`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_500,
+    budget: 42_100,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -146,7 +155,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 25_700,
+    budget: 25_000,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -161,7 +170,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 36_100,
+    budget: 36_600,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -172,14 +181,14 @@ export const ENTRIES: readonly SizedEntry[] = [
     // RFC 3339) and the limit learned from 429s (adaptiveLimit); 10.8 kB with issue 39's provider
     // accounting (openaiCharge, anthropicCharge/Settle, actualUsageCharge/Settle: reading a request body's
     // text and each field's error, about 1.2 kB).
-    budget: 11_900,
+    budget: 12_000,
   },
   {
     name: 'xstate-throttler/timeline',
     source: "export * from './src/timeline/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 8_900,
+    budget: 9_000,
   },
   {
     name: 'xstate-throttler/otel',
@@ -197,7 +206,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
     // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
     external: ['xstate', 'node:*'],
-    budget: 44_700,
+    budget: 45_000,
   },
   {
     name: 'xstate-throttler/store',
@@ -208,7 +217,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
     // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 28_500,
+    budget: 28_600,
   },
   {
     name: 'xstate-throttler/redis',
