@@ -131,3 +131,14 @@ export function describeChart(config: DescribableChart, texts: ChartTexts): Desc
   );
   return { ...config, description: texts.description, states };
 }
+
+/** What puts the descriptions on a chart: passed to machineKnowing by the main entry's machines only. */
+export type ChartDescriber = (config: DescribableChart) => DescribableChart;
+
+/**
+ * The chart with CHART_TEXTS on it. A function the main entry's machines are given, so that the lean entry's,
+ * given none, bundle neither the texts nor the walk that puts them on.
+ */
+export function describedChart(config: DescribableChart): DescribableChart {
+  return describeChart(config, CHART_TEXTS);
+}

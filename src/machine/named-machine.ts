@@ -1,5 +1,5 @@
 import { byAnyName } from '../engine/options/strategy-option.js';
-import { CHART_TEXTS } from './chart-descriptions.js';
+import { describedChart } from './chart-descriptions.js';
 import type { PublicMachine } from './public-machine.js';
 import { type InternalMachine, machineKnowing } from './throttler-machine.js';
 
@@ -24,5 +24,5 @@ import { type InternalMachine, machineKnowing } from './throttler-machine.js';
  */
 export const throttlerMachine = /* @__PURE__ */ machineKnowing(
   byAnyName,
-  CHART_TEXTS,
+  describedChart,
 ) as unknown as PublicMachine<InternalMachine>;

@@ -2,7 +2,7 @@ import { assign, type EventObject, setup } from 'xstate';
 import { byValueOnly, byValueResolved, type StrategyLookup } from '../engine/options/strategy-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
-import { CHART_TEXTS, type ChartTexts, type DescribableChart, describeChart } from './chart-descriptions.js';
+import { type ChartDescriber, type DescribableChart, describedChart } from './chart-descriptions.js';
 import {
   cancelMessage,
   pause,
@@ -125,14 +125,12 @@ const throttlerSetup = setup({
   },
 });
 
-/** The chart as it is without `texts`, or with them (chart-descriptions.ts); typed as the config it is given. */
+/** The chart as it is without a describer, or described (chart-descriptions.ts); typed as the config it is given. */
 function withTexts<Config extends Parameters<typeof throttlerSetup.createMachine>[0]>(
   config: Config,
-  texts: ChartTexts | undefined,
+  describe: ChartDescriber | undefined,
 ): Config {
-  return texts === undefined
-    ? config
-    : (describeChart(config as unknown as DescribableChart, texts) as unknown as Config);
+  return describe === undefined ? config : (describe(config as unknown as DescribableChart) as unknown as Config);
 }
 
 /** A QUEUE in `active`: the two quiet paths first (quiet.ts), then the ordinary one. */
@@ -152,7 +150,7 @@ const queueWhileActive = [
  * The machine, whose input's strategy, when not a value, is read by `lookup`: by any name (the main
  * entry's), or by none (xstate-throttler/lean's: the strategy is a value, so the machine imports no policy).
  */
-export function machineKnowing(lookup: StrategyLookup, texts?: ChartTexts) {
+export function machineKnowing(lookup: StrategyLookup, describe?: ChartDescriber) {
   // Alike in both states: what the store tells that asks for no delivery, and an unknown event.
   const storeNewsAnyState = {
     STORE_SLOW: [REFUSED_FROM_OUTSIDE, { actions: 'reportStoreSlow' }],
@@ -275,7 +273,7 @@ export function machineKnowing(lookup: StrategyLookup, texts?: ChartTexts) {
           },
         },
       },
-      texts,
+      describe,
     ),
   );
 }
@@ -288,7 +286,10 @@ export type InternalMachine = ReturnType<typeof machineKnowing>;
  * adapters run (they hand it options already resolved) and restoreThrottler (it restores a built context).
  * With the chart's descriptions: the main entry's createThrottler, restoreThrottler and the operator run it.
  */
-export const internalThrottlerMachine: InternalMachine = /* @__PURE__ */ machineKnowing(byValueResolved, CHART_TEXTS);
+export const internalThrottlerMachine: InternalMachine = /* @__PURE__ */ machineKnowing(
+  byValueResolved,
+  describedChart,
+);
 
 /** The same without the chart's descriptions: what xstate-throttler/lean's createThrottler and restoreThrottler run. */
 export const leanInternalMachine: InternalMachine = /* @__PURE__ */ machineKnowing(byValueResolved);
