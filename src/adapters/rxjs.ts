@@ -155,7 +155,6 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
       const completeIfDrained = (): void => {
         if (sourceDone && waiting === 0) subscriber.complete();
       };
-
       const onDiscarded = (event: DiscardEvent): void => {
         waiting -= 1;
         if (event.type === 'rejected' && event.reason === 'invalid') {
