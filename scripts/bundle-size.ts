@@ -90,21 +90,22 @@ export interface SizedEntry {
  * feature by itself and pays 0.9 kB for the mechanism (the option's check, the values' wrappers): 46.8 kB every
  * name, 44.0 createThrottler, 33.1 the machine; /rxjs 35.0 and /replay 39.3 the same way. Each budget the size plus
  * 0.3 kB. The 15 and 25 kB targets are not met yet: scripts/feature-sizes.ts says what is left, by feature.
- * Issue 35's second round (each budget the size plus 0.3 kB, rounded up to 0.1): three more features as values on
- * the lean entry (a task's `timeout`, the p-queue rate-limit readers `rateLimitWatch`, and `exactTimers`, the
- * clock of timerPrecision 'exact'), and the chart's descriptions (what the Stately visualizer shows) kept off the
- * lean entry's machines (machine/chart-descriptions.ts). The lean createThrottler with one strategy went from
- * 34.9 to 33.3 kB (descriptions 0.9, timeout 0.3, rate-limit watch 0.2, exact timers 0.2), with every feature
- * 42.2 to 41.6, every name 42.5 to 41.8, its machine 25.4 to 24.5. The main entry pays for the seams: 48.5 kB
- * every name (was 47.8), 45.6 createThrottler (45.0), 34.2 the machine (33.9), 36.2 /rxjs (35.8) and 44.7
- * /replay (44.4), about half of it the texts kept apart and put on by describeChart.
+ * Issue 35's second round (each budget the size plus 0.3 kB, rounded up to 0.1): four more features as values on
+ * the lean entry (a task's `timeout`, the p-queue rate-limit readers `rateLimitWatch`, `exactTimers`, the clock of
+ * timerPrecision 'exact', and `overflow`, 'drop-oldest' and 'drop-newest'), and the chart's descriptions (what the
+ * Stately visualizer shows) kept off the lean entry's machines (machine/chart-descriptions.ts). The lean
+ * createThrottler with one strategy went from 34.9 to 33.1 kB (descriptions 0.9, timeout 0.3, rate-limit watch
+ * 0.2, exact timers 0.2, overflow 0.2), with every feature 42.2 to 41.8, every name 42.5 to 41.9, its machine 25.4
+ * to 24.3. The main entry pays for the seams: 48.6 kB every name (was 47.8), 45.8 createThrottler (45.0), 34.3
+ * the machine (33.9), 36.3 /rxjs (35.8) and 44.8 /replay (44.4), about half of it the texts kept apart and put on
+ * by describeChart.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
 /** Every feature value the lean entry exports, as an app that loads them all imports them. */
 const LEAN_EVERY_FEATURE =
-  'export { audit, dimensions, exactTimers, fairness, optionHints, rateLimitWatch, retry, settle, timeout, transit } ' +
-  "from './src/lean/index.ts';";
+  'export { audit, dimensions, exactTimers, fairness, optionHints, overflow, rateLimitWatch, retry, settle, timeout, ' +
+  "transit } from './src/lean/index.ts';";
 
 export const ENTRIES: readonly SizedEntry[] = [
   {
@@ -112,42 +113,42 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 48_800,
+    budget: 48_900,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 46_000,
+    budget: 46_100,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 34_600,
+    budget: 34_700,
   },
   {
     name: 'xstate-throttler/lean (every name)',
     source: "export * from './src/lean/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_200,
+    budget: 42_300,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow)',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 33_600,
+    budget: 33_400,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow), every feature',
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts'; ${LEAN_EVERY_FEATURE}`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 42_000,
+    budget: 42_100,
   },
   {
     name: 'xstate-throttler/lean: throttlerMachine, one strategy (slidingWindow)',
@@ -155,7 +156,7 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 24_900,
+    budget: 24_700,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
@@ -170,7 +171,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 36_600,
+    budget: 36_700,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -206,7 +207,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
     // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
     external: ['xstate', 'node:*'],
-    budget: 45_000,
+    budget: 45_100,
   },
   {
     name: 'xstate-throttler/store',

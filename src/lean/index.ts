@@ -18,6 +18,7 @@ export { fairness } from '../engine/fair-share.js';
 export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { optionHints } from '../engine/options/option-hints.js';
 export { transit } from '../engine/options/transit-feature.js';
+export { overflow } from '../engine/queue/overflow-choice.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';
 export { exactTimers } from '../machine/precise-clock.js';
 export { leanThrottlerMachine as throttlerMachine } from '../machine/throttler-machine.js';

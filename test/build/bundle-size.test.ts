@@ -102,6 +102,7 @@ describe('an app on xstate-throttler/lean without features', () => {
       'a synchronous function (error, attempt)',
     ],
     ['timeout', /^src\/adapters\/task-timeout\.ts$/, 'ran longer than its timeout'],
+    ['overflow', /^src\/engine\/queue\/overflow-choice\.ts$/, 'waitingByLevel'],
     ['rateLimitWatch', /^src\/adapters\/rate-limit-watch\.ts$/, 'clearedWaiters'],
     // preciseClock shares its module with the clocks every throttler may use (turnClock).
     ['exactTimers', undefined, 'MessageChannel'],

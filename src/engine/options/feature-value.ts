@@ -13,6 +13,7 @@ export type FeatureName =
   | 'exactTimers'
   | 'fairness'
   | 'optionHints'
+  | 'overflow'
   | 'rateLimitWatch'
   | 'retry'
   | 'settle'

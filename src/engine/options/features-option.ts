@@ -11,6 +11,7 @@ import type { AuditFeature } from '../audit/audit-feature.js';
 import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
 import type { SettleFeature } from '../clearance/settle-book.js';
 import type { FairnessFeature } from '../fair-share.js';
+import type { OverflowFeature } from '../queue/overflow-choice.js';
 import type { FeatureName, FeatureValue } from './feature-value.js';
 import type { OptionHintsFeature } from './option-hints.js';
 import type { TransitFeature } from './transit-feature.js';
@@ -30,6 +31,7 @@ export interface Features {
   readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
   readonly fairness?: FairnessFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
+  readonly overflow?: OverflowFeature | undefined;
   readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly settle?: SettleFeature | undefined;
@@ -44,6 +46,7 @@ const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   exactTimers: ['clock'],
   fairness: ['share', 'before', 'weightOf'],
   optionHints: ['meant'],
+  overflow: ['choice'],
   rateLimitWatch: ['watch'],
   retry: ['resolve', 'tracker'],
   settle: ['book'],
