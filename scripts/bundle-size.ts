@@ -93,12 +93,22 @@ export interface SizedEntry {
  * A strategy of one's own (defineStrategy, issue 35 §4): /strategies carries it and its policy's checks
  * (own-policy.ts, 3.6 kB of its 7.5); the main entry pays 0.1 kB for the refusals, the restore's and the
  * `strategyError` it emits (48.1 every name). Those two budgets the size plus 0.3 kB.
+ * Issue 35's second round (each budget the size plus 0.3 kB, rounded up to 0.1): four more features as values on
+ * the lean entry (a task's `timeout`, the p-queue rate-limit readers `rateLimitWatch`, `exactTimers`, the clock of
+ * timerPrecision 'exact', and `overflow`, 'drop-oldest' and 'drop-newest'), and the chart's descriptions (what the
+ * Stately visualizer shows) kept off the lean entry's machines (machine/chart-descriptions.ts). The lean
+ * createThrottler with one strategy went from 34.9 to 33.1 kB (descriptions 0.9, timeout 0.3, rate-limit watch
+ * 0.2, exact timers 0.2, overflow 0.2), with every feature 42.2 to 41.8, every name 42.5 to 41.9, its machine 25.4
+ * to 24.3. The main entry pays for the seams: 48.6 kB every name (was 47.8), 45.8 createThrottler (45.0), 34.3
+ * the machine (33.9), 36.3 /rxjs (35.8) and 44.8 /replay (44.4), about half of it the texts kept apart and put on
+ * by describeChart.
  */
 /** An app on the lean entry's promise API: what each of its one-strategy bundles starts from. */
 export const LEAN_CREATE_THROTTLER = "export { createThrottler } from './src/lean/index.ts';";
 /** Every feature value the lean entry exports, as an app that loads them all imports them. */
 const LEAN_EVERY_FEATURE =
-  "export { audit, dimensions, fairness, optionHints, retry, settle, transit } from './src/lean/index.ts';";
+  'export { audit, dimensions, exactTimers, fairness, optionHints, overflow, rateLimitWatch, retry, settle, timeout, ' +
+  "transit } from './src/lean/index.ts';";
 
 export const ENTRIES: readonly SizedEntry[] = [
   {
@@ -106,21 +116,21 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 48_400,
+    budget: 49_400,
   },
   {
     name: 'xstate-throttler: createThrottler alone',
     source: "export { createThrottler } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 45_300,
+    budget: 46_600,
   },
   {
     name: 'xstate-throttler: throttlerMachine alone',
     source: "export { throttlerMachine } from './src/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 34_200,
+    budget: 34_900,
   },
   {
     name: 'xstate-throttler/lean (every name)',
@@ -134,7 +144,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: `${LEAN_CREATE_THROTTLER} export { slidingWindow } from './src/strategies/index.ts';`,
     platform: 'browser',
     external: ['xstate'],
-    budget: 35_200,
+    budget: 33_800,
   },
   {
     name: 'xstate-throttler/lean: createThrottler, one strategy (slidingWindow), every feature',
@@ -149,14 +159,14 @@ export const ENTRIES: readonly SizedEntry[] = [
       "export { throttlerMachine } from './src/lean/index.ts'; export { slidingWindow } from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 25_700,
+    budget: 24_900,
   },
   {
     name: 'xstate-throttler/strategies (all four)',
     source: "export * from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 7_800,
+    budget: 7_900,
   },
   {
     name: 'xstate-throttler/rxjs',
@@ -164,7 +174,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 36_100,
+    budget: 36_900,
   },
   {
     name: 'xstate-throttler/server-limits',
@@ -175,14 +185,14 @@ export const ENTRIES: readonly SizedEntry[] = [
     // RFC 3339) and the limit learned from 429s (adaptiveLimit); 10.8 kB with issue 39's provider
     // accounting (openaiCharge, anthropicCharge/Settle, actualUsageCharge/Settle: reading a request body's
     // text and each field's error, about 1.2 kB).
-    budget: 11_900,
+    budget: 12_000,
   },
   {
     name: 'xstate-throttler/timeline',
     source: "export * from './src/timeline/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 8_900,
+    budget: 9_000,
   },
   {
     name: 'xstate-throttler/otel',
@@ -200,7 +210,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // node:fs and node:readline are loaded only by recordingFile(path), when it is called. 36.6 kB measured
     // as it was made (issue 37): nearly all of it the machine with every strategy (a replay takes any by name).
     external: ['xstate', 'node:*'],
-    budget: 45_100,
+    budget: 45_800,
   },
   {
     name: 'xstate-throttler/store',
@@ -211,7 +221,7 @@ export const ENTRIES: readonly SizedEntry[] = [
     // book, late grants, settles, the store clock), the memory store's decisions and the fleet audit's
     // counting: no Lua, no ioredis, nothing Node-only (it runs in a browser or a worker). 24.0 kB measured
     // as it was made (issue 35); xstate-throttler/redis stays at 34.4 kB, the client in it.
-    budget: 28_500,
+    budget: 28_600,
   },
   {
     name: 'xstate-throttler/redis',

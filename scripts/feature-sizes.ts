@@ -92,6 +92,7 @@ export const FEATURE_GROUPS: readonly FeatureGroup[] = [
     ],
   },
   { name: 'inspection', files: ['src/machine/inspection.ts'] },
+  { name: "the chart's descriptions", files: ['src/machine/chart-descriptions.ts'] },
   {
     name: 'p-queue readers (runningTasks, onRateLimit, ...)',
     files: ['src/adapters/task-readers.ts', 'src/adapters/rate-limit-watch.ts'],

@@ -19,7 +19,8 @@ import {
   type CommonOptions,
   clockFor,
   DELIVERY_GATE,
-  internalThrottlerMachine,
+  type InternalMachine,
+  leanInternalMachine,
   type MachineEvent,
   MESSAGE_CHECK,
   type ThrottlerActor,
@@ -50,6 +51,8 @@ export interface HandOverTracker<TEntry> {
 }
 
 export interface HostSetup<TEntry extends QueueEntry> {
+  /** The chart to run: by default without its descriptions (xstate-throttler/lean's); the main entry's has them. */
+  machine?: InternalMachine | undefined;
   /** The machine's options, as given (its input). */
   options: CommonOptions;
   /** The same options, validated: the machine takes them as they are (resolved-input.ts). */
@@ -76,7 +79,7 @@ export interface HostSetup<TEntry extends QueueEntry> {
 export class ThrottlerHost<TEntry extends QueueEntry> {
   /** The actor as the adapter's user sees it (public types); `send` reaches it with the machine's own events too. */
   readonly actor: ThrottlerActor;
-  private readonly machineActor: Actor<typeof internalThrottlerMachine>;
+  private readonly machineActor: Actor<InternalMachine>;
   private readonly target: Actor<ReturnType<typeof fromCallback<TEntry['message']>>>;
   private readonly batcher: QueueBatcher<TEntry> | undefined;
   private readonly tracker: HandOverTracker<TEntry> | undefined;
@@ -89,7 +92,7 @@ export class ThrottlerHost<TEntry extends QueueEntry> {
         receive(deliver);
       }),
     ).start();
-    this.machineActor = createActor(internalThrottlerMachine, {
+    this.machineActor = createActor(setup.machine ?? leanInternalMachine, {
       input: withResolvedOptions(
         {
           ...setup.options,

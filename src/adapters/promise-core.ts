@@ -5,7 +5,7 @@
  * with what every other method does first (`sendWaiting`).
  */
 import type { Features, ResolvedOptions } from '../engine/index.js';
-import { type Clock, type ThrottlerCounts, WAKE_EVENT } from '../machine/index.js';
+import { type Clock, type InternalMachine, type ThrottlerCounts, WAKE_EVENT } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { scheduledFor } from './caller-frames.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
@@ -13,7 +13,7 @@ import { PendingTasks } from './pending-tasks.js';
 import { type ScheduleOptions, type ThrottlerOptions, ThrottlerStoppedError } from './promise-api.js';
 import { notATaskError, stopDrainsOrRefusal, withCostByName } from './promise-requests.js';
 import { clearTasks, stopTasks, type TaskParts } from './promise-stop.js';
-import { RateLimitWatch } from './rate-limit-watch.js';
+import type { RateLimitWatch, RateLimitWatchFeature } from './rate-limit-watch.js';
 import type { RetryFeature } from './retry-feature.js';
 import { Task } from './task.js';
 import { TaskActivity } from './task-activity.js';
@@ -23,13 +23,21 @@ import { readScheduleOptions, TaskIntake } from './task-intake.js';
 import { TaskLease } from './task-lease.js';
 import { type TaskContext, type TaskPlan, taskPlan } from './task-plan.js';
 import { TaskRunner } from './task-runner.js';
+import type { TimeoutFeature } from './task-timeout.js';
 
 /** What a schedule call without options reads (one shared object, not one per call). */
 const NO_OPTIONS: ScheduleOptions = {};
 
+/** The features a promise API loaded: the engine's, and its own three (the engine knows them by name only). */
+export type PromiseFeatures = Omit<Features, 'retry' | 'rateLimitWatch' | 'timeout'> & {
+  readonly retry: RetryFeature | undefined;
+  readonly timeout: TimeoutFeature | undefined;
+  readonly rateLimitWatch: RateLimitWatchFeature | undefined;
+};
+
 /** createThrottler's options, read and checked (promise.ts): what the parts are built from. */
 export interface PromiseSetup {
-  readonly features: Omit<Features, 'retry'> & { readonly retry: RetryFeature | undefined };
+  readonly features: PromiseFeatures;
   readonly resolved: ResolvedOptions;
   /** The common options and the store, as given (the host's input). */
   readonly throttleOptions: ThrottlerOptions;
@@ -40,6 +48,8 @@ export interface PromiseSetup {
   readonly defaults: TaskDefaults | undefined;
   /** With the runner reporting every task's settling (maxConcurrent, countUntil 'done'). */
   readonly reportsSettling: boolean;
+  /** The entry's chart (the main entry's has its descriptions): host.ts's default without. */
+  readonly machine?: InternalMachine | undefined;
 }
 
 /** The parts, which stop() and clear() reach as they are (TaskParts). */
@@ -58,7 +68,8 @@ export class PromiseCore implements TaskParts {
   readonly runner: TaskRunner;
   readonly host: ThrottlerHost<Task>;
   readonly taskLease: TaskLease | undefined;
-  readonly rateLimits: RateLimitWatch;
+  /** Without the rate-limit-watch feature (xstate-throttler/lean), undefined: its readers refuse. */
+  readonly rateLimits: RateLimitWatch | undefined;
   readonly intake: TaskIntake;
   readonly withStore: boolean;
 
@@ -90,7 +101,12 @@ export class PromiseCore implements TaskParts {
       !this.withStore
         ? new TaskLease((event) => this.host.send(event))
         : undefined;
-    this.rateLimits = new RateLimitWatch(this.host.actor, resolved.maxConcurrent, this.events, () => this.stopped);
+    this.rateLimits = features.rateLimitWatch?.watch(
+      this.host.actor,
+      resolved.maxConcurrent,
+      this.events,
+      () => this.stopped,
+    );
     this.intake = new TaskIntake(this.host, this.pending, this.activity, this.events, this.withStore);
   }
 
@@ -113,7 +129,7 @@ export class PromiseCore implements TaskParts {
       drop: this.drop,
       activity: this.activity,
       retries: this.retries,
-      clock,
+      timeouts: this.setup.features.timeout?.timeouts(clock),
       now: resolved.now,
       transitMeter: resolved.transitMeter,
     });
@@ -122,6 +138,7 @@ export class PromiseCore implements TaskParts {
   private newHost(): ThrottlerHost<Task> {
     const { throttleOptions, resolved, clock, inspect } = this.setup;
     return new ThrottlerHost<Task>({
+      machine: this.setup.machine,
       options: throttleOptions,
       resolved,
       clock,
@@ -242,6 +259,6 @@ export class PromiseCore implements TaskParts {
     if (this.stopped) return;
     clearTasks(this);
     // As p-queue's: the queue emptied now, so the rate no longer holds anything now.
-    this.rateLimits.tell();
+    this.rateLimits?.tell();
   }
 }

@@ -55,7 +55,7 @@ export function stopTasks(parts: TaskParts, stopped: (counts: ThrottlerCounts) =
     stopped({ queued: 0, delivered, dropped: dropped + queued + neverQueued, rejected });
     runner.abortRunning(error);
     // A hung task's timeout must not keep the process alive; it still rejects the task if the process lives on.
-    runner.timeouts.releaseAll();
+    runner.timeouts?.releaseAll();
   };
   actor.subscribe({ complete: rejectLeftBehind });
   host.stop();

@@ -30,7 +30,6 @@
 import {
   type CommonOptions,
   checkOptionNames,
-  type Features,
   type FeatureValue,
   type ResolvedOptions,
   resolveFeatures,
@@ -38,10 +37,10 @@ import {
   type StrategyLookup,
   tracksInFlight,
 } from '../engine/index.js';
-import { checkStoreFits, clockFor } from '../machine/index.js';
+import { checkStoreFits, clockFor, type InternalMachine } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { Throttler, ThrottlerOptions } from './promise-api.js';
-import { PromiseCore, type PromiseSetup } from './promise-core.js';
+import { PromiseCore, type PromiseFeatures, type PromiseSetup } from './promise-core.js';
 import {
   busyError,
   checkServerLimits,
@@ -51,10 +50,12 @@ import {
   rateEvent,
   tryAcquireNow,
 } from './promise-requests.js';
+import type { RateLimitWatchFeature } from './rate-limit-watch.js';
 import type { RetryFeature } from './retry-feature.js';
 import { resolveTaskDefaults } from './task-defaults.js';
 import { type TaskReaderNames, taskReaders } from './task-readers.js';
 import { acquireWith, wrapWith } from './task-shorthands.js';
+import type { TimeoutFeature } from './task-timeout.js';
 
 /** createThrottler's own options, on top of the common ones. */
 const THROTTLER_OPTION_NAMES = ['store', 'clock', 'inspect', 'serverLimits', 'onHandlerError', 'taskDefaults'];
@@ -91,12 +92,29 @@ function resolveThrottleOptions(
 function checkThrottlerOptionNames(
   options: ThrottlerOptions,
   lookup: StrategyLookup,
-  entryRetry: FeatureValue<'retry'> | undefined,
-): Omit<Features, 'retry'> & { readonly retry: RetryFeature | undefined } {
+  entry: EntryParts | undefined,
+): PromiseFeatures {
   const features = resolveFeatures(options.features, lookup.features);
   checkOptionNames(options, THROTTLER_OPTION_NAMES, 'createThrottler', true, features.optionHints);
-  // The retry feature is the promise API's own: the engine checks it by name only (RetryFeatureName).
-  return { ...features, retry: (features.retry ?? entryRetry) as RetryFeature | undefined };
+  // Retries, timeouts and the rate-limit watch are the promise API's own: the engine checks them by name only.
+  return {
+    ...features,
+    retry: (features.retry ?? entry?.retry) as RetryFeature | undefined,
+    rateLimitWatch: (features.rateLimitWatch ?? entry?.rateLimitWatch) as RateLimitWatchFeature | undefined,
+    timeout: (features.timeout ?? entry?.timeout) as TimeoutFeature | undefined,
+  };
+}
+
+/**
+ * What an entry's createThrottler brings of its own beyond the engine's lookup: the main entry's the promise
+ * API's features (retry, timeout, the rate-limit watch, exact timers) and the chart with its descriptions; the lean entry's none of them.
+ */
+export interface EntryParts {
+  readonly retry?: FeatureValue<'retry'> | undefined;
+  readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
+  readonly timeout?: FeatureValue<'timeout'> | undefined;
+  readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
+  readonly machine?: InternalMachine | undefined;
 }
 
 /**
@@ -106,23 +124,19 @@ function checkThrottlerOptionNames(
 export function createThrottlerKnowing(
   options: ThrottlerOptions,
   lookup: StrategyLookup,
-  entryRetry?: FeatureValue<'retry'>,
+  entry?: EntryParts,
 ): Throttler {
-  const core = new PromiseCore(readSetup(options, lookup, entryRetry));
+  const core = new PromiseCore({ ...readSetup(options, lookup, entry), machine: entry?.machine });
   const throttler = throttlerFace(core);
   core.hear = core.setup.serverLimits?.bind(throttler);
   return throttler;
 }
 
 /** createThrottler's options read and checked, each error naming its option; the common ones resolved. */
-function readSetup(
-  options: ThrottlerOptions,
-  lookup: StrategyLookup,
-  entryRetry?: FeatureValue<'retry'>,
-): PromiseSetup {
+function readSetup(options: ThrottlerOptions, lookup: StrategyLookup, entry: EntryParts | undefined): PromiseSetup {
   // Not an object at all: resolveOptions says what options are (before a string is spread into its characters).
   if (typeof options !== 'object' || options === null) resolveOptionsKnowing(options, lookup);
-  const features = checkThrottlerOptionNames(options, lookup, entryRetry);
+  const features = checkThrottlerOptionNames(options, lookup, entry);
   const { clock, inspect, serverLimits, onHandlerError, taskDefaults, ...throttleOptions } = options;
   checkServerLimits(serverLimits);
   const defaults = resolveTaskDefaults(taskDefaults, features);
@@ -134,7 +148,7 @@ function readSetup(
     features,
     resolved,
     throttleOptions,
-    clock: clock ?? clockFor(resolved),
+    clock: clock ?? clockFor(resolved, entry?.exactTimers),
     inspect,
     serverLimits,
     onHandlerError,
@@ -180,7 +194,8 @@ function throttlerFace(core: PromiseCore): Throttler {
     actor,
   };
   const { activity, rateLimits, events } = core;
-  const readers = taskReaders({ activity, runner, rateLimits, events, maxConcurrent: resolved.maxConcurrent });
+  const { maxConcurrent } = resolved;
+  const readers = taskReaders({ activity, runner, rateLimits, events, maxConcurrent, features: setup.features });
   return Object.defineProperties(throttlerBase, Object.getOwnPropertyDescriptors(readers)) as Throttler;
 }
 

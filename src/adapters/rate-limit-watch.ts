@@ -12,8 +12,24 @@
  * queued then cleared in one stretch is no change); `clear()` tells it at once.
  */
 import type { Actor } from 'xstate';
+import type { FeatureValue } from '../engine/index.js';
 import type { MachineContext, throttlerMachine } from '../machine/index.js';
 import type { TaskEvents } from './task-events.js';
+
+/** The rate-limit watch as a feature value (engine/options/features-option.ts): what builds a throttler's. */
+export interface RateLimitWatchFeature extends FeatureValue<'rateLimitWatch'> {
+  readonly watch: (...parts: ConstructorParameters<typeof RateLimitWatch>) => RateLimitWatch;
+}
+
+/**
+ * p-queue's rate-limit readers on the promise API (`isRateLimited`, `isSaturated`, `onRateLimit()`,
+ * `onRateLimitCleared()`, the 'rateLimit' and 'rateLimitCleared' events): pass it in `features` to
+ * xstate-throttler/lean, which refuses them without it (the main entry loads it by itself).
+ */
+export const rateLimitWatch: FeatureValue<'rateLimitWatch'> = {
+  feature: 'rateLimitWatch',
+  watch: (...parts) => new RateLimitWatch(...parts),
+} as RateLimitWatchFeature;
 
 export class RateLimitWatch {
   private limitWaiters: Array<() => void> = [];

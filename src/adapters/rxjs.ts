@@ -44,7 +44,7 @@ import {
   resolveOptions,
 } from '../engine/index.js';
 import type { Clock, ThrottlerActor } from '../machine/index.js';
-import { checkStoreFits, clockFor } from '../machine/index.js';
+import { checkStoreFits, clockFor, exactTimers, internalThrottlerMachine } from '../machine/index.js';
 import { type DurationInput, ThrottlerOptionError } from '../rate/index.js';
 import { type DiscardEvent, ThrottlerHost } from './host.js';
 import type { DeferFlush } from './queue-batcher.js';
@@ -145,7 +145,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
   const resolved = refuseMeasuredTransit(resolveOptions(throttleOptions), 'throttleQueue');
   checkStoreFits(throttleOptions.store, resolved);
   // A scheduler keeps its own time, whatever timerPrecision says.
-  const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved);
+  const clock = scheduler !== undefined ? schedulerClock(scheduler) : clockFor(resolved, exactTimers);
   // Values of a synchronous stretch go as one batch: in a microtask, or in an action of the scheduler.
   const deferFlush: DeferFlush | undefined = scheduler === undefined ? undefined : (flush) => scheduler.schedule(flush);
 
@@ -156,7 +156,6 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
       const completeIfDrained = (): void => {
         if (sourceDone && waiting === 0) subscriber.complete();
       };
-
       const onDiscarded = (event: DiscardEvent): void => {
         waiting -= 1;
         if (event.type === 'rejected' && event.reason === 'invalid') {
@@ -175,6 +174,7 @@ export function throttleQueue<T>(options: ThrottleQueueOptions<T>): OperatorFunc
         }
       };
       const host = new ThrottlerHost<BatchEntry<T>>({
+        machine: internalThrottlerMachine,
         options: throttleOptions,
         resolved,
         clock,

@@ -66,6 +66,8 @@ export interface TaskFeatures {
   readonly retry?: { readonly resolve: (retry: unknown, hints?: OptionHintsFeature) => ResolvedRetry } | undefined;
   /** The settle feature, without which a task's `settle` is refused with what to import. */
   readonly settle?: object | undefined;
+  /** The timeout feature, without which a task's `timeout` (other than Infinity) is refused likewise. */
+  readonly timeout?: object | undefined;
 }
 
 /** A task's `retry` read by the retry feature; refused without it (xstate-throttler/lean). */
@@ -148,13 +150,17 @@ export function taskPlan(
   if (settle !== undefined && features.settle === undefined) {
     throw featureMissing('settle', "a task's settle option", features);
   }
+  // Infinity is "no limit", as p-timeout reads it: no timer at all.
+  const ms =
+    timeout === undefined || timeout === Number.POSITIVE_INFINITY
+      ? undefined
+      : parseDuration(timeout as DurationInput, 'timeout');
+  if (ms !== undefined && features.timeout === undefined) {
+    throw featureMissing('timeout', "a task's timeout option", features);
+  }
   return {
     id,
-    // Infinity is "no limit", as p-timeout reads it: no timer at all.
-    timeout:
-      timeout === undefined || timeout === Number.POSITIVE_INFINITY
-        ? undefined
-        : parseDuration(timeout as DurationInput, 'timeout'),
+    timeout: ms,
     retry: retry === undefined ? undefined : retryOf(retry, features),
     settle: settle as TaskPlan['settle'],
     attempt: 1,

@@ -13,7 +13,7 @@
  * `setTimeout` never run (the next task would wait for the next real turn).
  */
 import type { TransitMeter } from '../engine/index.js';
-import type { Clock, MachineEvent } from '../machine/index.js';
+import type { MachineEvent } from '../machine/index.js';
 import { type CostInput, type Dimensions, resolveActualCost } from '../rate/index.js';
 import { addCallerFrames } from './caller-frames.js';
 import { describeAttempt, RunningTask, type RunningTaskInfo } from './running-task.js';
@@ -22,7 +22,7 @@ import type { TaskActivity } from './task-activity.js';
 import { isThenable, type TaskEvents } from './task-events.js';
 import { RETRYING, type TaskContext } from './task-plan.js';
 import type { TaskRetries } from './task-retry.js';
-import { TaskTimeouts } from './task-timeout.js';
+import type { TaskTimeouts } from './task-timeout.js';
 
 export interface RunnerSetup {
   keeper: TaskKeeper;
@@ -41,8 +41,8 @@ export interface RunnerSetup {
   drop: (task: Task, error: unknown) => void;
   activity: TaskActivity;
   retries: TaskRetries | undefined;
-  /** The clock of the timeouts' timers: the throttler's. */
-  clock: Clock;
+  /** The tasks' timeouts, on the throttler's clock; undefined without the timeout feature. */
+  timeouts: TaskTimeouts | undefined;
   /** The throttler's time, each attempt's `startTime`. */
   now: () => number;
   /** With a measured transit: the meter each attempt's start and outcome go to, on `now`. */
@@ -71,8 +71,8 @@ export class TaskRunner {
   private readonly hear: ((value: unknown, error?: unknown) => void) | undefined;
   private readonly activity: TaskActivity;
   private readonly retries: TaskRetries | undefined;
-  /** The running attempts' timeouts, which stop() releases. */
-  readonly timeouts: TaskTimeouts;
+  /** The running attempts' timeouts, which stop() releases; without the timeout feature, none. */
+  readonly timeouts: TaskTimeouts | undefined;
 
   constructor(private readonly setup: RunnerSetup) {
     ({
@@ -82,7 +82,7 @@ export class TaskRunner {
       activity: this.activity,
       retries: this.retries,
     } = setup);
-    this.timeouts = new TaskTimeouts(setup.clock);
+    this.timeouts = setup.timeouts;
     this.readsStarts = setup.transitMeter !== undefined;
   }
 
@@ -225,7 +225,7 @@ export class TaskRunner {
       this.running = false;
     }
     if (plan?.timeout !== undefined && !attempt.finished) {
-      this.timeouts.arm(attempt, plan.timeout, (error) =>
+      this.timeouts?.arm(attempt, plan.timeout, (error) =>
         this.finish(attempt, true, addCallerFrames(error, attempt.task?.origin), false),
       );
     }
@@ -253,7 +253,7 @@ export class TaskRunner {
     const ownSignal = attempt.ownSignal;
     attempt.release();
     this.unlink(attempt);
-    this.timeouts.disarm(attempt);
+    this.timeouts?.disarm(attempt);
     // A timeout ends the round trip too: past it, the meter would count a request that may never arrive.
     if (attempt.transit !== undefined) this.setup.transitMeter?.finished(attempt.transit, this.setup.now());
     if (heard) this.hear?.(failed ? undefined : outcome, failed ? outcome : undefined);

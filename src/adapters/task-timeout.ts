@@ -4,6 +4,7 @@
  * that moment (with `maxConcurrent` or `countUntil: 'done'` the next task may start): the throttler
  * cannot stop a function, it only stops waiting for it, and what the function does later is ignored.
  */
+import type { FeatureValue } from '../engine/index.js';
 import type { Clock } from '../machine/index.js';
 import { LongTimer } from './long-timer.js';
 import type { RunningTask } from './running-task.js';
@@ -21,6 +22,20 @@ export class ThrottlerTimeoutError extends Error {
     super(`The task${id === undefined ? '' : ` ${JSON.stringify(id)}`} ran longer than its timeout of ${timeout} ms`);
   }
 }
+
+/** The timeout feature: what arms a throttler's task timeouts. */
+export interface TimeoutFeature extends FeatureValue<'timeout'> {
+  readonly timeouts: (clock: Clock) => TaskTimeouts;
+}
+
+/**
+ * A task's `timeout` (`schedule(fn, { timeout })`, `taskDefaults: { timeout }`): pass it in `features` to
+ * xstate-throttler/lean, which refuses a timeout without it (the main entry loads it by itself).
+ */
+export const timeout: FeatureValue<'timeout'> = {
+  feature: 'timeout',
+  timeouts: (clock) => new TaskTimeouts(clock),
+} as TimeoutFeature;
 
 /**
  * The timeouts armed for running attempts, on the throttler's clock (any length: long-timer.ts). stop()

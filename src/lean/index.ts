@@ -8,7 +8,9 @@
  * usual. api/lean.api.txt lists the names here.
  */
 export { leanCreateThrottler as createThrottler } from '../adapters/index.js';
+export { rateLimitWatch } from '../adapters/rate-limit-watch.js';
 export { retry } from '../adapters/retry-feature.js';
+export { timeout } from '../adapters/task-timeout.js';
 export { audit } from '../engine/audit/audit-feature.js';
 export { dimensions } from '../engine/clearance/dimensions-feature.js';
 export { settle } from '../engine/clearance/settle-book.js';
@@ -16,5 +18,7 @@ export { fairness } from '../engine/fair-share.js';
 export type { ThrottlerFeature } from '../engine/options/features-option.js';
 export { optionHints } from '../engine/options/option-hints.js';
 export { transit } from '../engine/options/transit-feature.js';
+export { overflow } from '../engine/queue/overflow-choice.js';
 export { leanRestoreThrottler as restoreThrottler } from '../machine/persistence.js';
+export { exactTimers } from '../machine/precise-clock.js';
 export { leanThrottlerMachine as throttlerMachine } from '../machine/throttler-machine.js';

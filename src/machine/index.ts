@@ -18,8 +18,13 @@ export { throttlerMachine } from './named-machine.js';
 export { ThrottlerOverflowError } from './overflow-error.js';
 export { LEASE_END_EVENT, leaseEvent, type OwnEvent, WAKE_EVENT } from './own-events.js';
 export { type RestoreOptions, restoreThrottler, type ThrottlerActor } from './persistence.js';
-export { clockFor, preciseClock, turnClock, unrefTimeout } from './precise-clock.js';
+export { clockFor, exactTimers, preciseClock, turnClock, unrefTimeout } from './precise-clock.js';
 export { withResolvedOptions } from './resolved-input.js';
-export { internalThrottlerMachine, leanThrottlerMachine } from './throttler-machine.js';
+export {
+  type InternalMachine,
+  internalThrottlerMachine,
+  leanInternalMachine,
+  leanThrottlerMachine,
+} from './throttler-machine.js';
 export type { Clock, ThrottlerContext, ThrottlerEmitted, ThrottlerEvent, ThrottlerInput } from './types.js';
 export { listeningTarget } from './xstate-internals.js';

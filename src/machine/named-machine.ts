@@ -1,4 +1,5 @@
 import { byAnyName } from '../engine/options/strategy-option.js';
+import { describedChart } from './chart-descriptions.js';
 import type { PublicMachine } from './public-machine.js';
 import { type InternalMachine, machineKnowing } from './throttler-machine.js';
 
@@ -19,6 +20,9 @@ import { type InternalMachine, machineKnowing } from './throttler-machine.js';
  * An event type the machine does not know is reported too, so a typo shows.
  *
  * Typed as users see it: the public events, input and context (types.ts). Its input may name the strategy
- * (`strategy: 'sliding-window'`), so it imports every strategy; `leanThrottlerMachine` is the same chart without names.
+ * (`strategy: 'sliding-window'`), so it imports every strategy; `leanThrottlerMachine` is the same chart without names (nor descriptions).
  */
-export const throttlerMachine = /* @__PURE__ */ machineKnowing(byAnyName) as unknown as PublicMachine<InternalMachine>;
+export const throttlerMachine = /* @__PURE__ */ machineKnowing(
+  byAnyName,
+  describedChart,
+) as unknown as PublicMachine<InternalMachine>;

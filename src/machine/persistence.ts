@@ -58,7 +58,7 @@ import { ThrottlerOptionError } from '../rate/index.js';
 import { checkTarget } from './event-checks.js';
 import { checkStore, closeClearanceOnStop, initialContext } from './initial-context.js';
 import type { PublicMachine } from './public-machine.js';
-import { type InternalMachine, internalThrottlerMachine } from './throttler-machine.js';
+import { type InternalMachine, internalThrottlerMachine, leanInternalMachine } from './throttler-machine.js';
 import { idleSnapshot } from './xstate-internals.js';
 
 /** The machine a restore starts, as users see it: its context is built here, so it reads no input. */
@@ -100,16 +100,24 @@ export interface RestoreOptions extends Omit<ActorOptions<typeof throttlerMachin
  * of its state is damaged (naming the field's path and the value).
  */
 export function restoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
-  return restoreThrottlerKnowing(persisted, options, byAnyName);
+  return restoreThrottlerKnowing(persisted, options, byAnyName, internalThrottlerMachine);
 }
 
 /** xstate-throttler/lean's restoreThrottler: the strategy is given as a value (`strategy`), never read by name. */
 export function leanRestoreThrottler(persisted: unknown, options: RestoreOptions = {}): ThrottlerActor {
-  return restoreThrottlerKnowing(persisted, options, byValueOnly);
+  return restoreThrottlerKnowing(persisted, options, byValueOnly, leanInternalMachine);
 }
 
-/** A restore, the saved strategy's name read by `lookup`, or matched to the `strategy` given. */
-function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lookup: StrategyLookup): ThrottlerActor {
+/**
+ * A restore, the saved strategy's name read by `lookup`, or matched to the `strategy` given; `machine` the
+ * entry's chart (with its descriptions or without).
+ */
+function restoreThrottlerKnowing(
+  persisted: unknown,
+  options: RestoreOptions,
+  lookup: StrategyLookup,
+  machine: InternalMachine,
+): ThrottlerActor {
   const { target, now, weight, store: storeOption, strategy, features, ...actorOptions } = options;
   checkTarget(target);
   const store = checkStore(storeOption);
@@ -154,7 +162,7 @@ function restoreThrottlerKnowing(persisted: unknown, options: RestoreOptions, lo
   // Idle with no timer and no target is the one state that needs nothing XState cannot restore;
   // SET_TARGET then takes the ordinary path to active, which arms the timer.
   // XState ignores input when restoring a snapshot; the type still asks for one.
-  const actor = createActor(throttlerMachine, {
+  const actor = createActor(machine as unknown as typeof throttlerMachine, {
     ...actorOptions,
     snapshot: idleSnapshot(restoredContext),
     input: undefined as never,

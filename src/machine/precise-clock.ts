@@ -1,3 +1,5 @@
+import type { FeatureValue } from '../engine/options/feature-value.js';
+import { featureMissing } from '../engine/options/features-option.js';
 import { monotonicNow, type ResolvedOptions } from '../engine/options/options.js';
 import { MAX_TIMER_DELAY } from './effects.js';
 import type { Clock } from './types.js';
@@ -162,11 +164,31 @@ function closeChannel(pending: PreciseTimeout): void {
   pending.channel = undefined;
 }
 
+/** The exact-timers feature: the clock `timerPrecision: 'exact'` needs, {@link preciseClock}. */
+export interface ExactTimersFeature extends FeatureValue<'exactTimers'> {
+  readonly clock: (now: () => number) => Clock;
+}
+
+/**
+ * The clock of `timerPrecision: 'exact'` ({@link preciseClock}) for the promise API, which arms its own
+ * timer when given no `clock`: pass it in `features` to xstate-throttler/lean (the main entry loads it). The
+ * machine's own `timerPrecision: 'exact'` needs none: its actor runs on the clock its creator gives.
+ */
+export const exactTimers: FeatureValue<'exactTimers'> = {
+  feature: 'exactTimers',
+  clock: preciseClock,
+} as ExactTimersFeature;
+
 /**
  * The clock the adapters arm the machine's timer on when the caller gave none:
  * `timerPrecision: 'exact'` needs one that keeps fractions of a millisecond (on
- * the same time source); otherwise {@link turnClock}.
+ * the same time source), which the exact-timers feature holds (in the options' features, or the entry's
+ * own: `entryExact`); otherwise {@link turnClock}.
  */
-export function clockFor(options: ResolvedOptions): Clock {
-  return options.timerPrecision === 'exact' ? preciseClock(options.now) : turnClock();
+export function clockFor(options: ResolvedOptions, entryExact?: FeatureValue<'exactTimers'>): Clock {
+  if (options.timerPrecision !== 'exact') return turnClock();
+  const exact = (options.features.exactTimers ?? entryExact) as ExactTimersFeature | undefined;
+  if (exact === undefined)
+    throw featureMissing('exactTimers', "timerPrecision: 'exact' without a clock", options.features);
+  return exact.clock(options.now);
 }

@@ -2,6 +2,7 @@ import { assign, type EventObject, setup } from 'xstate';
 import { byValueOnly, byValueResolved, type StrategyLookup } from '../engine/options/strategy-option.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import { acceptQueued, passesStraightThrough, passThrough } from './accept.js';
+import { type ChartDescriber, type DescribableChart, describedChart } from './chart-descriptions.js';
 import {
   cancelMessage,
   pause,
@@ -124,187 +125,157 @@ const throttlerSetup = setup({
   },
 });
 
+/** The chart as it is without a describer, or described (chart-descriptions.ts); typed as the config it is given. */
+function withTexts<Config extends Parameters<typeof throttlerSetup.createMachine>[0]>(
+  config: Config,
+  describe: ChartDescriber | undefined,
+): Config {
+  return describe === undefined ? config : (describe(config as unknown as DescribableChart) as unknown as Config);
+}
+
 /** A QUEUE in `active`: the two quiet paths first (quiet.ts), then the ordinary one. */
 const queueWhileActive = [
   {
     guard: 'queuesQuietly',
     actions: 'queueQuietly',
-    description: 'It joins the queue behind a head that waits for the armed wake-up: nothing else changes.',
   },
   {
     guard: 'passesAheadQuietly',
     actions: 'passAheadQuietly',
-    description: 'Nothing waits on its channel and the rate allows it now: sent, the wake-up left armed.',
   },
-  { actions: 'queueAndDeliver', description: 'Queue a message and deliver it if the rate allows.' },
+  { actions: 'queueAndDeliver' },
 ] as const;
 
 /**
  * The machine, whose input's strategy, when not a value, is read by `lookup`: by any name (the main
  * entry's), or by none (xstate-throttler/lean's: the strategy is a value, so the machine imports no policy).
  */
-export function machineKnowing(lookup: StrategyLookup) {
+export function machineKnowing(lookup: StrategyLookup, describe?: ChartDescriber) {
   // Alike in both states: what the store tells that asks for no delivery, and an unknown event.
   const storeNewsAnyState = {
-    STORE_SLOW: [
-      REFUSED_FROM_OUTSIDE,
-      { actions: 'reportStoreSlow', description: "The store's link is slower than its grace: storeSlow." },
-    ],
-    STORE_REWOUND: [
-      REFUSED_FROM_OUTSIDE,
-      { actions: 'reportStoreRewound', description: 'Grants given back or moved: storeGrantsRewound.' },
-    ],
+    STORE_SLOW: [REFUSED_FROM_OUTSIDE, { actions: 'reportStoreSlow' }],
+    STORE_REWOUND: [REFUSED_FROM_OUTSIDE, { actions: 'reportStoreRewound' }],
   } as const;
   const unknownAnyState = {
-    '*': { actions: 'refuseUnknownEvent', description: 'An unknown event type: reported as invalidEvent.' },
+    '*': { actions: 'refuseUnknownEvent' },
   } as const;
-  return throttlerSetup.createMachine({
-    id: 'throttler',
-    description: 'Queues messages and forwards them to a target actor no faster than the rate allows.',
-    context: ({ input, self }) => contextFromInput(input, self, lookup),
-    initial: 'idle',
-    states: {
-      idle: {
-        description: 'No target, or nothing waiting. No timer is pending.',
-        on: {
-          QUEUE: [
-            {
-              guard: 'passesQuietly',
-              actions: 'passThroughQuietly',
-              description: 'As below, with nothing to tell anyone: the snapshot is all that changes.',
+  return throttlerSetup.createMachine(
+    withTexts(
+      {
+        id: 'throttler',
+        context: ({ input, self }) => contextFromInput(input, self, lookup),
+        initial: 'idle',
+        states: {
+          idle: {
+            on: {
+              QUEUE: [
+                {
+                  guard: 'passesQuietly',
+                  actions: 'passThroughQuietly',
+                },
+                {
+                  guard: 'passesStraightThrough',
+                  actions: 'passThrough',
+                },
+                {
+                  actions: ['queueMessage', 'noticeWork'],
+                },
+              ],
+              QUEUE_BATCH: {
+                actions: ['queueMessage', 'noticeWork'],
+              },
+              WORK_WAITING: [
+                REFUSED_FROM_OUTSIDE,
+                {
+                  guard: 'shouldBeActive',
+                  target: 'active',
+                },
+                // Without this, a WORK_WAITING whose guard fails would fall through to the wildcard.
+                {},
+              ],
+              SET_TARGET: {
+                actions: ['setTarget', 'noticeWork'],
+              },
+              SET_RATE: { actions: ['setRate', 'noticeWork'] },
+              CANCEL: {
+                actions: ['cancelMessage', 'noticeWork'],
+              },
+              PAUSE: {
+                actions: ['pause', 'noticeWork'],
+              },
+              RESUME: { actions: ['resume', 'noticeWork'] },
+              SETTLED: { actions: ['settle', 'noticeWork'] },
+              ACTUAL_COST: { actions: ['settleActual', 'noticeWork'] },
+              TRY_ACQUIRE: {
+                actions: ['tryAcquire', 'noticeWork'],
+              },
+              LEASE: [REFUSED_FROM_OUTSIDE, { actions: 'grantLease' }],
+              LEASE_END: [REFUSED_FROM_OUTSIDE, { actions: 'endLease' }],
+              WAKE: [REFUSED_FROM_OUTSIDE, {}],
+              CLEARANCE: [REFUSED_FROM_OUTSIDE, {}],
+              ...storeNewsAnyState,
+              STORE_STATUS: [
+                REFUSED_FROM_OUTSIDE,
+                {
+                  actions: 'reportStoreStatus',
+                },
+              ],
+              DRAINED: [REFUSED_FROM_OUTSIDE, {}],
+              TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'noticeWork' }],
+              ...unknownAnyState,
             },
-            {
-              guard: 'passesStraightThrough',
-              actions: 'passThrough',
-              description: 'The rate allows it now and nothing waits: deliver at once and stay idle.',
+          },
+          active: {
+            entry: ['activatePolicies', 'deliverDue'],
+            exit: 'disarmWakeUp',
+            on: {
+              DRAINED: [
+                REFUSED_FROM_OUTSIDE,
+                {
+                  guard: 'shouldBeIdle',
+                  target: 'idle',
+                },
+                // Without this, a DRAINED whose guard fails would fall through to the wildcard.
+                {},
+              ],
+              QUEUE: queueWhileActive,
+              QUEUE_BATCH: {
+                actions: 'queueAndDeliver',
+              },
+              WAKE: [
+                REFUSED_FROM_OUTSIDE,
+                {
+                  actions: 'wakeUp',
+                },
+              ],
+              CLEARANCE: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue' }],
+              ...storeNewsAnyState,
+              STORE_STATUS: [
+                REFUSED_FROM_OUTSIDE,
+                {
+                  actions: ['reportStoreStatus', 'deliverDue'],
+                },
+              ],
+              SET_TARGET: { actions: ['setTarget', 'deliverDue'] },
+              SET_RATE: { actions: ['setRate', 'deliverDue'] },
+              CANCEL: { actions: ['cancelMessage', 'deliverDue'] },
+              PAUSE: { actions: ['pause', 'deliverDue'] },
+              RESUME: { actions: ['resume', 'deliverDue'] },
+              SETTLED: { actions: ['settle', 'deliverDue'] },
+              ACTUAL_COST: { actions: ['settleActual', 'deliverDue'] },
+              TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'] },
+              LEASE: [REFUSED_FROM_OUTSIDE, { actions: ['grantLease', 'deliverDue'] }],
+              LEASE_END: [REFUSED_FROM_OUTSIDE, { actions: ['endLease', 'deliverDue'] }],
+              WORK_WAITING: [REFUSED_FROM_OUTSIDE, {}],
+              TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue' }],
+              ...unknownAnyState,
             },
-            {
-              actions: ['queueMessage', 'noticeWork'],
-              description: 'Queue a message; with a target the throttler becomes active to send it.',
-            },
-          ],
-          QUEUE_BATCH: {
-            actions: ['queueMessage', 'noticeWork'],
-            description: 'Queue several messages in order; with a target the throttler becomes active to send them.',
           },
-          WORK_WAITING: [
-            REFUSED_FROM_OUTSIDE,
-            {
-              guard: 'shouldBeActive',
-              target: 'active',
-              description: 'Raised here when a target is set and a message waits.',
-            },
-            // Without this, a WORK_WAITING whose guard fails would fall through to the wildcard.
-            { description: 'No target, or nothing waits: stay idle.' },
-          ],
-          SET_TARGET: {
-            actions: ['setTarget', 'noticeWork'],
-            description: 'Set (or unset) the actor that receives the messages.',
-          },
-          SET_RATE: { actions: ['setRate', 'noticeWork'], description: "Replace the overall rate, or one channel's." },
-          CANCEL: {
-            actions: ['cancelMessage', 'noticeWork'],
-            description: 'Take a waiting message out of the queue by its id.',
-          },
-          PAUSE: {
-            actions: ['pause', 'noticeWork'],
-            description: 'Deliver nothing until the given time (or until RESUME).',
-          },
-          RESUME: { actions: ['resume', 'noticeWork'], description: 'End a pause.' },
-          SETTLED: { actions: ['settle', 'noticeWork'], description: 'A delivery finished on the receiving side.' },
-          ACTUAL_COST: { actions: ['settleActual', 'noticeWork'], description: "A delivery's actual cost, known now." },
-          TRY_ACQUIRE: {
-            actions: ['tryAcquire', 'noticeWork'],
-            description: 'Take a permit now if one is free (with the timer strategy its voucher period starts).',
-          },
-          LEASE: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'grantLease', description: 'Permits valid now, for a sender that starts the work itself.' },
-          ],
-          LEASE_END: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'endLease', description: 'The lease is spent: what it started counts as delivered.' },
-          ],
-          WAKE: [REFUSED_FROM_OUTSIDE, { description: 'A wake-up left over from `active`: nothing is due in idle.' }],
-          CLEARANCE: [REFUSED_FROM_OUTSIDE, { description: "A store's answer while idle: nothing waits for it." }],
-          ...storeNewsAnyState,
-          STORE_STATUS: [
-            REFUSED_FROM_OUTSIDE,
-            {
-              actions: 'reportStoreStatus',
-              description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
-            },
-          ],
-          DRAINED: [REFUSED_FROM_OUTSIDE, { description: 'Already idle.' }],
-          TARGET_STARTED: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'noticeWork', description: 'The target set before it started has started: go on.' },
-          ],
-          ...unknownAnyState,
         },
       },
-      active: {
-        description: 'Delivering: a target is set and messages wait. One wake-up timer.',
-        entry: ['activatePolicies', 'deliverDue'],
-        exit: 'disarmWakeUp',
-        on: {
-          DRAINED: [
-            REFUSED_FROM_OUTSIDE,
-            {
-              guard: 'shouldBeIdle',
-              target: 'idle',
-              description: 'Raised here when nothing waits, or the target is gone.',
-            },
-            // Without this, a DRAINED whose guard fails would fall through to the wildcard.
-            { description: 'Messages still wait for the target: stay active.' },
-          ],
-          QUEUE: queueWhileActive,
-          QUEUE_BATCH: {
-            actions: 'queueAndDeliver',
-            description: 'Queue several messages in order and deliver what the rate allows.',
-          },
-          WAKE: [
-            REFUSED_FROM_OUTSIDE,
-            {
-              actions: 'wakeUp',
-              description: 'The wake-up timer fired: deliver what is due.',
-            },
-          ],
-          CLEARANCE: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: 'deliverDue', description: "A store's answer arrived: deliver what is due." },
-          ],
-          ...storeNewsAnyState,
-          STORE_STATUS: [
-            REFUSED_FROM_OUTSIDE,
-            {
-              actions: ['reportStoreStatus', 'deliverDue'],
-              description: 'News from the store: storeDown / storeUp, storeConflict, storeQuarantined.',
-            },
-          ],
-          SET_TARGET: { actions: ['setTarget', 'deliverDue'], description: 'Switch targets, or unset to go idle.' },
-          SET_RATE: { actions: ['setRate', 'deliverDue'], description: 'Replace a rate; the wake-up is re-armed.' },
-          CANCEL: { actions: ['cancelMessage', 'deliverDue'], description: 'Take a waiting message out by its id.' },
-          PAUSE: { actions: ['pause', 'deliverDue'], description: 'Deliver nothing until the given time (or RESUME).' },
-          RESUME: { actions: ['resume', 'deliverDue'], description: 'End a pause and deliver what is due.' },
-          SETTLED: { actions: ['settle', 'deliverDue'], description: 'A delivery finished: its slot may free up.' },
-          ACTUAL_COST: { actions: ['settleActual', 'deliverDue'], description: 'Actual cost: less frees it at once.' },
-          TRY_ACQUIRE: { actions: ['tryAcquire', 'deliverDue'], description: 'Take a permit now if one is free.' },
-          LEASE: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: ['grantLease', 'deliverDue'], description: 'Permits now; none while messages wait.' },
-          ],
-          LEASE_END: [
-            REFUSED_FROM_OUTSIDE,
-            { actions: ['endLease', 'deliverDue'], description: 'What the lease started counts as delivered.' },
-          ],
-          WORK_WAITING: [REFUSED_FROM_OUTSIDE, { description: 'Already active.' }],
-          TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue', description: 'The target has started.' }],
-          ...unknownAnyState,
-        },
-      },
-    },
-  });
+      describe,
+    ),
+  );
 }
 
 /** The machine with the library's own types, as the library's own code uses it. */
@@ -313,10 +284,20 @@ export type InternalMachine = ReturnType<typeof machineKnowing>;
 /**
  * The machine with its own events, full context and the adapters' input (machine-types.ts): what the
  * adapters run (they hand it options already resolved) and restoreThrottler (it restores a built context).
+ * With the chart's descriptions: the main entry's createThrottler, restoreThrottler and the operator run it.
  */
-export const internalThrottlerMachine: InternalMachine = /* @__PURE__ */ machineKnowing(byValueResolved);
+export const internalThrottlerMachine: InternalMachine = /* @__PURE__ */ machineKnowing(
+  byValueResolved,
+  describedChart,
+);
 
-/** xstate-throttler/lean's `throttlerMachine`: the strategy is a value (`strategy: slidingWindow`), never a name. */
+/** The same without the chart's descriptions: what xstate-throttler/lean's createThrottler and restoreThrottler run. */
+export const leanInternalMachine: InternalMachine = /* @__PURE__ */ machineKnowing(byValueResolved);
+
+/**
+ * xstate-throttler/lean's `throttlerMachine`: the strategy is a value (`strategy: slidingWindow`), never a name;
+ * the chart carries no descriptions (chart-descriptions.ts).
+ */
 export const leanThrottlerMachine = /* @__PURE__ */ machineKnowing(
   byValueOnly,
 ) as unknown as PublicMachine<InternalMachine>;

@@ -359,7 +359,7 @@ describe('the features option', () => {
     },
   );
   const requirement =
-    'a feature value (audit, dimensions, fairness, optionHints, retry, settle, transit) imported from "xstate-throttler/lean"';
+    'a feature value (audit, dimensions, exactTimers, fairness, optionHints, overflow, rateLimitWatch, retry, settle, timeout, transit) imported from "xstate-throttler/lean"';
 
   it.each<[string, unknown, string, unknown, string]>([
     ['not an array', audit, 'features', audit, 'an array of feature values, e.g. [audit]'],

@@ -6,6 +6,7 @@ import { fairness } from '../../src/engine/fair-share.js';
 import { optionHints } from '../../src/engine/options/option-hints.js';
 import { type CommonOptions, monotonicNow, resolveOptions } from '../../src/engine/options/options.js';
 import { transit } from '../../src/engine/options/transit-feature.js';
+import { overflow } from '../../src/engine/queue/overflow-choice.js';
 import { timer } from '../../src/strategies/index.js';
 import { expectOptionError } from '../support/option-error.js';
 
@@ -35,7 +36,7 @@ describe('resolveOptions', () => {
       transit: 0,
       transitMeter: undefined,
       // The main entry loads every feature by itself (features-option.ts).
-      features: { audit, dimensions, optionHints, settle, fairness, transit },
+      features: { audit, dimensions, optionHints, overflow, settle, fairness, transit },
       splitByDimension: undefined,
     });
   });

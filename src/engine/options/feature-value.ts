@@ -7,4 +7,15 @@ export interface FeatureValue<Name extends FeatureName = FeatureName> {
 }
 
 /** Every feature, by the name its value carries. */
-export type FeatureName = 'audit' | 'dimensions' | 'fairness' | 'optionHints' | 'retry' | 'settle' | 'transit';
+export type FeatureName =
+  | 'audit'
+  | 'dimensions'
+  | 'exactTimers'
+  | 'fairness'
+  | 'optionHints'
+  | 'overflow'
+  | 'rateLimitWatch'
+  | 'retry'
+  | 'settle'
+  | 'timeout'
+  | 'transit';

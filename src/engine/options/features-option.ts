@@ -11,6 +11,7 @@ import type { AuditFeature } from '../audit/audit-feature.js';
 import type { DimensionsFeature } from '../clearance/dimensions-feature.js';
 import type { SettleFeature } from '../clearance/settle-book.js';
 import type { FairnessFeature } from '../fair-share.js';
+import type { OverflowFeature } from '../queue/overflow-choice.js';
 import type { FeatureName, FeatureValue } from './feature-value.js';
 import type { OptionHintsFeature } from './option-hints.js';
 import type { TransitFeature } from './transit-feature.js';
@@ -19,16 +20,22 @@ import type { TransitFeature } from './transit-feature.js';
 export type ThrottlerFeature = FeatureValue;
 
 /**
- * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry
- * feature by name only: the promise API reads it (adapters/retry-feature.ts).
+ * The features a throttler loaded, by name: what the engine reads (`options.features.audit`). The retry,
+ * timeout, rate-limit-watch and exact-timers features by name only: the promise API reads the first three
+ * (adapters/retry-feature.ts, adapters/task-timeout.ts, adapters/rate-limit-watch.ts), the clock the
+ * adapters arm the last (machine/precise-clock.ts).
  */
 export interface Features {
   readonly audit?: AuditFeature | undefined;
   readonly dimensions?: DimensionsFeature | undefined;
+  readonly exactTimers?: FeatureValue<'exactTimers'> | undefined;
   readonly fairness?: FairnessFeature | undefined;
   readonly optionHints?: OptionHintsFeature | undefined;
+  readonly overflow?: OverflowFeature | undefined;
+  readonly rateLimitWatch?: FeatureValue<'rateLimitWatch'> | undefined;
   readonly retry?: FeatureValue<'retry'> | undefined;
   readonly settle?: SettleFeature | undefined;
+  readonly timeout?: FeatureValue<'timeout'> | undefined;
   readonly transit?: TransitFeature | undefined;
 }
 
@@ -36,10 +43,14 @@ export interface Features {
 const FEATURE_FUNCTIONS: Readonly<Record<FeatureName, readonly string[]>> = {
   audit: ['create'],
   dimensions: ['of'],
+  exactTimers: ['clock'],
   fairness: ['share', 'before', 'weightOf'],
   optionHints: ['meant'],
+  overflow: ['choice'],
+  rateLimitWatch: ['watch'],
   retry: ['resolve', 'tracker'],
   settle: ['book'],
+  timeout: ['timeouts'],
   transit: ['resolve'],
 };
 const FEATURE_NAMES = Object.keys(FEATURE_FUNCTIONS) as FeatureName[];

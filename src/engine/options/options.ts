@@ -223,6 +223,13 @@ export function tracksInFlight(options: ResolvedOptions): boolean {
 }
 
 /** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
+/** `overflow` checked; 'drop-oldest' and 'drop-newest' need the overflow feature, refused without it. */
+function resolveOverflow(given: unknown, features: Features): Overflow {
+  const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(given as Overflow | undefined, 'reject'));
+  if (overflow !== 'reject' && !features.overflow) throw featureMissing('overflow', `overflow "${overflow}"`, features);
+  return overflow;
+}
+
 function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }
@@ -272,7 +279,7 @@ export function resolveOptionsKnowing(options: CommonOptions | undefined, lookup
   );
   // The finish tags are the fairness feature's (fair-share.ts): refused without it, saying what to import.
   if (fairness === 'weighted' && !features.fairness) throw featureMissing('fairness', 'fairness "weighted"', features);
-  const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(options.overflow, 'reject'));
+  const overflow = resolveOverflow(options.overflow, features);
   const capacity = withDefault(options.capacity, Number.POSITIVE_INFINITY);
   if (capacity !== Number.POSITIVE_INFINITY && (!Number.isSafeInteger(capacity) || capacity <= 0)) {
     throw new ThrottlerOptionError('capacity', 'a positive integer', capacity);

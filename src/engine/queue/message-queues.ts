@@ -4,7 +4,7 @@ import { ChannelQueue } from './channel-queue.js';
 import { Deadlines } from './deadlines.js';
 import { IndexedHeap } from './indexed-heap.js';
 import type { Lane } from './lane.js';
-import { OverflowChoice } from './overflow-choice.js';
+import type { OverflowChoice, OverflowFeature } from './overflow-choice.js';
 import {
   DEFAULT_PRIORITY,
   isWithdrawn,
@@ -61,6 +61,8 @@ export interface QueueOptions {
   overflow: Overflow;
   /** How long a wait outweighs any priority (channel-queue.ts); default DEFAULT_MAX_PRIORITY_WAIT. */
   maxPriorityWait?: number;
+  /** The overflow feature, which a capacity with overflow 'drop-oldest' or 'drop-newest' needs (options.ts checks). */
+  features?: { readonly overflow?: OverflowFeature | undefined };
 }
 
 /**
@@ -113,7 +115,10 @@ export class MessageQueues<TMessage> {
     this.fifo = perChannel ? undefined : new ChannelQueue<TMessage>(undefined, 16, this.levelWorth);
     this.overflowChoice =
       options.overflow !== 'reject' && Number.isFinite(options.capacity)
-        ? new OverflowChoice<TMessage>(options.overflow === 'drop-oldest', perChannel)
+        ? (options.features?.overflow as OverflowFeature).choice<TMessage>(
+            options.overflow === 'drop-oldest',
+            perChannel,
+          )
         : undefined;
   }
 

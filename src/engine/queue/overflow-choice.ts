@@ -1,7 +1,22 @@
+import type { FeatureValue } from '../options/feature-value.js';
 import type { ChannelQueue } from './channel-queue.js';
 import { IndexedHeap } from './indexed-heap.js';
 import type { Lane } from './lane.js';
 import { PRIORITY_LEVELS, placedBefore, type QueuedMessage } from './queued-message.js';
+
+/** The overflow feature: what picks the message a full queue gives up (`overflow: 'drop-oldest'`, `'drop-newest'`). */
+export interface OverflowFeature extends FeatureValue<'overflow'> {
+  readonly choice: <TMessage>(oldest: boolean, perChannel: boolean) => OverflowChoice<TMessage>;
+}
+
+/**
+ * `overflow: 'drop-oldest'` and `'drop-newest'` as a feature value: pass it in `features` to xstate-throttler/lean,
+ * which refuses them without it (`'reject'`, the default, needs none); the main entry loads it by itself.
+ */
+export const overflow: FeatureValue<'overflow'> = {
+  feature: 'overflow',
+  choice: (oldest, perChannel) => new OverflowChoice(oldest, perChannel),
+} as OverflowFeature;
 
 /** Where the message a full queue gives up waits. */
 export interface OverflowVictim<TMessage> {

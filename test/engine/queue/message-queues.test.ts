@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Ordering, Overflow } from '../../../src/engine/options/options.js';
 import type { ChannelQueue } from '../../../src/engine/queue/channel-queue.js';
 import { type DropReason, MessageQueues } from '../../../src/engine/queue/message-queues.js';
+import { type OverflowFeature, overflow as overflowFeature } from '../../../src/engine/queue/overflow-choice.js';
 import { type Place, SelfQueuedMessage } from '../../../src/engine/queue/queued-message.js';
 import { runs } from '../../support/property-runs.js';
 
@@ -110,7 +111,13 @@ function checkAgainstModel(
 ): void {
   const reportedHead = new Map<ChannelQueue<Waiting>, number | undefined>();
   const queues = new MessageQueues<Waiting>(
-    { ordering, capacity, overflow, maxPriorityWait: MAX_PRIORITY_WAIT },
+    {
+      ordering,
+      capacity,
+      overflow,
+      maxPriorityWait: MAX_PRIORITY_WAIT,
+      features: { overflow: overflowFeature as OverflowFeature },
+    },
     (queue) => reportedHead.set(queue, queue.head?.seq),
   );
   let model: Waiting[] = [];
