@@ -295,6 +295,36 @@ describe('a policy that breaks the contract at run time', () => {
     expect(actor.getSnapshot().status).toBe('active');
   });
 
+  it('a throwing recordDelivery is reported for a single QUEUE that goes at once, idle or active', () => {
+    // A message that goes at once may take a quiet path (quiet.ts) that emits nothing: never one of one's own.
+    const strategy = defineStrategy({
+      name: 'throwing-record-single',
+      createPolicy: (rates, at) => {
+        const inner = new FixedWindowPolicy(rates, at);
+        return {
+          earliestDelivery: (at: number, cost: number) => inner.earliestDelivery(at, cost),
+          recordDelivery: () => {
+            throw new RangeError('full');
+          },
+        };
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '3/100ms', strategy, target: target.ref } });
+    const errors: Error[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error));
+    actor.start();
+    actor.send({ type: 'QUEUE', message: { type: 'a' } });
+    expect(target.received.length).toBe(1);
+    expect(errors.map((error) => error.message)).toEqual([
+      'strategy "throwing-record-single": recordDelivery must be a method that does not throw, got "RangeError: full"',
+    ]);
+    actor.send({ type: 'QUEUE', message: { type: 'b' } });
+    expect(target.received.length).toBe(2);
+    expect(errors.length).toBe(2);
+    actor.stop();
+  });
+
   it('the promise API rejects its waiting tasks with the error; the RxJS operator errors its stream', async () => {
     const { strategy, breakNow } = breakable(() => Number.NaN);
     const throttler = createThrottler({ rate: '1/100ms', strategy });
