@@ -69,16 +69,26 @@ export interface OwnPolicyState {
 /** One throttler's contract breaches, kept until the machine reports them (`strategyError`). Never saved. */
 export class PolicyFaults {
   private fault: Error | undefined = undefined;
+  /** Counts the events handled (`take` not continuing one), and the one the last breach was reported in. */
+  private event = 0;
+  private reportedIn = -1;
 
-  /** Keeps the first breach since the last `take`: a policy that keeps breaking is reported once per event. */
+  /** Keeps the first breach since the last `take`. */
   report(error: Error): void {
     this.fault ??= error;
   }
 
-  /** The breach to report, if any; then forgotten. */
-  take(): Error | undefined {
+  /**
+   * The breach to report after an action, if any and none was reported in this event yet; then forgotten.
+   * `continues`: the action goes on with the event before (a second action of its transition, or one for an
+   * event the machine raised in it), whose steps ask the policy again and breach again.
+   */
+  take(continues: boolean): Error | undefined {
+    if (!continues) this.event++;
     const fault = this.fault;
     this.fault = undefined;
+    if (fault === undefined || this.reportedIn === this.event) return undefined;
+    this.reportedIn = this.event;
     return fault;
   }
 

@@ -269,6 +269,26 @@ describe('a policy that breaks the contract at run time', () => {
     },
   );
 
+  it('a breach is reported at most once per event, however many steps of it ask the policy again', () => {
+    const { strategy, breakNow } = breakable(() => Number.NaN);
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+    const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
+    actor.on('strategyError', (event) => errors.push(event));
+    actor.start();
+    breakNow();
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
+    expect(errors.length).toBe(1);
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 2 } });
+    expect(errors.length).toBe(2);
+    // Two actions of one transition (resume, then noticeWork); the same object sent twice is two events.
+    const resume = { type: 'RESUME' } as const;
+    actor.send(resume);
+    actor.send(resume);
+    expect(errors.length).toBe(4);
+    actor.stop();
+  });
+
   it('a throwing recordDelivery is reported; the delivery stands and the throttler goes on', () => {
     const strategy = defineStrategy({
       name: 'throwing-record',
