@@ -99,8 +99,8 @@ export interface Effects {
  */
 export function withEffects(
   body: (context: MachineContext, event: MachineEvent, effects: Effects, self: AnyActorRef) => void,
-  /** Whether the action follows another of its transition (noticeWork): the same event, reported once. */
-  continues?: (event: MachineEvent) => boolean,
+  /** The action follows another of its transition (noticeWork): the same event, whose breach is reported once. */
+  continues = false,
 ) {
   return enqueueActions<
     MachineContext,
@@ -125,12 +125,8 @@ export function withEffects(
     if (fault !== undefined) effects.emit({ type: 'invalidEvent', event, error: fault });
     // A strategy of one's own that broke its contract (own-policy.ts): nothing went on its word, and it is told,
     // once for the event however many of its actions (and the events it raised) asked.
-    const faults = context.strategyFaults;
-    if (faults !== undefined) {
-      const raised = event === WORK_WAITING_EVENT || event === DRAINED_EVENT;
-      const breach = faults.take(raised || continues?.(event) === true);
-      if (breach !== undefined) effects.emit({ type: 'strategyError', error: breach, at: context.now() });
-    }
+    const breach = context.strategyFaults?.take(continues || event === WORK_WAITING_EVENT || event === DRAINED_EVENT);
+    if (breach !== undefined) effects.emit({ type: 'strategyError', error: breach, at: context.now() });
   });
 }
 
