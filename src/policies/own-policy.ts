@@ -175,6 +175,11 @@ const REFUSING: StrategyPolicy = {
   recordDelivery: () => {},
 };
 
+/** A frozen copy of `rates` for the user's code: the throttler's own (its audit, metrics, snapshot) are not its to sort. */
+export function frozenRates(rates: readonly Rate[]): readonly Rate[] {
+  return Object.freeze(rates.map((rate) => Object.freeze({ ...rate })));
+}
+
 function withCause<T extends Error>(error: T, cause: unknown): T {
   error.cause = cause;
   return error;
@@ -240,7 +245,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
 
   setRates(rates: readonly Rate[], now: number): void {
     const { inner } = this;
-    if (inner.setRates !== undefined) this.guarded('setRates', () => inner.setRates?.(rates, now));
+    if (inner.setRates !== undefined) this.guarded('setRates', () => inner.setRates?.(frozenRates(rates), now));
     else {
       // Failing, nothing goes: the old policy would let through what the old rates allowed.
       this.inner = REFUSING;

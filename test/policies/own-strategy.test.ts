@@ -107,6 +107,45 @@ describe('defineStrategy checks every field where it is called', () => {
     );
   });
 
+  it("hands createPolicy a frozen copy of the rates: sorting or changing them is refused, never the throttler's", () => {
+    const seen: Array<readonly Rate[]> = [];
+    const strategy = defineStrategy({
+      name: 'keeping',
+      createPolicy: (rates, at) => {
+        seen.push(rates);
+        return new FixedWindowPolicy(rates, at);
+      },
+    });
+    const throttler = createThrottler({ rate: ['10/1m', '2/1s'], strategy });
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    expect(seen[0]?.every((rate) => Object.isFrozen(rate))).toBe(true);
+    throttler.stop();
+    // And setRates's, on a SET_RATE.
+    const told: Array<readonly Rate[]> = [];
+    const telling = defineStrategy({
+      name: 'told',
+      createPolicy: (rates, at) =>
+        Object.assign(new FixedWindowPolicy(rates, at), { setRates: (r: readonly Rate[]) => told.push(r) }),
+    });
+    const actor = createActor(throttlerMachine, { input: { rate: '2/1s', strategy: telling } }).start();
+    actor.send({ type: 'SET_RATE', rate: '5/1s' });
+    expect(told.length).toBe(1);
+    expect(Object.isFrozen(told[0])).toBe(true);
+    expect(Object.isFrozen(told[0]?.[0])).toBe(true);
+    actor.stop();
+    const sorting = defineStrategy({
+      name: 'sorting',
+      createPolicy: (rates, at) =>
+        new FixedWindowPolicy(
+          (rates as Rate[]).sort((a, b) => a.interval - b.interval),
+          at,
+        ),
+    });
+    expect(() => createThrottler({ rate: ['10/1m', '2/1s'], strategy: sorting })).toThrow(
+      'strategy "sorting": createPolicy(rate) must be a function that returns a policy, not one that throws',
+    );
+  });
+
   it('names are data: a strategy named __proto__ throttles as any other', () => {
     const proto = defineStrategy({ name: '__proto__', createPolicy: policyOf });
     const target = createRecorder();
