@@ -256,12 +256,16 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   windowUse(now: number, into: number[]): void {
-    const { inner } = this;
-    const start = into.length;
-    if (inner.windowUse !== undefined) this.guarded('windowUse', () => inner.windowUse?.(now, into));
-    // One number per rate whatever the user appended: metrics read them by position.
-    into.length = start + this.rateCount;
-    for (let index = start; index < into.length; index++) if (typeof into[index] !== 'number') into[index] = 0;
+    const { inner, rateCount } = this;
+    // The user's numbers in an array of their own: `into` holds the other policies' too.
+    const own: unknown[] = [];
+    if (inner.windowUse !== undefined) this.guarded('windowUse', () => inner.windowUse?.(now, own as number[]));
+    const held = (value: unknown) => typeof value === 'number' && value >= 0 && value < Number.POSITIVE_INFINITY;
+    if (inner.windowUse !== undefined && (own.length !== rateCount || !own.every(held))) {
+      this.breach(`windowUse(${now})`, `one finite number >= 0 per rate (${rateCount}), appended`, own);
+    }
+    // One number per rate whatever the user appended (metrics read them by position), 0 for a bad one.
+    for (let index = 0; index < rateCount; index++) into.push(held(own[index]) ? (own[index] as number) : 0);
   }
 
   holdInFlight(cost: number): void {

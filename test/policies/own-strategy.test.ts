@@ -8,6 +8,7 @@ import {
   ThrottlerOptionError,
   throttlerMachine,
 } from '../../src/index.js';
+import { OwnPolicy, PolicyFaults } from '../../src/policies/own-policy.js';
 import { throttleQueue } from '../../src/rxjs/index.js';
 import { createMemoryStore } from '../../src/store/index.js';
 import { defineStrategy, type StrategyPolicy } from '../../src/strategies/index.js';
@@ -535,6 +536,53 @@ describe('the optional parts of the contract', () => {
     advance(30);
     actor.send({ type: 'SETTLED', cost: 2 });
     expect(calls.slice(2)).toEqual(['hold 2', 'release 2 at 30']);
+  });
+});
+
+describe("windowUse's numbers (metrics)", () => {
+  const rates: Rate[] = [
+    { limit: 5, interval: 1000 },
+    { limit: 50, interval: 60_000 },
+  ];
+  const policyAnswering = (appended: unknown[]) => {
+    const faults = new PolicyFaults();
+    const setup = {
+      name: 'metered',
+      leases: false,
+      settlesInFlight: false,
+      faults,
+      create: (): StrategyPolicy => ({
+        earliestDelivery: (at) => at,
+        recordDelivery: () => {},
+        windowUse: (_now, into) => into.push(...(appended as number[])),
+      }),
+    };
+    return { policy: new OwnPolicy(setup, rates, 0), faults };
+  };
+
+  it('one finite number >= 0 per rate is taken as it is, after what the other policies put', () => {
+    const { policy, faults } = policyAnswering([2, 7]);
+    const into = [9];
+    policy.windowUse(10, into);
+    expect(into).toEqual([9, 2, 7]);
+    expect(faults.take(false)).toBeUndefined();
+  });
+
+  it.each<[string, unknown[], number[]]>([
+    ['NaN', [Number.NaN, 1], [0, 1]],
+    ['a string', ['3', 1], [0, 1]],
+    ['a negative number', [-1, 1], [0, 1]],
+    ['Infinity', [1, Number.POSITIVE_INFINITY], [1, 0]],
+    ['too few', [1], [1, 0]],
+    ['too many', [1, 2, 3], [1, 2]],
+  ])('%s is a breach, reported naming the call; the bad numbers read 0', (_case, appended, read) => {
+    const { policy, faults } = policyAnswering(appended);
+    const into = [9];
+    policy.windowUse(10, into);
+    expect(into).toEqual([9, ...read]);
+    expect(faults.take(false)?.message).toMatch(
+      /^strategy "metered": windowUse\(10\) must be one finite number >= 0 per rate \(2\), appended, got /,
+    );
   });
 });
 
