@@ -256,7 +256,8 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   windowUse(now: number, into: number[]): void {
-    const { inner, rateCount } = this;
+    const inner = this.inner;
+    const rateCount = this.rateCount;
     // The user's numbers in an array of their own: `into` holds the other policies' too.
     const own: unknown[] = [];
     if (inner.windowUse !== undefined) this.guarded('windowUse', () => inner.windowUse?.(now, own as number[]));
