@@ -291,7 +291,20 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
         setup.name,
       );
     }
-    return { kind: 'own', strategy: setup.name, state: inner.save(shift) };
+    let state: unknown;
+    try {
+      state = inner.save(shift);
+    } catch (error) {
+      // Thrown where the snapshot is asked for, as the other refusals, naming the strategy and the call.
+      const shown = error instanceof Error ? `${error.name}: ${error.message}` : error;
+      const refusal = new ThrottlerOptionError(
+        `strategy "${setup.name}": save(${shift})`,
+        'a method that does not throw',
+        shown,
+      );
+      throw withCause(refusal, error);
+    }
+    return { kind: 'own', strategy: setup.name, state };
   }
 
   load(saved: unknown, shift: number, path = 'policy'): void {

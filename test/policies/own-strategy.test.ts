@@ -210,6 +210,32 @@ describe('a snapshot of a strategy whose policies save and load', () => {
     return { json, sent: target.received.length };
   };
 
+  it('a save that throws is refused where the snapshot is saved, naming the strategy and the call', () => {
+    const strategy = defineStrategy({
+      name: 'unsaving',
+      createPolicy: (rates, at) =>
+        Object.assign(new FixedWindowPolicy(rates, at), {
+          save: () => {
+            throw new RangeError('too big');
+          },
+        }),
+    });
+    const throttler = createThrottler({ rate: '2/1s', strategy });
+    let thrown: unknown;
+    try {
+      JSON.stringify(throttler.actor.getPersistedSnapshot());
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ThrottlerOptionError);
+    // The shift: the wall clock's reading less the throttler's.
+    expect((thrown as Error).message).toMatch(
+      /^strategy "unsaving": save\([\d.]+\) must be a method that does not throw, got "RangeError: too big"$/,
+    );
+    expect((thrown as Error).cause).toEqual(new RangeError('too big'));
+    throttler.stop();
+  });
+
   it('restores with the value given, keeping the window and the queue', () => {
     const { json, sent } = saved();
     expect(sent).toBe(2);
