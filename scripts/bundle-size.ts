@@ -164,7 +164,9 @@ export const ENTRIES: readonly SizedEntry[] = [
     platform: 'browser',
     external: ['xstate', 'rxjs'],
     // 26.0 -> 26.3 kB as strategies became values: the operator takes a name or a value, as the main entry.
-    budget: 36_100,
+    // 36.1 -> 36.2 kB: a strategy of one's own asks a new key's policy before its first message goes, and
+    // reports a breach once per event (0.01 kB together; it was at its budget to the byte).
+    budget: 36_200,
   },
   {
     name: 'xstate-throttler/server-limits',

@@ -189,6 +189,8 @@ function withCause<T extends Error>(error: T, cause: unknown): T {
 export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   private readonly setup: OwnPolicySetup;
   private inner: StrategyPolicy;
+  /** The rates a policy could not be made for (createPolicy threw), until one is. */
+  private missing: readonly Rate[] | undefined = undefined;
   private rateCount: number;
   smallestLimit: number;
   /** Only a policy with `activate` is told of activations; then a message goes through `active` to be. */
@@ -201,7 +203,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
     this.inner = REFUSING;
     // Every configured list was tried as the options were checked (own-strategy.ts): one that fails now (a
     // key's, a SET_RATE's) is a breach, and its scope lets nothing go rather than end the actor.
-    this.guarded('createPolicy', () => (this.inner = checkedPolicy(setup, rates, now)));
+    this.create(rates, now);
     this.rateCount = rates.length;
     this.smallestLimit = smallestLimitOf(rates);
     this.startsPeriodsOnActivation = this.inner.activate !== undefined;
@@ -209,6 +211,8 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   earliestDelivery(now: number, cost: number): number {
+    // No policy yet: made again at each question, each failure a breach, so that nothing waits on it unheard.
+    if (this.missing !== undefined) this.create(this.missing, now);
     let at: unknown;
     try {
       at = this.inner.earliestDelivery(now, cost);
@@ -249,7 +253,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
     else {
       // Failing, nothing goes: the old policy would let through what the old rates allowed.
       this.inner = REFUSING;
-      this.guarded('createPolicy', () => (this.inner = checkedPolicy(this.setup, rates, now)));
+      this.create(rates, now);
     }
     this.rateCount = rates.length;
     this.smallestLimit = smallestLimitOf(rates);
@@ -330,6 +334,15 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
         error,
       );
     }
+  }
+
+  /** The user's policy for `rates`; failing, a breach, and `missing` keeps the rates to try again. */
+  private create(rates: readonly Rate[], now: number): void {
+    this.missing = rates;
+    this.guarded('createPolicy', () => {
+      this.inner = checkedPolicy(this.setup, rates, now);
+      this.missing = undefined;
+    });
   }
 
   /** Runs a call of the user's that answers nothing; a throw is a breach, and the policy goes on. */

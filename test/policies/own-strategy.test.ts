@@ -642,4 +642,60 @@ describe('a createPolicy that throws', () => {
     expect(target.received).toEqual([]);
     expect(actor.getSnapshot().status).toBe('active');
   });
+
+  it('for a key at run time: reported at every event that asks, and made once it can be; the queue goes on', () => {
+    let failing = false;
+    const strategy = defineStrategy({
+      name: 'flaky',
+      createPolicy: (rates, at) => {
+        if (failing && rates.length === 1 && rates[0]?.limit === 2) throw new RangeError('not now');
+        return new FixedWindowPolicy(rates, at);
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '10/1s', keys: { rate: '2/1s' }, strategy, target: target.ref },
+    });
+    const errors: string[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error.message));
+    actor.start();
+    failing = true;
+    actor.send({ type: 'QUEUE', channel: 'k', message: { type: 'a' } });
+    actor.send({ type: 'QUEUE', channel: 'other', message: { type: 'b' } });
+    expect(target.received).toEqual([]);
+    // Each event asks again, and says so: nothing waits on a missing policy unheard.
+    expect(errors.length).toBe(2);
+    failing = false;
+    actor.send({ type: 'RESUME' });
+    expect(target.received.map(({ message }) => message)).toEqual([{ type: 'a' }, { type: 'b' }]);
+    expect(errors.length).toBe(2);
+    actor.stop();
+  });
+});
+
+describe('a new key of a strategy of your own', () => {
+  it('is asked before its first message goes: a fresh policy may not allow it at once', () => {
+    // Nothing in its first 100 ms: a cold start the library's strategies do not have.
+    const cold = defineStrategy({
+      name: 'cold',
+      createPolicy: (rates, made) => {
+        const inner = new FixedWindowPolicy(rates, made);
+        return {
+          earliestDelivery: (at: number, cost: number) => Math.max(made + 100, inner.earliestDelivery(at, cost)),
+          recordDelivery: (at: number, cost: number) => inner.recordDelivery(at, cost),
+        };
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '10/1s', keys: { rate: '5/1s' }, strategy: cold, target: target.ref },
+    });
+    actor.start();
+    advance(200);
+    actor.send({ type: 'QUEUE', channel: 'k', message: { type: 'a' } });
+    expect(target.received).toEqual([]);
+    advance(100);
+    expect(target.received.map(({ message: sent, at }) => [sent, at])).toEqual([[{ type: 'a' }, 300]]);
+    actor.stop();
+  });
 });
