@@ -9,7 +9,7 @@ import type { DropReason } from '../engine/queue/message-queues.js';
 import { ThrottlerExpiredError } from './expired-error.js';
 import type { MachineContext, MachineEvent } from './machine-types.js';
 import { ThrottlerOverflowError } from './overflow-error.js';
-import type { DRAINED_EVENT, WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
+import { DRAINED_EVENT, type WAKE_EVENT, WORK_WAITING_EVENT } from './own-events.js';
 import type { ThrottlerEmitted } from './types.js';
 
 /** The id of the single wake-up timer, so it can be cancelled before it is armed again. */
@@ -99,6 +99,8 @@ export interface Effects {
  */
 export function withEffects(
   body: (context: MachineContext, event: MachineEvent, effects: Effects, self: AnyActorRef) => void,
+  /** The action follows another of its transition (noticeWork): the same event, whose breach is reported once. */
+  continues = false,
 ) {
   return enqueueActions<
     MachineContext,
@@ -121,8 +123,9 @@ export function withEffects(
     body(context, event, effects, self);
     const fault = context.clock.takeFault();
     if (fault !== undefined) effects.emit({ type: 'invalidEvent', event, error: fault });
-    // A strategy of one's own that broke its contract (own-policy.ts): nothing went on its word, and it is told.
-    const breach = context.strategyFaults?.take();
+    // A strategy of one's own that broke its contract (own-policy.ts): nothing went on its word, and it is told,
+    // once for the event however many of its actions (and the events it raised) asked.
+    const breach = context.strategyFaults?.take(continues || event === WORK_WAITING_EVENT || event === DRAINED_EVENT);
     if (breach !== undefined) effects.emit({ type: 'strategyError', error: breach, at: context.now() });
   });
 }

@@ -7,6 +7,8 @@
 export type { RateAudit, ThrottlerAuditReport } from '../engine/audit/throttler-audit.js';
 export type { CommonOptions } from '../engine/options/options.js';
 export type { ThrottlerCounts } from '../engine/queue/message-queues.js';
+// The library's strategies' names: the replay tells a recorded strategy of one's own by them.
+export { STRATEGIES } from '../policies/policy.js';
 export { type AuditedThrottler, auditThrottler } from './audit.js';
 export { MAX_TIMER_DELAY } from './effects.js';
 export { rateScope } from './event-checks.js';

@@ -45,9 +45,13 @@ function noEffect(): never {
   throw new Error('xstate-throttler: a quiet path tried to have an effect (its guard let the wrong event in)');
 }
 
-/** Nobody hears deliveries and the clock read cleanly: nothing of the event needs to be emitted. */
+/**
+ * Nobody hears deliveries, the clock read cleanly, and the strategy is the library's: nothing of the event needs
+ * to be emitted. A strategy of one's own may break its contract while the message is recorded, which only the
+ * ordinary path can report (`strategyError`), so its messages never go quietly.
+ */
 function nothingToTell(context: MachineContext): boolean {
-  return !context.pacer.deliveriesHeard() && !context.clock.hasFault;
+  return !context.pacer.deliveriesHeard() && !context.clock.hasFault && context.strategyFaults === undefined;
 }
 
 /** In `idle`: the message passes straight through and nothing needs to be emitted. */

@@ -63,9 +63,8 @@ const throttlerSetup = setup({
     passThrough: withEffects((context, event, effects, self) => {
       if (event.type === 'QUEUE') passThrough(context, event, effects, self);
     }),
-    noticeWork: withEffects((context, _event, effects, self) => {
-      noticeWork(context, effects, self);
-    }),
+    // After another action of its transition (alone only on TARGET_STARTED, which goes on from a held start).
+    noticeWork: withEffects((context, _event, effects, self) => noticeWork(context, effects, self), true),
     queueMessage: withEffects((context, event, effects, self) => {
       // In `idle` a single QUEUE that could go at once took passThrough already, so only a batch's messages
       // may go at once here (and a QUEUE whose cost is per dimension, which passThrough does not judge); never

@@ -69,16 +69,26 @@ export interface OwnPolicyState {
 /** One throttler's contract breaches, kept until the machine reports them (`strategyError`). Never saved. */
 export class PolicyFaults {
   private fault: Error | undefined = undefined;
+  /** Counts the events handled (`take` not continuing one), and the one the last breach was reported in. */
+  private event = 0;
+  private reportedIn = -1;
 
-  /** Keeps the first breach since the last `take`: a policy that keeps breaking is reported once per event. */
+  /** Keeps the first breach since the last `take`. */
   report(error: Error): void {
     this.fault ??= error;
   }
 
-  /** The breach to report, if any; then forgotten. */
-  take(): Error | undefined {
+  /**
+   * The breach to report after an action, if any and none was reported in this event yet; then forgotten.
+   * `continues`: the action goes on with the event before (a second action of its transition, or one for an
+   * event the machine raised in it), whose steps ask the policy again and breach again.
+   */
+  take(continues: boolean): Error | undefined {
+    if (!continues) this.event++;
     const fault = this.fault;
     this.fault = undefined;
+    if (fault === undefined || this.reportedIn === this.event) return undefined;
+    this.reportedIn = this.event;
     return fault;
   }
 
@@ -165,6 +175,11 @@ const REFUSING: StrategyPolicy = {
   recordDelivery: () => {},
 };
 
+/** A frozen copy of `rates` for the user's code: the throttler's own (its audit, metrics, snapshot) are not its to sort. */
+export function frozenRates(rates: readonly Rate[]): readonly Rate[] {
+  return Object.freeze(rates.map((rate) => Object.freeze({ ...rate })));
+}
+
 function withCause<T extends Error>(error: T, cause: unknown): T {
   error.cause = cause;
   return error;
@@ -174,6 +189,8 @@ function withCause<T extends Error>(error: T, cause: unknown): T {
 export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   private readonly setup: OwnPolicySetup;
   private inner: StrategyPolicy;
+  /** The rates a policy could not be made for (createPolicy threw), until one is. */
+  private missing: readonly Rate[] | undefined = undefined;
   private rateCount: number;
   smallestLimit: number;
   /** Only a policy with `activate` is told of activations; then a message goes through `active` to be. */
@@ -186,7 +203,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
     this.inner = REFUSING;
     // Every configured list was tried as the options were checked (own-strategy.ts): one that fails now (a
     // key's, a SET_RATE's) is a breach, and its scope lets nothing go rather than end the actor.
-    this.guarded('createPolicy', () => (this.inner = checkedPolicy(setup, rates, now)));
+    this.create(rates, now);
     this.rateCount = rates.length;
     this.smallestLimit = smallestLimitOf(rates);
     this.startsPeriodsOnActivation = this.inner.activate !== undefined;
@@ -194,6 +211,8 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   earliestDelivery(now: number, cost: number): number {
+    // No policy yet: made again at each question, each failure a breach, so that nothing waits on it unheard.
+    if (this.missing !== undefined) this.create(this.missing, now);
     let at: unknown;
     try {
       at = this.inner.earliestDelivery(now, cost);
@@ -230,23 +249,28 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
 
   setRates(rates: readonly Rate[], now: number): void {
     const { inner } = this;
-    if (inner.setRates !== undefined) this.guarded('setRates', () => inner.setRates?.(rates, now));
+    if (inner.setRates !== undefined) this.guarded('setRates', () => inner.setRates?.(frozenRates(rates), now));
     else {
       // Failing, nothing goes: the old policy would let through what the old rates allowed.
       this.inner = REFUSING;
-      this.guarded('createPolicy', () => (this.inner = checkedPolicy(this.setup, rates, now)));
+      this.create(rates, now);
     }
     this.rateCount = rates.length;
     this.smallestLimit = smallestLimitOf(rates);
   }
 
   windowUse(now: number, into: number[]): void {
-    const { inner } = this;
-    const start = into.length;
-    if (inner.windowUse !== undefined) this.guarded('windowUse', () => inner.windowUse?.(now, into));
-    // One number per rate whatever the user appended: metrics read them by position.
-    into.length = start + this.rateCount;
-    for (let index = start; index < into.length; index++) if (typeof into[index] !== 'number') into[index] = 0;
+    const inner = this.inner;
+    const rateCount = this.rateCount;
+    // The user's numbers in an array of their own: `into` holds the other policies' too.
+    const own: unknown[] = [];
+    if (inner.windowUse !== undefined) this.guarded('windowUse', () => inner.windowUse?.(now, own as number[]));
+    const held = (value: unknown) => typeof value === 'number' && value >= 0 && value < Number.POSITIVE_INFINITY;
+    if (inner.windowUse !== undefined && (own.length !== rateCount || !own.every(held))) {
+      this.breach(`windowUse(${now})`, `one finite number >= 0 per rate (${rateCount}), appended`, own);
+    }
+    // One number per rate whatever the user appended (metrics read them by position), 0 for a bad one.
+    for (let index = 0; index < rateCount; index++) into.push(held(own[index]) ? (own[index] as number) : 0);
   }
 
   holdInFlight(cost: number): void {
@@ -271,7 +295,20 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
         setup.name,
       );
     }
-    return { kind: 'own', strategy: setup.name, state: inner.save(shift) };
+    let state: unknown;
+    try {
+      state = inner.save(shift);
+    } catch (error) {
+      // Thrown where the snapshot is asked for, as the other refusals, naming the strategy and the call.
+      const shown = error instanceof Error ? `${error.name}: ${error.message}` : error;
+      const refusal = new ThrottlerOptionError(
+        `strategy "${setup.name}": save(${shift})`,
+        'a method that does not throw',
+        shown,
+      );
+      throw withCause(refusal, error);
+    }
+    return { kind: 'own', strategy: setup.name, state };
   }
 
   load(saved: unknown, shift: number, path = 'policy'): void {
@@ -297,6 +334,15 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
         error,
       );
     }
+  }
+
+  /** The user's policy for `rates`; failing, a breach, and `missing` keeps the rates to try again. */
+  private create(rates: readonly Rate[], now: number): void {
+    this.missing = rates;
+    this.guarded('createPolicy', () => {
+      this.inner = checkedPolicy(this.setup, rates, now);
+      this.missing = undefined;
+    });
   }
 
   /** Runs a call of the user's that answers nothing; a throw is a breach, and the policy goes on. */

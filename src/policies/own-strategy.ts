@@ -8,7 +8,14 @@
  * its policies have `save` and `load`.
  */
 import { type Rate, ThrottlerOptionError } from '../rate/index.js';
-import { checkedPolicy, OwnPolicy, type OwnPolicySetup, PolicyFaults, type StrategyPolicy } from './own-policy.js';
+import {
+  checkedPolicy,
+  frozenRates,
+  OwnPolicy,
+  type OwnPolicySetup,
+  PolicyFaults,
+  type StrategyPolicy,
+} from './own-policy.js';
 import { STRATEGIES, type StrategyName } from './policy.js';
 import { markOwnStrategy, type Strategy, type StrategyImplementation } from './strategy.js';
 
@@ -22,7 +29,7 @@ export interface StrategyDefinition<TName extends string = string> {
   /**
    * A fresh policy for `rates` (one or more that must all hold, each `{ limit, interval }` in ms), made at
    * `now`: for the throttler's rate as it is created, for each channel and key, and on a SET_RATE when the
-   * policy has no `setRates`. Called without `this`.
+   * policy has no `setRates`. Called without `this`; `rates` is a frozen copy (the throttler's are not the policy's).
    */
   readonly createPolicy: (rates: readonly Rate[], now: number) => StrategyPolicy;
   /**
@@ -73,7 +80,7 @@ export function defineStrategy<const TName extends string>(definition: StrategyD
   if (typeof settlesInFlight !== 'boolean') {
     throw new ThrottlerOptionError('strategy.settlesInFlight', 'a boolean or absent', settlesInFlight);
   }
-  const create = (rates: readonly Rate[], now: number) => createPolicy(rates, now);
+  const create = (rates: readonly Rate[], now: number) => createPolicy(frozenRates(rates), now);
   const checked: OwnPolicySetup = { name, leases, settlesInFlight, create, faults: undefined };
   const implementation: StrategyImplementation = {
     name,

@@ -3,6 +3,7 @@
  * (replay-run.ts: the real throttler on a virtual clock). A recording streamed from a file is read once
  * whatever the number of configurations, and memory is bounded by the queues, not by the recording.
  */
+import { STRATEGIES } from '../machine/index.js';
 import { ThrottlerOptionError } from '../rate/index.js';
 import type { RecordedArrival } from './format.js';
 import { forEachLine, RecordingReader, type RecordingSource } from './read.js';
@@ -51,7 +52,7 @@ async function replayAll(
     if (item === undefined) return undefined;
     if (item.kind === 'arrival') return arriveAtEach(runs, item.arrival, item.line);
     runs = configurations.map((given, at) => {
-      const configuration = given ?? (item.header.configuration as unknown as ReplayConfiguration);
+      const configuration = given ?? recordedConfiguration(item.header.configuration);
       const name = given?.name ?? (given === undefined ? 'as recorded' : `#${at + 1}`);
       const onDecision = options.onDecision;
       return new ReplayRun(configuration, name, onDecision && ((decision) => onDecision(decision, at)), batches);
@@ -62,6 +63,22 @@ async function replayAll(
   const reports: ReplayReport[] = [];
   for (const run of runs) reports.push(await run.finish());
   return reports;
+}
+
+/**
+ * The configuration a recording's header holds. A strategy of one's own is recorded by its name alone, which
+ * nothing can make a strategy of: refused naming it, and saying what to pass.
+ */
+function recordedConfiguration(recorded: object): ReplayConfiguration {
+  const { strategy } = recorded as { strategy?: unknown };
+  if (typeof strategy === 'string' && !(STRATEGIES as readonly string[]).includes(strategy)) {
+    throw new ThrottlerOptionError(
+      'strategy',
+      `given as its value (defineStrategy): a recording holds only its name`,
+      strategy,
+    );
+  }
+  return recorded as ReplayConfiguration;
 }
 
 /** An arrival to every run: at once, or (a fleet's) each step after the one before. */

@@ -95,14 +95,24 @@ console.log('RESULT ' + JSON.stringify({ starts, lean, leanRefusal, operator, ca
 const LIGHT_CJS = `
 const { createThrottler } = require('xstate-throttler');
 const lean = require('xstate-throttler/lean');
-const { slidingWindow } = require('xstate-throttler/strategies');
+const { defineStrategy, slidingWindow } = require('xstate-throttler/strategies');
 const throttler = createThrottler({ rate: '2/50ms', strategy: 'sliding-window' });
 const leanThrottler = lean.createThrottler({ rate: '2/50ms', strategy: slidingWindow });
-const both = [throttler, leanThrottler].map((one) => Promise.all([1, 2, 3].map((n) => one.schedule(() => n))));
-Promise.all(both).then(([values, leanValues]) => {
+// A strategy of one's own (docs/strategies.md): one delivery per 25 ms.
+const spaced = defineStrategy({
+  name: 'spaced',
+  createPolicy: () => {
+    let next = 0;
+    return { earliestDelivery: (now) => Math.max(now, next), recordDelivery: (at) => { next = at + 25; } };
+  },
+});
+const ownThrottler = createThrottler({ rate: '2/50ms', strategy: spaced });
+const all = [throttler, leanThrottler, ownThrottler].map((one) => Promise.all([1, 2, 3].map((n) => one.schedule(() => n))));
+Promise.all(all).then(([values, leanValues, ownValues]) => {
   throttler.stop();
   leanThrottler.stop();
-  console.log('RESULT ' + JSON.stringify({ values, leanValues, cached: Object.keys(require.cache) }));
+  ownThrottler.stop();
+  console.log('RESULT ' + JSON.stringify({ values, leanValues, ownValues, cached: Object.keys(require.cache) }));
 });
 `;
 
@@ -133,7 +143,16 @@ import {
 } from 'xstate-throttler/otel';
 import { compare, type ReplayConfiguration, type ReplayReport, recordActor, recordThrottler, replay } from 'xstate-throttler/replay';
 import { createThrottler as createLean, restoreThrottler as restoreLean, throttlerMachine as leanMachine } from 'xstate-throttler/lean';
-import { slidingWindow, type Strategy, timer, tokenBucket, warmingUp } from 'xstate-throttler/strategies';
+import {
+  defineStrategy,
+  slidingWindow,
+  type Strategy,
+  type StrategyDefinition,
+  type StrategyPolicy,
+  timer,
+  tokenBucket,
+  warmingUp,
+} from 'xstate-throttler/strategies';
 
 const maybe = (): number | undefined => undefined;
 const options: ThrottlerOptions = { rate: '10/1s', strategy: undefined, capacity: maybe(), store: undefined };
@@ -172,6 +191,35 @@ export const leanThrottler = createLean({ rate: '2/1s', strategy, capacity: mayb
 export const leanActor = createActor(leanMachine, { input: { rate: '1/1s', strategy: timer, target } });
 export const restoredLean = (saved: unknown) => restoreLean(saved, { strategy: tokenBucket, target: undefined });
 export const byValue = createThrottler({ rate: '1/1s', strategy: warmingUp, warmup: '1s' });
+
+// A strategy of one's own (docs/strategies.md): the policy contract implemented as a class, every entry takes it.
+class Spaced implements StrategyPolicy {
+  private next = 0;
+  constructor(private readonly interval: number) {}
+  earliestDelivery(now: number): number {
+    return Math.max(now, this.next);
+  }
+  recordDelivery(at: number): void {
+    this.next = at + this.interval;
+  }
+  save(shift: number): unknown {
+    return { next: this.next + shift };
+  }
+  load(saved: unknown, shift: number): void {
+    this.next = (saved as { next: number }).next + shift;
+  }
+}
+const definition: StrategyDefinition<'spaced'> = {
+  name: 'spaced',
+  createPolicy: (rates, _now) => new Spaced(Math.max(...rates.map(({ limit, interval }) => interval / limit))),
+  leases: undefined,
+};
+const spaced: Strategy<'spaced'> = defineStrategy(definition);
+export const ownThrottler = createThrottler({ rate: '2/1s', strategy: spaced, channels: { a: '1/1s' } });
+export const ownLean = createLean({ rate: '2/1s', strategy: spaced });
+export const ownRestored = (saved: unknown) => restoreThrottler(saved, { strategy: spaced, target });
+export const ownOperator = throttleQueue<string>({ rate: '5/1s', strategy: spaced });
+export const ownErrors = ownThrottler.actor.on('strategyError', ({ error, at }) => [error.message, at]);
 
 // What one entry point makes, handed to another's functions.
 declare const redis: RedisClientLike;
@@ -398,10 +446,16 @@ describe('a promise-API project with xstate and this package only', () => {
     expect(result.cached.filter((file) => file.includes('rxjs'))).toEqual([]);
   });
 
-  it('CommonJS: runs createThrottler, and the lean one with a strategy value, without loading rxjs', async () => {
-    const result = (await node(light(), 'app.cjs')) as { values: number[]; leanValues: number[]; cached: string[] };
+  it('CommonJS: runs createThrottler, the lean one with a strategy value and one of its own, without loading rxjs', async () => {
+    const result = (await node(light(), 'app.cjs')) as {
+      values: number[];
+      leanValues: number[];
+      ownValues: number[];
+      cached: string[];
+    };
     expect(result.values).toEqual([1, 2, 3]);
     expect(result.leanValues).toEqual([1, 2, 3]);
+    expect(result.ownValues).toEqual([1, 2, 3]);
     expect(result.cached.some((file) => file.includes('/node_modules/xstate-throttler/dist/cjs/'))).toBe(true);
     expect(result.cached.filter((file) => file.includes('rxjs'))).toEqual([]);
   });

@@ -8,6 +8,7 @@ import {
   ThrottlerOptionError,
   throttlerMachine,
 } from '../../src/index.js';
+import { OwnPolicy, PolicyFaults } from '../../src/policies/own-policy.js';
 import { throttleQueue } from '../../src/rxjs/index.js';
 import { createMemoryStore } from '../../src/store/index.js';
 import { defineStrategy, type StrategyPolicy } from '../../src/strategies/index.js';
@@ -107,6 +108,45 @@ describe('defineStrategy checks every field where it is called', () => {
     );
   });
 
+  it("hands createPolicy a frozen copy of the rates: sorting or changing them is refused, never the throttler's", () => {
+    const seen: Array<readonly Rate[]> = [];
+    const strategy = defineStrategy({
+      name: 'keeping',
+      createPolicy: (rates, at) => {
+        seen.push(rates);
+        return new FixedWindowPolicy(rates, at);
+      },
+    });
+    const throttler = createThrottler({ rate: ['10/1m', '2/1s'], strategy });
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    expect(seen[0]?.every((rate) => Object.isFrozen(rate))).toBe(true);
+    throttler.stop();
+    // And setRates's, on a SET_RATE.
+    const told: Array<readonly Rate[]> = [];
+    const telling = defineStrategy({
+      name: 'told',
+      createPolicy: (rates, at) =>
+        Object.assign(new FixedWindowPolicy(rates, at), { setRates: (r: readonly Rate[]) => told.push(r) }),
+    });
+    const actor = createActor(throttlerMachine, { input: { rate: '2/1s', strategy: telling } }).start();
+    actor.send({ type: 'SET_RATE', rate: '5/1s' });
+    expect(told.length).toBe(1);
+    expect(Object.isFrozen(told[0])).toBe(true);
+    expect(Object.isFrozen(told[0]?.[0])).toBe(true);
+    actor.stop();
+    const sorting = defineStrategy({
+      name: 'sorting',
+      createPolicy: (rates, at) =>
+        new FixedWindowPolicy(
+          (rates as Rate[]).sort((a, b) => a.interval - b.interval),
+          at,
+        ),
+    });
+    expect(() => createThrottler({ rate: ['10/1m', '2/1s'], strategy: sorting })).toThrow(
+      'strategy "sorting": createPolicy(rate) must be a function that returns a policy, not one that throws',
+    );
+  });
+
   it('names are data: a strategy named __proto__ throttles as any other', () => {
     const proto = defineStrategy({ name: '__proto__', createPolicy: policyOf });
     const target = createRecorder();
@@ -169,6 +209,32 @@ describe('a snapshot of a strategy whose policies save and load', () => {
     actor.stop();
     return { json, sent: target.received.length };
   };
+
+  it('a save that throws is refused where the snapshot is saved, naming the strategy and the call', () => {
+    const strategy = defineStrategy({
+      name: 'unsaving',
+      createPolicy: (rates, at) =>
+        Object.assign(new FixedWindowPolicy(rates, at), {
+          save: () => {
+            throw new RangeError('too big');
+          },
+        }),
+    });
+    const throttler = createThrottler({ rate: '2/1s', strategy });
+    let thrown: unknown;
+    try {
+      JSON.stringify(throttler.actor.getPersistedSnapshot());
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ThrottlerOptionError);
+    // The shift: the wall clock's reading less the throttler's.
+    expect((thrown as Error).message).toMatch(
+      /^strategy "unsaving": save\([\d.]+\) must be a method that does not throw, got "RangeError: too big"$/,
+    );
+    expect((thrown as Error).cause).toEqual(new RangeError('too big'));
+    throttler.stop();
+  });
 
   it('restores with the value given, keeping the window and the queue', () => {
     const { json, sent } = saved();
@@ -269,6 +335,26 @@ describe('a policy that breaks the contract at run time', () => {
     },
   );
 
+  it('a breach is reported at most once per event, however many steps of it ask the policy again', () => {
+    const { strategy, breakNow } = breakable(() => Number.NaN);
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+    const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
+    actor.on('strategyError', (event) => errors.push(event));
+    actor.start();
+    breakNow();
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
+    expect(errors.length).toBe(1);
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 2 } });
+    expect(errors.length).toBe(2);
+    // Two actions of one transition (resume, then noticeWork); the same object sent twice is two events.
+    const resume = { type: 'RESUME' } as const;
+    actor.send(resume);
+    actor.send(resume);
+    expect(errors.length).toBe(4);
+    actor.stop();
+  });
+
   it('a throwing recordDelivery is reported; the delivery stands and the throttler goes on', () => {
     const strategy = defineStrategy({
       name: 'throwing-record',
@@ -293,6 +379,36 @@ describe('a policy that breaks the contract at run time', () => {
       'strategy "throwing-record": recordDelivery must be a method that does not throw, got "RangeError: full"',
     ]);
     expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('a throwing recordDelivery is reported for a single QUEUE that goes at once, idle or active', () => {
+    // A message that goes at once may take a quiet path (quiet.ts) that emits nothing: never one of one's own.
+    const strategy = defineStrategy({
+      name: 'throwing-record-single',
+      createPolicy: (rates, at) => {
+        const inner = new FixedWindowPolicy(rates, at);
+        return {
+          earliestDelivery: (at: number, cost: number) => inner.earliestDelivery(at, cost),
+          recordDelivery: () => {
+            throw new RangeError('full');
+          },
+        };
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '3/100ms', strategy, target: target.ref } });
+    const errors: Error[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error));
+    actor.start();
+    actor.send({ type: 'QUEUE', message: { type: 'a' } });
+    expect(target.received.length).toBe(1);
+    expect(errors.map((error) => error.message)).toEqual([
+      'strategy "throwing-record-single": recordDelivery must be a method that does not throw, got "RangeError: full"',
+    ]);
+    actor.send({ type: 'QUEUE', message: { type: 'b' } });
+    expect(target.received.length).toBe(2);
+    expect(errors.length).toBe(2);
+    actor.stop();
   });
 
   it('the promise API rejects its waiting tasks with the error; the RxJS operator errors its stream', async () => {
@@ -449,6 +565,53 @@ describe('the optional parts of the contract', () => {
   });
 });
 
+describe("windowUse's numbers (metrics)", () => {
+  const rates: Rate[] = [
+    { limit: 5, interval: 1000 },
+    { limit: 50, interval: 60_000 },
+  ];
+  const policyAnswering = (appended: unknown[]) => {
+    const faults = new PolicyFaults();
+    const setup = {
+      name: 'metered',
+      leases: false,
+      settlesInFlight: false,
+      faults,
+      create: (): StrategyPolicy => ({
+        earliestDelivery: (at) => at,
+        recordDelivery: () => {},
+        windowUse: (_now, into) => into.push(...(appended as number[])),
+      }),
+    };
+    return { policy: new OwnPolicy(setup, rates, 0), faults };
+  };
+
+  it('one finite number >= 0 per rate is taken as it is, after what the other policies put', () => {
+    const { policy, faults } = policyAnswering([2, 7]);
+    const into = [9];
+    policy.windowUse(10, into);
+    expect(into).toEqual([9, 2, 7]);
+    expect(faults.take(false)).toBeUndefined();
+  });
+
+  it.each<[string, unknown[], number[]]>([
+    ['NaN', [Number.NaN, 1], [0, 1]],
+    ['a string', ['3', 1], [0, 1]],
+    ['a negative number', [-1, 1], [0, 1]],
+    ['Infinity', [1, Number.POSITIVE_INFINITY], [1, 0]],
+    ['too few', [1], [1, 0]],
+    ['too many', [1, 2, 3], [1, 2]],
+  ])('%s is a breach, reported naming the call; the bad numbers read 0', (_case, appended, read) => {
+    const { policy, faults } = policyAnswering(appended);
+    const into = [9];
+    policy.windowUse(10, into);
+    expect(into).toEqual([9, ...read]);
+    expect(faults.take(false)?.message).toMatch(
+      /^strategy "metered": windowUse\(10\) must be one finite number >= 0 per rate \(2\), appended, got /,
+    );
+  });
+});
+
 describe('a createPolicy that throws', () => {
   const throwingFor = (limit: number) =>
     defineStrategy({
@@ -478,5 +641,61 @@ describe('a createPolicy that throws', () => {
     expect(errors[0]).toMatch(/^strategy "picky": createPolicy must be a method that does not throw, got /);
     expect(target.received).toEqual([]);
     expect(actor.getSnapshot().status).toBe('active');
+  });
+
+  it('for a key at run time: reported at every event that asks, and made once it can be; the queue goes on', () => {
+    let failing = false;
+    const strategy = defineStrategy({
+      name: 'flaky',
+      createPolicy: (rates, at) => {
+        if (failing && rates.length === 1 && rates[0]?.limit === 2) throw new RangeError('not now');
+        return new FixedWindowPolicy(rates, at);
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '10/1s', keys: { rate: '2/1s' }, strategy, target: target.ref },
+    });
+    const errors: string[] = [];
+    actor.on('strategyError', ({ error }) => errors.push(error.message));
+    actor.start();
+    failing = true;
+    actor.send({ type: 'QUEUE', channel: 'k', message: { type: 'a' } });
+    actor.send({ type: 'QUEUE', channel: 'other', message: { type: 'b' } });
+    expect(target.received).toEqual([]);
+    // Each event asks again, and says so: nothing waits on a missing policy unheard.
+    expect(errors.length).toBe(2);
+    failing = false;
+    actor.send({ type: 'RESUME' });
+    expect(target.received.map(({ message }) => message)).toEqual([{ type: 'a' }, { type: 'b' }]);
+    expect(errors.length).toBe(2);
+    actor.stop();
+  });
+});
+
+describe('a new key of a strategy of your own', () => {
+  it('is asked before its first message goes: a fresh policy may not allow it at once', () => {
+    // Nothing in its first 100 ms: a cold start the library's strategies do not have.
+    const cold = defineStrategy({
+      name: 'cold',
+      createPolicy: (rates, made) => {
+        const inner = new FixedWindowPolicy(rates, made);
+        return {
+          earliestDelivery: (at: number, cost: number) => Math.max(made + 100, inner.earliestDelivery(at, cost)),
+          recordDelivery: (at: number, cost: number) => inner.recordDelivery(at, cost),
+        };
+      },
+    });
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, {
+      input: { rate: '10/1s', keys: { rate: '5/1s' }, strategy: cold, target: target.ref },
+    });
+    actor.start();
+    advance(200);
+    actor.send({ type: 'QUEUE', channel: 'k', message: { type: 'a' } });
+    expect(target.received).toEqual([]);
+    advance(100);
+    expect(target.received.map(({ message: sent, at }) => [sent, at])).toEqual([[{ type: 'a' }, 300]]);
+    actor.stop();
   });
 });

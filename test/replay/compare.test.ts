@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compare, type RecordedArrival, replay } from '../../src/replay/index.js';
+import { defineStrategy } from '../../src/strategies/index.js';
 
 /** compare: one reading of a recording, one report per configuration, and the table of their differences. */
 
@@ -89,6 +90,24 @@ describe('compare', () => {
     await expect(compare(recording([]), [])).rejects.toThrow(/configurations/);
     await expect(replay(recording([]), undefined, { sameInstant: 'all' as never })).rejects.toThrow(
       `sameInstant must be 'one-by-one' or 'batch', got "all"`,
+    );
+  });
+
+  it('replays a strategy of your own with its value given; as recorded, names what to pass', async () => {
+    const spaced = defineStrategy({
+      name: 'spaced',
+      createPolicy: () => {
+        let next = 0;
+        return { earliestDelivery: (now) => Math.max(now, next), recordDelivery: (at) => (next = at + 100) };
+      },
+    });
+    const lines = recording([{ t: 0 }, { t: 0 }, { t: 0 }], { rate: '2/1s', strategy: 'spaced' });
+    expect(await replay(lines, { rate: '2/1s', strategy: spaced })).toMatchObject({
+      delivered: 3,
+      waits: { max: 200 },
+    });
+    await expect(replay(lines)).rejects.toThrow(
+      'strategy must be given as its value (defineStrategy): a recording holds only its name, got "spaced"',
     );
   });
 

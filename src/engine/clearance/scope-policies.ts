@@ -111,8 +111,10 @@ export class ScopePolicies {
 
   /** Whether a known name's rates allow `cost` now, `scope` its live scope if any. A question: nothing is created. */
   allowsNow(scope: Scope | undefined, cost: Cost, now: number): boolean {
-    // A fresh policy of every strategy allows its first delivery at once (test/machine/keyed-limits.test.ts).
-    return scope === undefined || scope.policy.earliestDelivery(now, cost) <= now;
+    // A fresh policy of every library strategy allows its first delivery at once (test/machine/keyed-limits.test.ts);
+    // one of the user's own may not: the message queues, which makes its key, whose policy is then asked.
+    if (scope === undefined) return !this.options.strategyValue.own;
+    return scope.policy.earliestDelivery(now, cost) <= now;
   }
 
   /** Whether activating would start the name's voucher period. A question, as `allowsNow`. */
