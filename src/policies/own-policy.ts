@@ -197,6 +197,14 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   readonly startsPeriodsOnActivation: boolean;
   /** The strategy's `leases`: the user declares that k at once count as k singly. */
   readonly grantsInBulk: boolean;
+  /**
+   * The one rule's memory: the last answer (Infinity: none) since the last call that may change the policy's
+   * mind, the time it was asked at, and its cost. An answer moved later breaks the rule and would have the
+   * throttler wake and ask again forever, sending nothing: it is reported, not waited on.
+   */
+  private answered = Number.POSITIVE_INFINITY;
+  private askedAt = 0;
+  private askedCost = 0;
 
   constructor(setup: OwnPolicySetup, rates: readonly Rate[], now: number) {
     this.setup = setup;
@@ -220,16 +228,34 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
       this.breach(`earliestDelivery(${now}, ${cost})`, 'a time, not a throw', error, error);
       return Number.POSITIVE_INFINITY;
     }
-    if (typeof at === 'number' && at >= now) return at;
-    this.breach(`earliestDelivery(${now}, ${cost})`, `a time >= now (${now}), or Infinity`, at);
-    return Number.POSITIVE_INFINITY;
+    if (typeof at !== 'number' || !(at >= now)) {
+      this.breach(`earliestDelivery(${now}, ${cost})`, `a time >= now (${now}), or Infinity`, at);
+      return Number.POSITIVE_INFINITY;
+    }
+    // The rule, for the same cost only (it says nothing across costs): allowed from the last answer on.
+    if (at > now && now >= this.answered && cost === this.askedCost) {
+      const earlier = `earliestDelivery(${this.askedAt}, ${cost}) answered ${this.answered}`;
+      const rule = `so cost ${cost} stays allowed from ${this.answered} on: the one rule`;
+      this.breach(
+        `earliestDelivery(${now}, ${cost})`,
+        `an answer not moved later with no delivery recorded between (${earlier}, ${rule})`,
+        at,
+      );
+      return Number.POSITIVE_INFINITY;
+    }
+    this.answered = at;
+    this.askedAt = now;
+    this.askedCost = cost;
+    return at;
   }
 
   recordDelivery(at: number, cost: number): void {
+    this.answered = Number.POSITIVE_INFINITY;
     this.guarded('recordDelivery', () => this.inner.recordDelivery(at, cost));
   }
 
   settleDelivery(at: number, estimate: number, actual: number, now: number): void {
+    this.answered = Number.POSITIVE_INFINITY;
     const { inner } = this;
     if (inner.settleDelivery !== undefined) {
       this.guarded('settleDelivery', () => inner.settleDelivery?.(at, estimate, actual, now));
@@ -239,6 +265,8 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   activate(now: number): void {
+    // A period may start here: the policy may change its mind.
+    this.answered = Number.POSITIVE_INFINITY;
     this.guarded('activate', () => this.inner.activate?.(now));
   }
 
@@ -248,6 +276,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   setRates(rates: readonly Rate[], now: number): void {
+    this.answered = Number.POSITIVE_INFINITY;
     const { inner } = this;
     if (inner.setRates !== undefined) this.guarded('setRates', () => inner.setRates?.(frozenRates(rates), now));
     else {
@@ -274,14 +303,17 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   }
 
   holdInFlight(cost: number): void {
+    this.answered = Number.POSITIVE_INFINITY;
     this.guarded('holdInFlight', () => this.inner.holdInFlight?.(cost));
   }
 
   releaseInFlight(at: number, cost: number): void {
+    this.answered = Number.POSITIVE_INFINITY;
     this.guarded('releaseInFlight', () => this.inner.releaseInFlight?.(at, cost));
   }
 
   settleAllInFlight(at: number): void {
+    this.answered = Number.POSITIVE_INFINITY;
     this.guarded('settleAllInFlight', () => this.inner.settleAllInFlight?.(at));
   }
 
@@ -325,6 +357,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
       );
     }
     const state = field(record, 'state');
+    this.answered = Number.POSITIVE_INFINITY;
     try {
       inner.load(state, shift);
     } catch (error) {
@@ -339,6 +372,7 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   /** The user's policy for `rates`; failing, a breach, and `missing` keeps the rates to try again. */
   private create(rates: readonly Rate[], now: number): void {
     this.missing = rates;
+    this.answered = Number.POSITIVE_INFINITY;
     this.guarded('createPolicy', () => {
       this.inner = checkedPolicy(this.setup, rates, now);
       this.missing = undefined;

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createActor } from 'xstate';
 import {
   createThrottler,
@@ -433,6 +433,120 @@ describe('a policy that breaks the contract at run time', () => {
     advance(0);
     expect(String(errors[0])).toContain('strategy "breakable": earliestDelivery(');
     expect(now()).toBe(0);
+  });
+});
+
+/**
+ * A strategy whose policy, once `drift()` says so, answers one ms after whenever it is asked: an answer that
+ * keeps moving later with no delivery between (the one rule broken). `asked` counts its questions.
+ */
+function drifting() {
+  let drifts = false;
+  const counter = { asked: 0 };
+  const strategy = defineStrategy({
+    name: 'drifting',
+    createPolicy: (rates, at): StrategyPolicy => {
+      const inner = new FixedWindowPolicy(rates, at);
+      return {
+        earliestDelivery: (at, cost) => {
+          counter.asked++;
+          return drifts ? at + 1 : inner.earliestDelivery(at, cost);
+        },
+        recordDelivery: (at, cost) => inner.recordDelivery(at, cost),
+      };
+    },
+  });
+  return { strategy, counter, drift: (is = true) => (drifts = is) };
+}
+
+describe('an answer moved later with no delivery recorded between (the one rule broken)', () => {
+  it('is reported once with the facts; the throttler stops waking, the queue stays and goes on after', () => {
+    const { strategy, counter, drift } = drifting();
+    const target = createRecorder();
+    const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
+    const errors: Array<Extract<ThrottlerEmitted, { type: 'strategyError' }>> = [];
+    actor.on('strategyError', (event) => errors.push(event));
+    actor.start();
+    drift();
+    actor.send({ type: 'QUEUE', message: { type: 'm', i: 1 } });
+    const askedAfterQueue = counter.asked;
+    advance(10_000);
+    // One wake-up at the first answer (1), which answers 2: no wake-up after it (without the check, one a ms).
+    expect(counter.asked - askedAfterQueue).toBeLessThanOrEqual(2);
+    expect(errors.map(({ error, at }) => [error.message, at])).toEqual([
+      [
+        'strategy "drifting": earliestDelivery(1, 1) must be an answer not moved later with no delivery recorded ' +
+          'between (earliestDelivery(0, 1) answered 1, so cost 1 stays allowed from 1 on: the one rule), got 2',
+        1,
+      ],
+    ]);
+    expect(errors[0]?.error).toBeInstanceOf(ThrottlerOptionError);
+    expect(target.received).toEqual([]);
+    expect(actor.getSnapshot().status).toBe('active');
+    expect(actor.getSnapshot().context.counts.queued).toBe(1);
+    drift(false);
+    actor.send({ type: 'RESUME' });
+    expect(target.received.map(({ message, at }) => [message, at])).toEqual([[{ type: 'm', i: 1 }, 10_000]]);
+    expect(errors.length).toBe(1);
+    actor.stop();
+  });
+
+  it('the promise API rejects the waiting task with it, in a bounded number of wake-ups', async () => {
+    const { strategy, counter, drift } = drifting();
+    const throttler = createThrottler({ rate: '1/100ms', strategy });
+    drift();
+    const task = throttler.schedule(() => 'never');
+    const rejected = expect(task).rejects.toThrow('moved later with no delivery recorded between');
+    await vi.advanceTimersByTimeAsync(10_000);
+    await rejected;
+    // A few questions in all (one a ms, 10,000, without the check).
+    expect(counter.asked).toBeLessThanOrEqual(10);
+    throttler.stop();
+  });
+
+  /** An OwnPolicy whose user policy answers `answer.at` (or now, if later), its breaches kept in `faults`. */
+  const toldPolicy = () => {
+    const answer = { at: 5 };
+    const faults = new PolicyFaults();
+    const create = (): StrategyPolicy => ({
+      earliestDelivery: (at) => Math.max(at, answer.at),
+      recordDelivery: () => {},
+      setRates: () => {},
+    });
+    const setup = { name: 'told', leases: false, settlesInFlight: false, faults, create };
+    return { policy: new OwnPolicy(setup, [{ limit: 1, interval: 100 }], 0), answer, faults };
+  };
+
+  it('the rule is per cost, and says nothing of a question asked before the answer it gave', () => {
+    const { policy, answer, faults } = toldPolicy();
+    expect(policy.earliestDelivery(0, 1)).toBe(5);
+    answer.at = 9;
+    expect(policy.earliestDelivery(3, 1)).toBe(9);
+    expect(policy.earliestDelivery(9, 2)).toBe(9);
+    answer.at = 12;
+    expect(policy.earliestDelivery(10, 3)).toBe(12);
+    expect(faults.take(false)).toBeUndefined();
+    expect(policy.earliestDelivery(12, 3)).toBe(12);
+    answer.at = 13;
+    expect(policy.earliestDelivery(12, 3)).toBe(Number.POSITIVE_INFINITY);
+    expect(faults.take(false)?.message).toContain('(earliestDelivery(12, 3) answered 12, so cost 3');
+  });
+
+  it.each<[string, (policy: OwnPolicy) => void]>([
+    ['recordDelivery', (policy) => policy.recordDelivery(5, 1)],
+    ['settleDelivery', (policy) => policy.settleDelivery(5, 1, 2, 5)],
+    ['setRates', (policy) => policy.setRates([{ limit: 2, interval: 100 }], 5)],
+    ['activate', (policy) => policy.activate(5)],
+    ['holdInFlight', (policy) => policy.holdInFlight(1)],
+    ['releaseInFlight', (policy) => policy.releaseInFlight(5, 1)],
+    ['settleAllInFlight', (policy) => policy.settleAllInFlight(5)],
+  ])('%s forgets the last answer: the policy may answer later after it', (_method, told) => {
+    const { policy, answer, faults } = toldPolicy();
+    expect(policy.earliestDelivery(5, 1)).toBe(5);
+    answer.at = 8;
+    told(policy);
+    expect(policy.earliestDelivery(5, 1)).toBe(8);
+    expect(faults.take(false)).toBeUndefined();
   });
 });
 

@@ -61,7 +61,11 @@ function throughMachine({ kind, rates, arrivals }: OwnScenario): number[] {
   const target = createRecorder();
   const actor = createActor(throttlerMachine, {
     input: { rate: rates.map((rate) => ({ ...rate })), strategy: strategyOf(kind), target: target.ref },
-  }).start();
+  });
+  // A legit policy never breaks the contract (the one rule's check included): any breach fails the run.
+  const breaches: string[] = [];
+  actor.on('strategyError', ({ error }) => breaches.push(error.message));
+  actor.start();
   let clock = 0;
   for (const { at, cost } of arrivals) {
     advance(at - clock);
@@ -70,6 +74,7 @@ function throughMachine({ kind, rates, arrivals }: OwnScenario): number[] {
   }
   advance(lastDue(ownOracle(kind, rates, arrivals)) - clock);
   actor.stop();
+  expect(breaches).toEqual([]);
   return target.received.map(({ at }) => at);
 }
 
