@@ -24,7 +24,8 @@ export interface StrategyPolicy {
   /**
    * The earliest time >= `now` at which a delivery of `cost` may go; Infinity: not until something changes
    * (another delivery settles, the rates change). A question: changes nothing. An answer that is not a number
-   * >= now, or a throw, is a breach: nothing goes and the throttler emits `strategyError`.
+   * >= now, or a throw, is a breach: nothing goes and the throttler emits `strategyError`. So is an answer
+   * later than `now` after one no later than `now` for the same cost with no delivery recorded between (the one rule).
    */
   earliestDelivery(now: number, cost: number): number;
   /** A delivery of `cost` went at `at` (the throttler asked `earliestDelivery` first). Times never decrease. */
