@@ -166,7 +166,8 @@ export const ENTRIES: readonly SizedEntry[] = [
     source: "export * from './src/strategies/index.ts';",
     platform: 'browser',
     external: ['xstate'],
-    budget: 7_900,
+    // +0.1 kB: defineStrategy's check of the one rule (an answer moved later), 7,909 bytes.
+    budget: 8_000,
   },
   {
     name: 'xstate-throttler/rxjs',
