@@ -5,7 +5,13 @@
  * strict sliding window on the region's clock over W(1 + δ), deciding grants up to A ahead. Everything the
  * regions granted is returned on the true clock, for the brute force, with home's Σ B_r at every tick.
  */
-import { RegionShare, ShareBook, type ShareGrant, type ShareTerms } from '../../src/store/regions/index.js';
+import {
+  RegionShare,
+  ShareBook,
+  type ShareBookStart,
+  type ShareGrant,
+  type ShareTerms,
+} from '../../src/store/regions/index.js';
 import { seededRandom } from './random.js';
 
 export interface SimRegion {
@@ -18,6 +24,8 @@ export interface SimRegion {
   readonly readsUse: boolean;
   /** A broken region, for the test's teeth: it reports a use of 0 (gives back all its share above its limit at once). */
   readonly reportsNoUse?: boolean | undefined;
+  /** True ms of its first ask (default 0): a region that comes up after home. */
+  readonly startsAt?: number | undefined;
 }
 
 export interface SimSetup {
@@ -25,6 +33,8 @@ export interface SimSetup {
   /** Home's terms; `bookTerms` (default the same) is what home's book uses, to try a broken span. */
   readonly terms: ShareTerms;
   readonly bookTerms?: ShareTerms | undefined;
+  /** Home's regions to expect (each book's `regions` and `awaitRegionsMs`). */
+  readonly expected?: Pick<ShareBookStart, 'regions' | 'awaitRegionsMs'> | undefined;
   readonly regions: readonly SimRegion[];
   readonly durationMs: number;
   readonly tickMs: number;
@@ -127,7 +137,11 @@ export function simulateRegions(setup: SimSetup): SimResult {
   const random = seededRandom(setup.seed);
   const homeClock = clockOf(random, setup.drift);
   const bookTerms = setup.bookTerms ?? setup.terms;
-  let book: ShareBook | undefined = new ShareBook(bookTerms, { now: homeClock.read(0), fresh: false });
+  let book: ShareBook | undefined = new ShareBook(bookTerms, {
+    ...setup.expected,
+    now: homeClock.read(0),
+    fresh: false,
+  });
   let lastSeq = 0;
   const runs: RegionRun[] = setup.regions.map((spec) => {
     const clock = clockOf(random, setup.drift);
@@ -139,7 +153,7 @@ export function simulateRegions(setup: SimSetup): SimResult {
       grants: [],
       waiting: 0,
       owed: 0,
-      nextAskAt: clock.read(0),
+      nextAskAt: clock.read(spec.startsAt ?? 0),
       askedAt: Number.NEGATIVE_INFINITY,
     };
   });
@@ -156,7 +170,7 @@ export function simulateRegions(setup: SimSetup): SimResult {
   };
   for (let t = 0; t <= setup.durationMs; t += setup.tickMs) {
     if (book === undefined && homeUp(t)) {
-      book = new ShareBook(bookTerms, { now: homeClock.read(t), lastSeq, fresh: true });
+      book = new ShareBook(bookTerms, { ...setup.expected, now: homeClock.read(t), lastSeq, fresh: true });
     }
     if (book !== undefined && !homeUp(t)) {
       lastSeq = Math.max(lastSeq, ...runs.map((run) => run.share.applied)) + 1000;
@@ -188,6 +202,7 @@ function stepRegion(
   random: () => number,
   send: (message: Message, t: number) => void,
 ): number {
+  if (t < (run.spec.startsAt ?? 0)) return 0;
   run.owed += run.spec.arrivals(t) * setup.tickMs;
   const whole = Math.floor(run.owed);
   run.owed -= whole;

@@ -5,7 +5,7 @@
  * caller passes home's now (ms, its own clock) to every call. O(regions × entries) per ask, once per lease.
  */
 import { splitByDemand } from './demand-split.js';
-import { checkAsk } from './share-checks.js';
+import { checkAsk, checkExpected } from './share-checks.js';
 import type { ShareAsk, ShareGrant } from './share-messages.js';
 import type { ShareTerms } from './share-terms.js';
 
@@ -31,11 +31,18 @@ export interface ShareBookStart {
   readonly lastSeq?: number | undefined;
   /** True (default) when grants made before may still count: nothing is granted for the longest span. */
   readonly fresh?: boolean | undefined;
+  /** The regions to expect: one not heard from yet counts in the split at the largest demand heard, for `awaitRegionsMs`. */
+  readonly regions?: readonly string[] | undefined;
+  /** How long after the start an unheard listed region still counts (default W(1 + δ) + A of the longest rate). */
+  readonly awaitRegionsMs?: number | undefined;
 }
 
 export class ShareBook {
   private readonly regions = new Map<string, RegionEntry>();
   private seq: number;
+  /** Listed regions not heard from yet (docs/regions.md, "Regions to expect"); emptied at `awaitUntil`. */
+  private readonly awaiting: Set<string>;
+  private readonly awaitUntil: number;
   /** Home's now before which it grants nothing (rule 3: a book that may have been lost). */
   readonly grantsFrom: number;
 
@@ -45,6 +52,10 @@ export class ShareBook {
   ) {
     this.seq = start.lastSeq ?? 0;
     this.grantsFrom = start.fresh === false ? start.now : start.now + Math.max(...terms.spanMs);
+    const awaitDefault = Math.max(...terms.regionalIntervalMs) + terms.reserveAheadMs;
+    const expected = checkExpected(start.regions, start.awaitRegionsMs, awaitDefault);
+    this.awaiting = expected.regions;
+    this.awaitUntil = start.now + expected.awaitMs;
   }
 
   /** Answers one ask at home's now: applies its bound, then grants what the demand rule and the room allow. */
@@ -61,9 +72,10 @@ export class ShareBook {
     }
     region.demand = ask.demand;
     region.lastAskAt = now;
+    this.awaiting.delete(ask.region);
     const shares = this.terms.rates.map(() => 0);
     if (now < this.grantsFrom) return { ask: ask.ask, seq: 0, shares, leaseMs: this.terms.leaseMs };
-    const demands = new Map([...this.regions].map(([name, known]) => [name, known.demand]));
+    const demands = this.demands(now);
     this.terms.rates.forEach((rate, i) => {
       const target = splitByDemand(rate.limit, demands).get(ask.region) ?? 0;
       shares[i] = Math.max(0, Math.min(target, rate.limit - this.heldByOthers(ask.region, i, now)));
@@ -87,6 +99,16 @@ export class ShareBook {
       for (const region of this.regions.values()) sum += heldIn(region.entries, i, now);
       return sum;
     });
+  }
+
+  /** Each heard region's demand, and each listed region not heard yet at the largest heard, until `awaitUntil`. */
+  private demands(now: number): Map<string, number> {
+    const demands = new Map([...this.regions].map(([name, known]) => [name, known.demand]));
+    if (now >= this.awaitUntil) this.awaiting.clear();
+    if (this.awaiting.size === 0) return demands;
+    const largest = Math.max(...demands.values());
+    for (const name of this.awaiting) demands.set(name, largest);
+    return demands;
   }
 
   private heldByOthers(asking: string, rate: number, now: number): number {

@@ -47,3 +47,27 @@ export function checkGrant(grant: ShareGrant, rates: number): ShareGrant {
   }
   return grant;
 }
+
+/** Home's list of regions to expect and how long it waits for them (ms), checked: names unique, non-empty. */
+export function checkExpected(
+  regions: unknown,
+  awaitMs: unknown,
+  awaitDefault: number,
+): { regions: Set<string>; awaitMs: number } {
+  const names = new Set<string>();
+  if (regions !== undefined) {
+    if (!Array.isArray(regions)) throw new ThrottlerOptionError('regions', "a list of regions' names", regions);
+    for (const [i, name] of regions.entries()) {
+      if (typeof name !== 'string' || name.length === 0) {
+        throw new ThrottlerOptionError(`regions[${i}]`, "a region's non-empty name", name);
+      }
+      if (names.has(name)) throw new ThrottlerOptionError(`regions[${i}]`, 'a name not listed before', name);
+      names.add(name);
+    }
+  }
+  const wait = awaitMs ?? awaitDefault;
+  if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 0) {
+    throw new ThrottlerOptionError('awaitRegionsMs', 'a finite number of ms, 0 or more', awaitMs);
+  }
+  return { regions: names, awaitMs: wait };
+}

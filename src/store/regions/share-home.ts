@@ -16,6 +16,14 @@ export interface ShareHomeOptions extends ShareTermsInput {
   fresh?: boolean | undefined;
   /** The largest seq an earlier home granted (default 0): every grant's seq is above it. */
   lastSeq?: number | undefined;
+  /**
+   * The regions to expect (default none): until each asks, or `awaitRegionsMs` after home started, it counts
+   * in the demand split at the largest demand heard, so one region's early ask cannot take the others' shares.
+   * A region not listed is served all the same.
+   */
+  regions?: readonly string[] | undefined;
+  /** How long after home starts a listed region not heard from still counts (default W(1 + δ) + A of the longest rate). */
+  awaitRegionsMs?: number | undefined;
 }
 
 /** The coordinator: answer every region's ask with `answer`. */
@@ -42,7 +50,13 @@ export function createShareHome(options: ShareHomeOptions): ShareHome {
     throw new ThrottlerOptionError('fresh', 'true or false', options.fresh);
   }
   let largest = lastSeq;
-  const book = new ShareBook(terms, { now: clock(), lastSeq, fresh: options.fresh });
+  const book = new ShareBook(terms, {
+    now: clock(),
+    lastSeq,
+    fresh: options.fresh,
+    regions: options.regions,
+    awaitRegionsMs: options.awaitRegionsMs,
+  });
   return {
     terms,
     answer(ask) {

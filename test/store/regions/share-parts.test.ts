@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { RegionShare, ShareBook, shareTerms, splitByDemand } from '../../../src/store/regions/index.js';
+import {
+  createShareHome,
+  RegionShare,
+  ShareBook,
+  shareTerms,
+  splitByDemand,
+} from '../../../src/store/regions/index.js';
 
 const terms = shareTerms({ rate: '30/1s', leaseMs: 2000, renewEveryMs: 250, reserveAheadMs: 200, clockDrift: 0 });
 
@@ -123,5 +129,65 @@ describe('the demand rule', () => {
       ]),
     );
     expect(splitByDemand(10, new Map([['a', 0]]))).toEqual(new Map([['a', 0]]));
+  });
+});
+
+describe("home's regions to expect", () => {
+  const terms = { leaseMs: 2000, renewEveryMs: 250, reserveAheadMs: 200, clockDrift: 0 };
+  const ask = (region: string, n: number, demand = 10) => ({ region, ask: n, applied: 0, bound: [0], demand });
+
+  it('counts a listed region not heard yet at the largest demand heard, until it asks or the span passes', () => {
+    let now = 0;
+    const home = createShareHome({
+      ...terms,
+      rate: '30/1s',
+      clock: () => now,
+      fresh: false,
+      regions: ['eu', 'us', '__proto__'],
+    });
+    expect(home.answer(ask('eu', 1, 40)).shares).toEqual([10]);
+    now = 100;
+    expect(home.answer(ask('__proto__', 1, 20)).shares).toEqual([6]); // 30 × 20 / (40 + 20 + 40), us still unheard
+    now = 200;
+    expect(home.answer(ask('us', 1, 40)).shares).toEqual([12]);
+    // A region not listed is served all the same: it joins the split.
+    expect(home.answer(ask('ap', 1, 0)).shares).toEqual([0]);
+    expect(home.answer(ask('ap', 2, 100)).shares).toEqual([2]); // its target, 15, but the others hold 28
+  });
+
+  it('stops waiting W(1 + δ) + A after the start by default, or after awaitRegionsMs; an empty list changes nothing', () => {
+    let now = 0;
+    const home = createShareHome({ ...terms, rate: '30/1s', clock: () => now, fresh: false, regions: ['eu', 'us'] });
+    now = 1199;
+    expect(home.answer(ask('eu', 1)).shares).toEqual([15]);
+    now = 1200;
+    expect(home.answer(ask('eu', 2)).shares).toEqual([30]);
+    const waiting = createShareHome({
+      ...terms,
+      rate: '30/1s',
+      clock: () => 0,
+      fresh: false,
+      regions: ['eu', 'us'],
+      awaitRegionsMs: 0,
+    });
+    expect(waiting.answer(ask('eu', 1)).shares).toEqual([30]);
+    const none = createShareHome({ ...terms, rate: '30/1s', clock: () => 0, fresh: false, regions: [] });
+    expect(none.answer(ask('eu', 1)).shares).toEqual([30]);
+  });
+
+  it('refuses a bad list or span by field and value', () => {
+    const base = { ...terms, rate: '30/1s' };
+    expect(() => createShareHome({ ...base, regions: 'eu' as unknown as string[] })).toThrow(
+      "regions must be a list of regions' names, got",
+    );
+    expect(() => createShareHome({ ...base, regions: ['eu', 'eu'] })).toThrow(
+      'regions[1] must be a name not listed before, got',
+    );
+    expect(() => createShareHome({ ...base, regions: ['eu', 3 as unknown as string] })).toThrow('regions[1]');
+    expect(() => createShareHome({ ...base, regions: [''] })).toThrow('regions[0]');
+    expect(() => createShareHome({ ...base, awaitRegionsMs: -1 })).toThrow(
+      'awaitRegionsMs must be a finite number of ms, 0 or more, got -1',
+    );
+    expect(() => createShareHome({ ...base, awaitRegionsMs: Number.NaN })).toThrow('awaitRegionsMs');
   });
 });

@@ -203,3 +203,77 @@ describe('a region cut off from home (docs/regions.md, "Partitions")', () => {
     }
   });
 });
+
+describe('regions to expect (docs/regions.md, "Regions to expect")', () => {
+  const LONG = 10_000; // a window long beside the ask period: the lockout the list prevents lasts about W + A
+  interface Starts {
+    seed: number;
+    starts: [number, number];
+    demands: number[];
+    latency: [number, number];
+  }
+  const startsDrawn: fc.Arbitrary<Starts> = fc.record({
+    seed: fc.integer({ min: 1, max: 2 ** 31 - 2 }),
+    starts: fc.tuple(fc.integer({ min: 1, max: 3000 }), fc.integer({ min: 1, max: 3000 })),
+    demands: fc.array(fc.integer({ min: 10, max: 100 }), { minLength: 3, maxLength: 3 }),
+    latency: fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 80 })),
+  });
+  const startsSetup = (d: Starts, listed: boolean): SimSetup => {
+    const terms = shareTerms({ rate: `30/${LONG}ms`, leaseMs: 2000, renewEveryMs: 250, reserveAheadMs: 200 });
+    const starts = [0, ...d.starts];
+    return {
+      seed: d.seed,
+      terms,
+      expected: listed ? { regions: ['r0', 'r1', 'r2'] } : undefined,
+      regions: starts.map((startsAt, i) => ({
+        name: `r${i}`,
+        startsAt,
+        arrivals: () => 0.2, // backlogged
+        demand: () => d.demands[i] as number,
+        readsUse: false,
+      })),
+      durationMs: 5000,
+      tickMs: 5,
+      latency: [d.latency[0], d.latency[0] + d.latency[1]],
+      partitions: [],
+      homeDown: [],
+      drift: 1e-4,
+    };
+  };
+  const firstShareAt = (result: SimResult, name: string) =>
+    result.ticks.find((tick) => (tick.limits.get(name) as number) > 0)?.t ?? Number.POSITIVE_INFINITY;
+
+  it('lends the first asker of three at most a third; each other region holds a share one round trip after its first ask', () => {
+    fc.assert(
+      fc.property(startsDrawn, (d) => {
+        const setup = startsSetup(d, true);
+        const result = simulateRegions(setup);
+        expect(windowsOver(result.grants, 30, LONG)).toEqual([]);
+        const [first] = [...setup.regions].sort((a, b) => (a.startsAt as number) - (b.startsAt as number));
+        const beforeOthers = result.ticks.filter((tick) => tick.t < Math.min(...d.starts));
+        for (const tick of beforeOthers) expect(tick.limits.get(first?.name as string)).toBeLessThanOrEqual(10);
+        // A round trip, each of its three steps (the ask, home, the grant) landing on the next tick.
+        const roundTrip = 2 * (setup.latency[1] as number) + 3 * setup.tickMs;
+        for (const region of setup.regions) {
+          expect(firstShareAt(result, region.name)).toBeLessThanOrEqual((region.startsAt as number) + roundTrip);
+        }
+      }),
+      { numRuns: runs(30) },
+    );
+  });
+
+  it('has teeth: without the list, the first asker takes all of L and the others wait about W + A', () => {
+    const d = {
+      seed: 7,
+      starts: [500, 900] as [number, number],
+      demands: [50, 50, 50],
+      latency: [10, 20] as [number, number],
+    };
+    const setup = startsSetup(d, false);
+    const result = simulateRegions(setup);
+    expect(result.ticks.some((tick) => tick.limits.get('r0') === 30)).toBe(true);
+    // r0's entry of 30 frees only W + A after its grants: r1 and r2 get nothing in the whole 5 s run.
+    expect(firstShareAt(result, 'r1')).toBeGreaterThan(setup.durationMs);
+    expect(firstShareAt(result, 'r2')).toBeGreaterThan(setup.durationMs);
+  });
+});
