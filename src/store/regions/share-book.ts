@@ -33,7 +33,7 @@ export interface ShareBookStart {
   readonly fresh?: boolean | undefined;
   /** The regions to expect: one not heard from yet counts in the split at the largest demand heard, for `awaitRegionsMs`. */
   readonly regions?: readonly string[] | undefined;
-  /** How long after the start an unheard listed region still counts (default W(1 + δ) + A of the longest rate). */
+  /** How long after it may first grant (its start, or S later when fresh) an unheard listed region still counts (default W(1 + δ) + A of the longest rate). */
   readonly awaitRegionsMs?: number | undefined;
 }
 
@@ -55,7 +55,7 @@ export class ShareBook {
     const awaitDefault = Math.max(...terms.regionalIntervalMs) + terms.reserveAheadMs;
     const expected = checkExpected(start.regions, start.awaitRegionsMs, awaitDefault);
     this.awaiting = expected.regions;
-    this.awaitUntil = start.now + expected.awaitMs;
+    this.awaitUntil = this.grantsFrom + expected.awaitMs;
   }
 
   /** Answers one ask at home's now: applies its bound, then grants what the demand rule and the room allow. */

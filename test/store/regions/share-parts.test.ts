@@ -171,6 +171,11 @@ describe("home's regions to expect", () => {
       awaitRegionsMs: 0,
     });
     expect(waiting.answer(ask('eu', 1)).shares).toEqual([30]);
+    const fresh = createShareHome({ ...terms, rate: '30/1s', clock: () => now, regions: ['eu', 'us'] });
+    now += 3201 + 1199; // a fresh home waits S = 3201, then W + A
+    expect(fresh.answer(ask('eu', 1)).shares).toEqual([15]);
+    now += 1;
+    expect(fresh.answer(ask('eu', 2)).shares).toEqual([30]);
     const none = createShareHome({ ...terms, rate: '30/1s', clock: () => 0, fresh: false, regions: [] });
     expect(none.answer(ask('eu', 1)).shares).toEqual([30]);
   });
