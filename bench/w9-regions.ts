@@ -156,7 +156,9 @@ async function regionAgent(region: Region, port: number, name: string, options: 
 
 let sharedHome: ReturnType<typeof createShareHome> | undefined;
 function homeOf(options: W9Options) {
-  sharedHome ??= createShareHome({ ...TERMS, rate: `${options.limit}/${options.intervalMs}ms`, fresh: false });
+  // Home knows the regions to expect (docs/regions.md, "Regions to expect"): the first to ask gets a third.
+  const regions = Array.from({ length: REGIONS }, (_, index) => `r${index}`);
+  sharedHome ??= createShareHome({ ...TERMS, rate: `${options.limit}/${options.intervalMs}ms`, fresh: false, regions });
   return sharedHome;
 }
 
