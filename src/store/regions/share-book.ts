@@ -72,7 +72,8 @@ export class ShareBook {
     }
     region.demand = ask.demand;
     region.lastAskAt = now;
-    this.awaiting.delete(ask.region);
+    // Heard: an ask with demand. An agent asks before its processes have work, so an ask of 0 keeps the wait.
+    if (ask.demand > 0) this.awaiting.delete(ask.region);
     const shares = this.terms.rates.map(() => 0);
     if (now < this.grantsFrom) return { ask: ask.ask, seq: 0, shares, leaseMs: this.terms.leaseMs };
     const demands = this.demands(now);
@@ -101,7 +102,7 @@ export class ShareBook {
     });
   }
 
-  /** Each heard region's demand, and each listed region not heard yet at the largest heard, until `awaitUntil`. */
+  /** Each heard region's demand, and each listed region with no demand heard yet at the largest heard, until `awaitUntil`. */
   private demands(now: number): Map<string, number> {
     const demands = new Map([...this.regions].map(([name, known]) => [name, known.demand]));
     if (now >= this.awaitUntil) this.awaiting.clear();

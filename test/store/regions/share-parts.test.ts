@@ -155,6 +155,16 @@ describe("home's regions to expect", () => {
     expect(home.answer(ask('ap', 2, 100)).shares).toEqual([2]); // its target, 15, but the others hold 28
   });
 
+  it('keeps waiting for a listed region whose asks carry no demand yet (its agent asks before its processes have work)', () => {
+    let now = 0;
+    const home = createShareHome({ ...terms, rate: '30/1s', clock: () => now, fresh: false, regions: ['eu', 'us'] });
+    expect(home.answer(ask('us', 1, 0)).shares).toEqual([0]);
+    now = 10;
+    expect(home.answer(ask('eu', 1, 40)).shares).toEqual([15]); // us asked, but with nothing to send: still awaited
+    now = 20;
+    expect(home.answer(ask('us', 2, 10)).shares).toEqual([6]); // heard now: 30 × 10 / (40 + 10)
+  });
+
   it('stops waiting W(1 + δ) + A after the start by default, or after awaitRegionsMs; an empty list changes nothing', () => {
     let now = 0;
     const home = createShareHome({ ...terms, rate: '30/1s', clock: () => now, fresh: false, regions: ['eu', 'us'] });
