@@ -92,23 +92,28 @@ export class TaskActivity {
    * task settling later is (its promise settles in one), so `pending` reads the same on every path.
    */
   settledSoon(failed: boolean, outcome: unknown, id: TaskId | undefined): void {
-    const settling = this.settlingSoon;
-    const length = settling.length;
-    if (length === 0) queueMicrotask(this.settleSoon);
-    // A plain success (no outcome, no id), the most common, counts in the run of them at the end: no entries.
-    if (failed || outcome !== undefined || id !== undefined) settling.push(failed, outcome, id);
-    else if (typeof settling[length - 3] === 'number') (settling[length - 3] as number) += 1;
-    else settling.push(1, undefined, undefined);
+    if (this.plainSoon === 0 && this.settlingSoon.length === 0) queueMicrotask(this.settleSoon);
+    // A plain success (no outcome, no id), the most common, is counted in the run of them at the end: one addition.
+    if (!failed && outcome === undefined && id === undefined) {
+      this.plainSoon += 1;
+      return;
+    }
+    if (this.plainSoon > 0) this.settlingSoon.push(this.plainSoon, undefined, undefined);
+    this.plainSoon = 0;
+    this.settlingSoon.push(failed, outcome, id);
   }
 
   /**
    * Outcomes of `settledSoon`, three entries each (failed, outcome, id), or (n, undefined, undefined) for a
-   * run of n plain successes: one array for a burst, no object per task.
+   * run of n plain successes, and the run of them since the last entry (`plainSoon`): no object per task.
    */
   private settlingSoon: unknown[] = [];
+  private plainSoon = 0;
   private readonly settleSoon = (): void => {
     const settling = this.settlingSoon;
+    if (this.plainSoon > 0) settling.push(this.plainSoon, undefined, undefined);
     this.settlingSoon = [];
+    this.plainSoon = 0;
     for (let at = 0; at < settling.length; at += 3) {
       const first = settling[at];
       if (typeof first !== 'number') {

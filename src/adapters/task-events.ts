@@ -105,12 +105,14 @@ export class TaskEvents {
 
   /** Whether anyone listens: the caller skips building the arguments otherwise. */
   hears(event: TaskEventName): boolean {
-    return this.handlers.has(event);
+    return this.handlers.size !== 0 && this.handlers.has(event);
   }
 
   emit<E extends TaskEventName>(event: E, ...args: ThrottlerTaskEvents[E]): void;
   /** The arguments are spelled out, not a rest parameter: an event nobody hears then allocates nothing. */
   emit(event: TaskEventName, first?: unknown, second?: unknown, third?: unknown): void {
+    // Nobody listens to anything (the common case): not even a lookup, which every task paid for 'active'.
+    if (this.handlers.size === 0) return;
     const handlers = this.handlers.get(event);
     if (handlers === undefined) return;
     // A copy when several listen: a handler may call off() (or on()) as it runs.

@@ -29,13 +29,17 @@ export class TaskLease {
   /** Takes a permit for one task to start now; false when none can be leased (the task queues). */
   take(): boolean {
     const lease = this.lease;
-    if (this.open) {
-      if (lease.spent < lease.granted) {
-        lease.spent += 1;
-        return true;
-      }
-      this.end();
+    if (this.open && lease.spent < lease.granted) {
+      lease.spent += 1;
+      return true;
     }
+    return this.renew();
+  }
+
+  /** The open lease is spent, or none is open: a new one, unless this stretch's last came back short. */
+  private renew(): boolean {
+    const lease = this.lease;
+    this.end();
     if (this.short) return false;
     this.send(leaseEvent(LEASE_SIZE, lease));
     this.short = lease.granted < LEASE_SIZE;

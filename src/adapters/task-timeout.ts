@@ -64,6 +64,8 @@ export class TaskTimeouts {
   }
 
   disarm(attempt: RunningTask): void {
+    // None armed (no task has a timeout): no lookup for every attempt that settles.
+    if (this.armed.size === 0) return;
     const timer = this.armed.get(attempt);
     if (timer === undefined) return;
     timer.cancel();
