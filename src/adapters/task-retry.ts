@@ -43,6 +43,11 @@ export class TaskRetries {
   refusing = false;
   /** How many times clear() was called: a task scheduled before the last one, still running then, is not retried. */
   private clears = 0;
+  /**
+   * The seq of a place taken by a task that went straight through: below every queued message's (such a task
+   * went before everything waiting), and rising, so that two that went in the same ms keep their order.
+   */
+  private straightThrough = Number.MIN_SAFE_INTEGER;
   private readonly backingOff = new Set<Backoff>();
 
   constructor(
@@ -71,7 +76,9 @@ export class TaskRetries {
   starting(task: Task, plan: TaskPlan): void {
     if (plan.attempt === 1) {
       if (plan.retry?.keepsPlace)
-        plan.place = task.reachedQueue ? { at: task.queuedAt, seq: task.seq } : { at: this.now(), seq: -1 };
+        plan.place = task.reachedQueue
+          ? { at: task.queuedAt, seq: task.seq }
+          : { at: this.now(), seq: this.straightThrough++ };
       return;
     }
     if (!this.events.hears('retryStarted')) return;

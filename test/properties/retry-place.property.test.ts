@@ -98,7 +98,24 @@ describe('retries keep their place', () => {
           }
         },
       ),
-      { numRuns: runs(60) },
+      {
+        numRuns: runs(60),
+        // Two tasks that went straight through in the same ms, both failing: their retries kept one place
+        // (the same ms, no order between them) and went in the order they came back, not the tasks' own.
+        examples: [
+          [
+            3,
+            50,
+            [
+              { at: 7, failures: 1, backoff: 1 },
+              { at: 7, failures: 1, backoff: 0 },
+              { at: 0, failures: 0, backoff: 0 },
+              { at: 7, failures: 0, backoff: 0 },
+            ],
+            false,
+          ],
+        ],
+      },
     );
   });
 });
