@@ -356,18 +356,7 @@ describe('a policy that breaks the contract at run time', () => {
   });
 
   it('a throwing recordDelivery is reported; the delivery stands and the throttler goes on', () => {
-    const strategy = defineStrategy({
-      name: 'throwing-record',
-      createPolicy: (rates, at) => {
-        const inner = new FixedWindowPolicy(rates, at);
-        return {
-          earliestDelivery: (at: number, cost: number) => inner.earliestDelivery(at, cost),
-          recordDelivery: () => {
-            throw new RangeError('full');
-          },
-        };
-      },
-    });
+    const strategy = throwingRecord('throwing-record');
     const target = createRecorder();
     const actor = createActor(throttlerMachine, { input: { rate: '1/100ms', strategy, target: target.ref } });
     const errors: Error[] = [];
@@ -383,18 +372,7 @@ describe('a policy that breaks the contract at run time', () => {
 
   it('a throwing recordDelivery is reported for a single QUEUE that goes at once, idle or active', () => {
     // A message that goes at once may take a quiet path (quiet.ts) that emits nothing: never one of one's own.
-    const strategy = defineStrategy({
-      name: 'throwing-record-single',
-      createPolicy: (rates, at) => {
-        const inner = new FixedWindowPolicy(rates, at);
-        return {
-          earliestDelivery: (at: number, cost: number) => inner.earliestDelivery(at, cost),
-          recordDelivery: () => {
-            throw new RangeError('full');
-          },
-        };
-      },
-    });
+    const strategy = throwingRecord('throwing-record-single');
     const target = createRecorder();
     const actor = createActor(throttlerMachine, { input: { rate: '3/100ms', strategy, target: target.ref } });
     const errors: Error[] = [];
@@ -813,3 +791,19 @@ describe('a new key of a strategy of your own', () => {
     actor.stop();
   });
 });
+
+/** A fixed window whose recordDelivery always throws (the delivery stands; the breach is reported). */
+function throwingRecord(name: string) {
+  return defineStrategy({
+    name,
+    createPolicy: (rates, at) => {
+      const inner = new FixedWindowPolicy(rates, at);
+      return {
+        earliestDelivery: (now: number, cost: number) => inner.earliestDelivery(now, cost),
+        recordDelivery: () => {
+          throw new RangeError('full');
+        },
+      };
+    },
+  });
+}
