@@ -134,14 +134,8 @@ function withTexts<Config extends Parameters<typeof throttlerSetup.createMachine
 
 /** A QUEUE in `active`: the two quiet paths first (quiet.ts), then the ordinary one. */
 const queueWhileActive = [
-  {
-    guard: 'queuesQuietly',
-    actions: 'queueQuietly',
-  },
-  {
-    guard: 'passesAheadQuietly',
-    actions: 'passAheadQuietly',
-  },
+  { guard: 'queuesQuietly', actions: 'queueQuietly' },
+  { guard: 'passesAheadQuietly', actions: 'passAheadQuietly' },
   { actions: 'queueAndDeliver' },
 ] as const;
 
@@ -168,57 +162,31 @@ export function machineKnowing(lookup: StrategyLookup, describe?: ChartDescriber
           idle: {
             on: {
               QUEUE: [
-                {
-                  guard: 'passesQuietly',
-                  actions: 'passThroughQuietly',
-                },
-                {
-                  guard: 'passesStraightThrough',
-                  actions: 'passThrough',
-                },
-                {
-                  actions: ['queueMessage', 'noticeWork'],
-                },
+                { guard: 'passesQuietly', actions: 'passThroughQuietly' },
+                { guard: 'passesStraightThrough', actions: 'passThrough' },
+                { actions: ['queueMessage', 'noticeWork'] },
               ],
-              QUEUE_BATCH: {
-                actions: ['queueMessage', 'noticeWork'],
-              },
+              QUEUE_BATCH: { actions: ['queueMessage', 'noticeWork'] },
               WORK_WAITING: [
                 REFUSED_FROM_OUTSIDE,
-                {
-                  guard: 'shouldBeActive',
-                  target: 'active',
-                },
+                { guard: 'shouldBeActive', target: 'active' },
                 // Without this, a WORK_WAITING whose guard fails would fall through to the wildcard.
                 {},
               ],
-              SET_TARGET: {
-                actions: ['setTarget', 'noticeWork'],
-              },
+              SET_TARGET: { actions: ['setTarget', 'noticeWork'] },
               SET_RATE: { actions: ['setRate', 'noticeWork'] },
-              CANCEL: {
-                actions: ['cancelMessage', 'noticeWork'],
-              },
-              PAUSE: {
-                actions: ['pause', 'noticeWork'],
-              },
+              CANCEL: { actions: ['cancelMessage', 'noticeWork'] },
+              PAUSE: { actions: ['pause', 'noticeWork'] },
               RESUME: { actions: ['resume', 'noticeWork'] },
               SETTLED: { actions: ['settle', 'noticeWork'] },
               ACTUAL_COST: { actions: ['settleActual', 'noticeWork'] },
-              TRY_ACQUIRE: {
-                actions: ['tryAcquire', 'noticeWork'],
-              },
+              TRY_ACQUIRE: { actions: ['tryAcquire', 'noticeWork'] },
               LEASE: [REFUSED_FROM_OUTSIDE, { actions: 'grantLease' }],
               LEASE_END: [REFUSED_FROM_OUTSIDE, { actions: 'endLease' }],
               WAKE: [REFUSED_FROM_OUTSIDE, {}],
               CLEARANCE: [REFUSED_FROM_OUTSIDE, {}],
               ...storeNewsAnyState,
-              STORE_STATUS: [
-                REFUSED_FROM_OUTSIDE,
-                {
-                  actions: 'reportStoreStatus',
-                },
-              ],
+              STORE_STATUS: [REFUSED_FROM_OUTSIDE, { actions: 'reportStoreStatus' }],
               DRAINED: [REFUSED_FROM_OUTSIDE, {}],
               TARGET_STARTED: [REFUSED_FROM_OUTSIDE, { actions: 'noticeWork' }],
               ...unknownAnyState,
@@ -230,31 +198,16 @@ export function machineKnowing(lookup: StrategyLookup, describe?: ChartDescriber
             on: {
               DRAINED: [
                 REFUSED_FROM_OUTSIDE,
-                {
-                  guard: 'shouldBeIdle',
-                  target: 'idle',
-                },
+                { guard: 'shouldBeIdle', target: 'idle' },
                 // Without this, a DRAINED whose guard fails would fall through to the wildcard.
                 {},
               ],
               QUEUE: queueWhileActive,
-              QUEUE_BATCH: {
-                actions: 'queueAndDeliver',
-              },
-              WAKE: [
-                REFUSED_FROM_OUTSIDE,
-                {
-                  actions: 'wakeUp',
-                },
-              ],
+              QUEUE_BATCH: { actions: 'queueAndDeliver' },
+              WAKE: [REFUSED_FROM_OUTSIDE, { actions: 'wakeUp' }],
               CLEARANCE: [REFUSED_FROM_OUTSIDE, { actions: 'deliverDue' }],
               ...storeNewsAnyState,
-              STORE_STATUS: [
-                REFUSED_FROM_OUTSIDE,
-                {
-                  actions: ['reportStoreStatus', 'deliverDue'],
-                },
-              ],
+              STORE_STATUS: [REFUSED_FROM_OUTSIDE, { actions: ['reportStoreStatus', 'deliverDue'] }],
               SET_TARGET: { actions: ['setTarget', 'deliverDue'] },
               SET_RATE: { actions: ['setRate', 'deliverDue'] },
               CANCEL: { actions: ['cancelMessage', 'deliverDue'] },

@@ -199,15 +199,10 @@ export class ReplayRun {
     const batch = this.batch;
     this.batch = [];
     const { actor } = this.laneOf(undefined);
-    // As withoutStacks, without a closure an arrival.
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    try {
+    withoutStacks(() => {
       this.clock.runUntil(this.batchAt);
       actor.send(batch.length === 1 ? (batch[0] as Entry) : { type: 'QUEUE_BATCH', messages: batch });
-    } finally {
-      Error.stackTraceLimit = limit;
-    }
+    });
   }
 
   /** A fleet's arrival: every timer before it fired one at a time, each answer of the store landed. */

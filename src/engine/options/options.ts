@@ -222,7 +222,6 @@ export function tracksInFlight(options: ResolvedOptions): boolean {
   return options.countUntil === 'done' || options.maxConcurrent !== Number.POSITIVE_INFINITY;
 }
 
-/** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
 /** `overflow` checked; 'drop-oldest' and 'drop-newest' need the overflow feature, refused without it. */
 function resolveOverflow(given: unknown, features: Features): Overflow {
   const overflow = checkOneOf('overflow', OVERFLOWS, withDefault(given as Overflow | undefined, 'reject'));
@@ -230,6 +229,7 @@ function resolveOverflow(given: unknown, features: Features): Overflow {
   return overflow;
 }
 
+/** Only a missing option takes its default: `null` is a value, and is refused like any other bad one. */
 function withDefault<T>(value: T | undefined, fallback: T): T {
   return value === undefined ? fallback : value;
 }

@@ -18,9 +18,8 @@ export interface ShareHomeOptions extends ShareTermsInput {
   lastSeq?: number | undefined;
   /**
    * The regions to expect (default none): until each asks with a demand (an ask of 0 keeps the wait), or
-   * `awaitRegionsMs` after home may first grant, it counts
-   * in the demand split at the largest demand heard, so one region's early ask cannot take the others' shares.
-   * A region not listed is served all the same.
+   * `awaitRegionsMs` after home may first grant, it counts in the demand split at the largest demand heard,
+   * so one region's early ask cannot take the others' shares. A region not listed is served all the same.
    */
   regions?: readonly string[] | undefined;
   /** How long after home may first grant (its start; S later when fresh) a listed region with no demand heard still counts (default W(1 + δ) + A of the longest rate). */
