@@ -186,6 +186,11 @@ function withCause<T extends Error>(error: T, cause: unknown): T {
   return error;
 }
 
+/** A thrown Error shown by its name and message (its own fields are few); anything else as it is. */
+function shownThrow(thrown: unknown): unknown {
+  return thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : thrown;
+}
+
 /** A user's policy behind the contract's checks (see the file's header). */
 export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
   private readonly setup: OwnPolicySetup;
@@ -333,11 +338,10 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
       state = inner.save(shift);
     } catch (error) {
       // Thrown where the snapshot is asked for, as the other refusals, naming the strategy and the call.
-      const shown = error instanceof Error ? `${error.name}: ${error.message}` : error;
       const refusal = new ThrottlerOptionError(
         `strategy "${setup.name}": save(${shift})`,
         'a method that does not throw',
-        shown,
+        shownThrow(error),
       );
       throw withCause(refusal, error);
     }
@@ -391,10 +395,10 @@ export class OwnPolicy implements ThrottlePolicy<OwnPolicyState> {
 
   /** Reports a breach of the contract to the throttler, or throws it where no throttler hears (a tool's policy). */
   private breach(call: string, requirement: string, value: unknown, cause?: unknown): void {
-    // A thrown Error is shown by its name and message (its own fields are few); the error itself is the cause.
-    const shown = cause instanceof Error ? `${cause.name}: ${cause.message}` : value;
+    // A throw is shown by its name and message, and is the error's cause.
+    const shown = cause === undefined ? value : shownThrow(cause);
     const error = new ThrottlerOptionError(`strategy "${this.setup.name}": ${call}`, requirement, shown);
-    if (cause !== undefined) error.cause = cause;
+    if (cause !== undefined) withCause(error, cause);
     if (this.setup.faults === undefined) throw error;
     this.setup.faults.report(error);
   }
