@@ -90,10 +90,7 @@ export function defineStrategy<const TName extends string>(definition: StrategyD
     retimesLateGrants: false,
     own: true,
     createFaults: () => new PolicyFaults(),
-    createPolicy: (rates, options, now) => {
-      const setup: OwnPolicySetup = { name, leases, settlesInFlight, create, faults: options.faults };
-      return new OwnPolicy(setup, rates, now);
-    },
+    createPolicy: (rates, options, now) => new OwnPolicy({ ...checked, faults: options.faults }, rates, now),
     // A policy made for every configured list as the options are checked, so that a bad one throws at the call.
     checkOptions: (options, rateLists) => {
       for (const [option, list] of rateLists) checkedPolicy(checked, list, 0, option);
